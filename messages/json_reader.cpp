@@ -1,0 +1,109 @@
+#include "messages/json_reader.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+namespace sessionrt::json {
+namespace {
+
+bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+unsigned hex4(std::string_view s) {
+  unsigned v = 0;
+  for (char c : s.substr(0, 4)) v = v * 16 + static_cast<unsigned>(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+  return v;
+}
+
+// Rewrites "\uD8xx" escapes that are not part of a high+low surrogate pair as "\ufffd".
+// Returns false when there was nothing to rewrite.
+bool replace_lone_surrogates(std::string_view in, std::string& out) {
+  bool changed = false;
+  out.clear();
+  out.reserve(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == '\\' && i + 1 < in.size()) {
+      if (in[i + 1] != 'u' || i + 6 > in.size() || !is_hex(in[i + 2]) || !is_hex(in[i + 3]) || !is_hex(in[i + 4]) ||
+          !is_hex(in[i + 5])) {
+        out += in[i];
+        out += in[i + 1];
+        ++i;
+        continue;
+      }
+      unsigned cu = hex4(in.substr(i + 2));
+      bool lone = false;
+      if (cu >= 0xD800 && cu <= 0xDBFF) {
+        bool paired = i + 12 <= in.size() && in[i + 6] == '\\' && in[i + 7] == 'u' && is_hex(in[i + 8]) &&
+                      is_hex(in[i + 9]) && is_hex(in[i + 10]) && is_hex(in[i + 11]);
+        unsigned lo = paired ? hex4(in.substr(i + 8)) : 0;
+        if (paired && lo >= 0xDC00 && lo <= 0xDFFF) {
+          out.append(in.substr(i, 12));
+          i += 11;
+          continue;
+        }
+        lone = true;
+      } else if (cu >= 0xDC00 && cu <= 0xDFFF) {
+        lone = true;
+      }
+      if (lone) {
+        out += "\\ufffd";
+        changed = true;
+      } else {
+        out.append(in.substr(i, 6));
+      }
+      i += 5;
+      continue;
+    }
+    out += in[i];
+  }
+  return changed;
+}
+
+result<boost::json::value> parse_once(std::string_view text, const parse_limits& limits, boost::json::storage_ptr sp,
+                                      boost::system::error_code& ec) {
+  boost::json::parse_options opt;
+  opt.max_depth = limits.max_depth;
+  boost::json::stream_parser p(boost::json::storage_ptr(), opt);
+  p.reset(std::move(sp));
+  std::size_t n = p.write_some(text.data(), text.size(), ec);
+  if (!ec && n < text.size()) {
+    // Trailing data after a complete value.
+    ec = boost::json::error::extra_data;
+    return result<boost::json::value>(errc::corrupt,
+                                      fmt::format("invalid JSON at byte {}: unexpected data after the value", n));
+  }
+  if (!ec) p.finish(ec);
+  if (ec) {
+    if (ec == boost::json::error::too_deep)
+      return result<boost::json::value>(errc::limit_exceeded,
+                                        fmt::format("JSON nested deeper than the limit of {} levels", limits.max_depth));
+    return result<boost::json::value>(errc::corrupt, fmt::format("invalid JSON at byte {}: {}", n, ec.message()));
+  }
+  return p.release();
+}
+
+}  // namespace
+
+result<boost::json::value> parse(std::string_view text, const parse_limits& limits, boost::json::storage_ptr sp) {
+  if (text.size() > limits.max_bytes)
+    return result<boost::json::value>(
+        errc::limit_exceeded, fmt::format("JSON text of {} bytes exceeds the limit of {} bytes", text.size(), limits.max_bytes));
+  boost::system::error_code ec;
+  auto r = parse_once(text, limits, sp, ec);
+  if (r.ok() || r.error().code() != errc::corrupt) return r;
+  if (text.find("\\u") == std::string_view::npos && text.find("\\U") == std::string_view::npos) return r;
+  std::string fixed;
+  if (!replace_lone_surrogates(text, fixed)) return r;
+  auto r2 = parse_once(fixed, limits, sp, ec);
+  return r2.ok() ? r2 : r;
+}
+
+result<boost::json::object> parse_object(std::string_view text, const parse_limits& limits, boost::json::storage_ptr sp) {
+  auto r = parse(text, limits, std::move(sp));
+  if (!r.ok()) return std::move(r).take_error();
+  if (!r->is_object())
+    return result<boost::json::object>(errc::corrupt, fmt::format("expected a JSON object, found {}",
+                                                                  boost::json::to_string(r->kind()).data()));
+  return std::move(r->get_object());
+}
+
+}  // namespace sessionrt::json

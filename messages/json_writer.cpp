@@ -1,0 +1,196 @@
+#include "messages/json_writer.hpp"
+
+#include <boost/json.hpp>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+namespace sessionrt::json {
+namespace {
+
+constexpr std::int64_t kMaxSafeInteger = 9007199254740991LL;  // 2^53 - 1
+
+// True for bytes JSON.stringify escapes: '"', '\\' and C0 controls.
+constexpr bool needs_escape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
+
+void append_value(std::string& out, const boost::json::value& v, int level, bool pretty);
+
+void append_indent(std::string& out, int level) { out.append(static_cast<std::size_t>(level) * 2, ' '); }
+
+void append_object(std::string& out, const boost::json::object& o, int level, bool pretty) {
+  if (o.empty()) {
+    out += "{}";
+    return;
+  }
+  out += '{';
+  bool first = true;
+  for (const auto& kv : o) {
+    if (!first) out += ',';
+    first = false;
+    if (pretty) {
+      out += '\n';
+      append_indent(out, level + 1);
+    }
+    append_string(out, kv.key());
+    out += pretty ? ": " : ":";
+    append_value(out, kv.value(), level + 1, pretty);
+  }
+  if (pretty) {
+    out += '\n';
+    append_indent(out, level);
+  }
+  out += '}';
+}
+
+void append_array(std::string& out, const boost::json::array& a, int level, bool pretty) {
+  if (a.empty()) {
+    out += "[]";
+    return;
+  }
+  out += '[';
+  bool first = true;
+  for (const auto& e : a) {
+    if (!first) out += ',';
+    first = false;
+    if (pretty) {
+      out += '\n';
+      append_indent(out, level + 1);
+    }
+    append_value(out, e, level + 1, pretty);
+  }
+  if (pretty) {
+    out += '\n';
+    append_indent(out, level);
+  }
+  out += ']';
+}
+
+void append_value(std::string& out, const boost::json::value& v, int level, bool pretty) {
+  switch (v.kind()) {
+    case boost::json::kind::null: out += "null"; break;
+    case boost::json::kind::bool_: out += v.get_bool() ? "true" : "false"; break;
+    case boost::json::kind::int64: append_number(out, v.get_int64()); break;
+    case boost::json::kind::uint64: {
+      std::uint64_t u = v.get_uint64();
+      if (u <= static_cast<std::uint64_t>(kMaxSafeInteger))
+        append_number(out, static_cast<std::int64_t>(u));
+      else
+        append_number(out, static_cast<double>(u));
+      break;
+    }
+    case boost::json::kind::double_: append_number(out, v.get_double()); break;
+    case boost::json::kind::string: append_string(out, v.get_string()); break;
+    case boost::json::kind::array: append_array(out, v.get_array(), level, pretty); break;
+    case boost::json::kind::object: append_object(out, v.get_object(), level, pretty); break;
+  }
+}
+
+}  // namespace
+
+void append_number(std::string& out, std::int64_t i) {
+  if (i > kMaxSafeInteger || i < -kMaxSafeInteger) {
+    append_number(out, static_cast<double>(i));
+    return;
+  }
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, i);
+  out.append(buf, r.ptr);
+}
+
+// ECMAScript Number::toString(10): shortest digits s (k of them) with decimal exponent n
+// such that value = 0.s * 10^n, then one of four layouts depending on n.
+void append_number(std::string& out, double d) {
+  if (!std::isfinite(d)) {
+    out += "null";
+    return;
+  }
+  if (d == 0) {
+    out += '0';
+    return;
+  }
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+  const char* p = buf;
+  const char* end = r.ptr;
+  if (*p == '-') {
+    out += '-';
+    ++p;
+  }
+  char digits[32];
+  int k = 0;
+  while (p < end && *p != 'e') {
+    if (*p != '.') digits[k++] = *p;
+    ++p;
+  }
+  int exp10 = 0;
+  std::from_chars(p + 1 + (p[1] == '+' ? 1 : 0), end, exp10);
+  const int n = exp10 + 1;
+  if (k <= n && n <= 21) {
+    out.append(digits, static_cast<std::size_t>(k));
+    out.append(static_cast<std::size_t>(n - k), '0');
+  } else if (0 < n && n <= 21) {
+    out.append(digits, static_cast<std::size_t>(n));
+    out += '.';
+    out.append(digits + n, static_cast<std::size_t>(k - n));
+  } else if (-6 < n && n <= 0) {
+    out += "0.";
+    out.append(static_cast<std::size_t>(-n), '0');
+    out.append(digits, static_cast<std::size_t>(k));
+  } else {
+    out += digits[0];
+    if (k > 1) {
+      out += '.';
+      out.append(digits + 1, static_cast<std::size_t>(k - 1));
+    }
+    out += 'e';
+    out += (n - 1 >= 0) ? '+' : '-';
+    char eb[8];
+    auto er = std::to_chars(eb, eb + sizeof eb, std::abs(n - 1));
+    out.append(eb, er.ptr);
+  }
+}
+
+void append_string(std::string& out, std::string_view s) {
+  static constexpr char hex[] = "0123456789abcdef";
+  out += '"';
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (!needs_escape(c)) continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default: {
+        const char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+        out.append(esc, 6);
+      }
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out += '"';
+}
+
+void append_compact(std::string& out, const boost::json::value& v) { append_value(out, v, 0, false); }
+
+std::string to_compact(const boost::json::value& v) {
+  std::string out;
+  append_compact(out, v);
+  return out;
+}
+
+void append_pretty(std::string& out, const boost::json::value& v, int level) { append_value(out, v, level, true); }
+
+std::string to_pretty(const boost::json::value& v) {
+  std::string out;
+  append_pretty(out, v, 0);
+  return out;
+}
+
+}  // namespace sessionrt::json

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian packages sessionrt builds with. Idempotent: prints nothing and installs
+# nothing when every package is already present. Needs root (or sudo) only when something is missing.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libcaf-dev                  # actors (CAF 0.17 core + io)
+  libboost-json1.81-dev       # JSON (order-preserving objects)
+  libboost1.81-dev            # Boost.Uuid headers
+  libspdlog-dev libfmt-dev    # logging
+  catch2                      # tests (Catch2 v2)
+  libuv1-dev                  # gateway socket + signals
+  libcli11-dev                # command line
+  libhowardhinnant-date-dev   # time zones for the daily boundary
+  libssl-dev                  # SHA-256, base64
+  libstb-dev                  # image decode / resize / encode
+  libbenchmark-dev            # micro-benchmarks
+  clang-14 libclang-rt-14-dev # libFuzzer + sanitizers
+  tzdata nodejs npm           # time zone database; Node for the compatibility tests
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# nodejs/npm may come from outside Debian (a preinstalled Node): accept a working `node`/`npm`.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  filtered=(); for p in "${missing[@]}"; do [[ $p == nodejs || $p == npm ]] || filtered+=("$p"); done
+  missing=("${filtered[@]}")
+fi
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "[setup] installing: ${missing[*]}" >&2
+sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq >&2
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

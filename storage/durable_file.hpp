@@ -1,0 +1,34 @@
+// Durable file primitives over fs (SPEC §1.1 Decision, durability):
+// - replace_file_atomic: temp file "<dir>/<prefix>.<pid>.<uuid>.tmp" opened
+//   O_CREAT|O_EXCL|O_NOFOLLOW with the target mode, written fully, fsync'd, renamed over the
+//   target, then the directory fsync'd. On any failure the temp is removed and the old file is
+//   untouched; the error names the path.
+// - ensure_dir: mkdir -p with mode 0700 for the directories it creates.
+// - read_file: whole file, refused above a byte limit with an error that names the limit.
+// Path helpers are plain string functions ('/' separated, no normalization beyond that).
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "storage/fs.hpp"
+
+namespace sessionrt::storage {
+
+struct replace_options {
+  bool durable = true;      // fsync the temp file and the directory
+  mode_t mode = 0600;
+  std::string temp_prefix;  // default: the target's basename
+};
+
+status replace_file_atomic(fs& f, const std::string& path, std::string_view data, const replace_options& opt = {});
+status ensure_dir(fs& f, const std::string& path, mode_t mode = 0700);
+status fsync_dir(fs& f, const std::string& dir);
+result<std::string> read_file(fs& f, const std::string& path, std::size_t max_bytes);
+// Copies `from` to `to` (created O_EXCL with `mode`), fsync'd when durable.
+status copy_file(fs& f, const std::string& from, const std::string& to, mode_t mode, bool durable);
+
+std::string path_dirname(std::string_view path);   // "a/b/c" -> "a/b"; "c" -> "."
+std::string path_basename(std::string_view path);  // "a/b/c" -> "c"
+std::string path_join(std::string_view dir, std::string_view name);
+
+}  // namespace sessionrt::storage
