@@ -1,0 +1,103 @@
+// session_entry: one row of sessions.json (sessionKey -> SessionEntry) [R§2.2].
+// It wraps the row's JSON object so that every field survives a load/save round trip in its
+// place, including fields this runtime does not know. Known fields have typed accessors;
+// setters keep an existing key's position and append new keys; clear_x() deletes the key
+// (JavaScript's `undefined`: absent from the file). Timestamps are epoch milliseconds.
+#pragma once
+#include <boost/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "messages/json_access.hpp"
+
+namespace sessionrt {
+
+class session_entry {
+ public:
+  session_entry() = default;
+  explicit session_entry(boost::json::object o) : obj_(std::move(o)) {}
+
+  const boost::json::object& json() const { return obj_; }
+  boost::json::object& json() { return obj_; }
+  bool has(std::string_view key) const { return obj_.contains(key); }
+  void erase(std::string_view key) { json::erase(obj_, key); }
+
+#define SRT_STR_FIELD(name, key)                                                               \
+  std::optional<std::string_view> name() const { return json::get_string(obj_, key); }         \
+  void set_##name(std::string_view v) { json::set(obj_, key, boost::json::string(v)); }        \
+  void clear_##name() { json::erase(obj_, key); }
+#define SRT_INT_FIELD(name, key)                                                               \
+  std::optional<std::int64_t> name() const { return json::get_int(obj_, key); }                \
+  void set_##name(std::int64_t v) { json::set(obj_, key, v); }                                  \
+  void clear_##name() { json::erase(obj_, key); }
+#define SRT_BOOL_FIELD(name, key)                                                              \
+  std::optional<bool> name() const { return json::get_bool(obj_, key); }                       \
+  void set_##name(bool v) { json::set(obj_, key, v); }                                          \
+  void clear_##name() { json::erase(obj_, key); }
+#define SRT_OBJ_FIELD(name, key)                                                               \
+  const boost::json::object* name() const { return json::get_object(obj_, key); }              \
+  void set_##name(boost::json::object v) { json::set(obj_, key, std::move(v)); }               \
+  void clear_##name() { json::erase(obj_, key); }
+
+  SRT_STR_FIELD(session_id, "sessionId")
+  SRT_INT_FIELD(updated_at, "updatedAt")
+  SRT_INT_FIELD(session_started_at, "sessionStartedAt")
+  SRT_INT_FIELD(last_interaction_at, "lastInteractionAt")
+  SRT_STR_FIELD(session_file, "sessionFile")
+  SRT_STR_FIELD(chat_type, "chatType")
+  SRT_STR_FIELD(channel, "channel")
+  SRT_STR_FIELD(group_id, "groupId")
+  SRT_STR_FIELD(subject, "subject")
+  SRT_STR_FIELD(display_name, "displayName")
+  SRT_STR_FIELD(label, "label")
+  SRT_STR_FIELD(thinking_level, "thinkingLevel")
+  SRT_STR_FIELD(verbose_level, "verboseLevel")
+  SRT_STR_FIELD(reasoning_level, "reasoningLevel")
+  SRT_STR_FIELD(elevated_level, "elevatedLevel")
+  SRT_STR_FIELD(send_policy, "sendPolicy")
+  SRT_STR_FIELD(provider_override, "providerOverride")
+  SRT_STR_FIELD(model_override, "modelOverride")
+  SRT_STR_FIELD(model_override_source, "modelOverrideSource")
+  SRT_STR_FIELD(auth_profile_override, "authProfileOverride")
+  SRT_STR_FIELD(auth_profile_override_source, "authProfileOverrideSource")
+  SRT_STR_FIELD(model_provider, "modelProvider")
+  SRT_STR_FIELD(model, "model")
+  SRT_INT_FIELD(input_tokens, "inputTokens")
+  SRT_INT_FIELD(output_tokens, "outputTokens")
+  SRT_INT_FIELD(cache_read, "cacheRead")
+  SRT_INT_FIELD(cache_write, "cacheWrite")
+  SRT_INT_FIELD(total_tokens, "totalTokens")
+  SRT_BOOL_FIELD(total_tokens_fresh, "totalTokensFresh")
+  SRT_INT_FIELD(context_tokens, "contextTokens")
+  SRT_INT_FIELD(compaction_count, "compactionCount")
+  SRT_INT_FIELD(memory_flush_at, "memoryFlushAt")
+  SRT_INT_FIELD(memory_flush_compaction_count, "memoryFlushCompactionCount")
+  SRT_INT_FIELD(memory_flush_failure_count, "memoryFlushFailureCount")
+  SRT_INT_FIELD(memory_flush_last_failed_at, "memoryFlushLastFailedAt")
+  SRT_STR_FIELD(memory_flush_last_failure_error, "memoryFlushLastFailureError")
+  SRT_OBJ_FIELD(origin, "origin")
+  SRT_OBJ_FIELD(delivery_context, "deliveryContext")
+  SRT_STR_FIELD(last_channel, "lastChannel")
+  SRT_STR_FIELD(last_to, "lastTo")
+  SRT_STR_FIELD(last_account_id, "lastAccountId")
+  SRT_STR_FIELD(usage_family_key, "usageFamilyKey")
+  SRT_STR_FIELD(status, "status")
+  SRT_INT_FIELD(archived_at, "archivedAt")
+  SRT_STR_FIELD(parent_session_key, "parentSessionKey")
+  SRT_STR_FIELD(spawned_by, "spawnedBy")
+
+#undef SRT_STR_FIELD
+#undef SRT_INT_FIELD
+#undef SRT_BOOL_FIELD
+#undef SRT_OBJ_FIELD
+
+  std::vector<std::string> usage_family_session_ids() const;
+  void set_usage_family_session_ids(const std::vector<std::string>& ids);
+
+ private:
+  boost::json::object obj_;
+};
+
+}  // namespace sessionrt

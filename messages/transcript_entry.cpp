@@ -1,0 +1,243 @@
+#include "messages/transcript_entry.hpp"
+
+#include "messages/iso_time.hpp"
+#include "messages/json_access.hpp"
+
+namespace sessionrt {
+
+entry_type entry_type_of(std::string_view t) {
+  if (t == "message") return entry_type::message;
+  if (t == "session") return entry_type::session;
+  if (t == "compaction") return entry_type::compaction;
+  if (t == "custom_message") return entry_type::custom_message;
+  if (t == "custom") return entry_type::custom;
+  if (t == "branch_summary") return entry_type::branch_summary;
+  if (t == "model_change") return entry_type::model_change;
+  if (t == "thinking_level_change") return entry_type::thinking_level_change;
+  if (t == "label") return entry_type::label;
+  if (t == "session_info") return entry_type::session_info;
+  if (t == "leaf") return entry_type::leaf;
+  return entry_type::unknown;
+}
+
+std::string_view entry_type_name(entry_type t) {
+  switch (t) {
+    case entry_type::session: return "session";
+    case entry_type::message: return "message";
+    case entry_type::custom_message: return "custom_message";
+    case entry_type::custom: return "custom";
+    case entry_type::compaction: return "compaction";
+    case entry_type::branch_summary: return "branch_summary";
+    case entry_type::model_change: return "model_change";
+    case entry_type::thinking_level_change: return "thinking_level_change";
+    case entry_type::label: return "label";
+    case entry_type::session_info: return "session_info";
+    case entry_type::leaf: return "leaf";
+    case entry_type::unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+entry_type type_of(const boost::json::object& line) {
+  auto t = json::get_string(line, "type");
+  return t ? entry_type_of(*t) : entry_type::unknown;
+}
+
+std::optional<std::string_view> id_of(const boost::json::object& line) { return json::get_string(line, "id"); }
+
+std::optional<std::string_view> parent_id_of(const boost::json::object& line) {
+  return json::get_string(line, "parentId");
+}
+
+const boost::json::object* message_of(const boost::json::object& line) { return json::get_object(line, "message"); }
+
+std::optional<std::string_view> role_of(const boost::json::object& line) {
+  const auto* m = message_of(line);
+  return m ? json::get_string(*m, "role") : std::nullopt;
+}
+
+boost::json::object make_header(const header_fields& h) {
+  boost::json::object o;
+  o["type"] = "session";
+  o["version"] = h.version;
+  o["id"] = h.id;
+  o["timestamp"] = format_iso_ms(h.timestamp_ms);
+  o["cwd"] = h.cwd;
+  if (h.parent_session) o["parentSession"] = *h.parent_session;
+  return o;
+}
+
+namespace {
+void put_base(boost::json::object& o, std::string_view id, std::optional<std::string_view> parent_id,
+              std::int64_t ts) {
+  o["id"] = id;
+  if (parent_id)
+    o["parentId"] = *parent_id;
+  else
+    o["parentId"] = nullptr;
+  o["timestamp"] = format_iso_ms(ts);
+}
+}  // namespace
+
+boost::json::object make_entry(std::string_view type, std::string_view id, std::optional<std::string_view> parent_id,
+                               std::int64_t timestamp_ms) {
+  boost::json::object o;
+  o["type"] = type;
+  put_base(o, id, parent_id, timestamp_ms);
+  return o;
+}
+
+boost::json::object make_message_entry(std::string_view id, std::optional<std::string_view> parent_id,
+                                       std::int64_t timestamp_ms, boost::json::object message) {
+  auto o = make_entry("message", id, parent_id, timestamp_ms);
+  o["message"] = std::move(message);
+  return o;
+}
+
+boost::json::object make_compaction_entry(std::string_view id, std::optional<std::string_view> parent_id,
+                                          std::int64_t timestamp_ms, std::string_view summary,
+                                          std::string_view first_kept_entry_id, std::int64_t tokens_before,
+                                          std::optional<boost::json::value> details, std::optional<bool> from_hook) {
+  auto o = make_entry("compaction", id, parent_id, timestamp_ms);
+  o["summary"] = summary;
+  o["firstKeptEntryId"] = first_kept_entry_id;
+  o["tokensBefore"] = tokens_before;
+  if (details) o["details"] = std::move(*details);
+  if (from_hook) o["fromHook"] = *from_hook;
+  return o;
+}
+
+boost::json::object make_branch_summary_entry(std::string_view id, std::optional<std::string_view> parent_id,
+                                              std::int64_t timestamp_ms, std::string_view summary,
+                                              std::optional<boost::json::value> details) {
+  auto o = make_entry("branch_summary", id, parent_id, timestamp_ms);
+  o["fromId"] = parent_id ? *parent_id : std::string_view("root");
+  o["summary"] = summary;
+  if (details) o["details"] = std::move(*details);
+  return o;
+}
+
+boost::json::object make_model_change_entry(std::string_view id, std::optional<std::string_view> parent_id,
+                                            std::int64_t timestamp_ms, std::string_view provider,
+                                            std::string_view model_id) {
+  auto o = make_entry("model_change", id, parent_id, timestamp_ms);
+  o["provider"] = provider;
+  o["modelId"] = model_id;
+  return o;
+}
+
+boost::json::object make_thinking_level_entry(std::string_view id, std::optional<std::string_view> parent_id,
+                                              std::int64_t timestamp_ms, std::string_view level) {
+  auto o = make_entry("thinking_level_change", id, parent_id, timestamp_ms);
+  o["thinkingLevel"] = level;
+  return o;
+}
+
+boost::json::object make_custom_entry(std::string_view id, std::optional<std::string_view> parent_id,
+                                      std::int64_t timestamp_ms, std::string_view custom_type,
+                                      std::optional<boost::json::value> data) {
+  boost::json::object o;
+  o["type"] = "custom";
+  o["customType"] = custom_type;
+  if (data) o["data"] = std::move(*data);
+  put_base(o, id, parent_id, timestamp_ms);
+  return o;
+}
+
+boost::json::object make_custom_message_entry(std::string_view id, std::optional<std::string_view> parent_id,
+                                              std::int64_t timestamp_ms, std::string_view custom_type,
+                                              boost::json::value content, bool display,
+                                              std::optional<boost::json::value> details) {
+  boost::json::object o;
+  o["type"] = "custom_message";
+  o["customType"] = custom_type;
+  o["content"] = std::move(content);
+  o["display"] = display;
+  if (details) o["details"] = std::move(*details);
+  put_base(o, id, parent_id, timestamp_ms);
+  return o;
+}
+
+boost::json::object make_label_entry(std::string_view id, std::optional<std::string_view> parent_id,
+                                     std::int64_t timestamp_ms, std::string_view target_id,
+                                     std::optional<std::string_view> label) {
+  auto o = make_entry("label", id, parent_id, timestamp_ms);
+  o["targetId"] = target_id;
+  if (label) o["label"] = *label;
+  return o;
+}
+
+boost::json::object make_session_info_entry(std::string_view id, std::optional<std::string_view> parent_id,
+                                            std::int64_t timestamp_ms, std::string_view name) {
+  auto o = make_entry("session_info", id, parent_id, timestamp_ms);
+  o["name"] = name;
+  return o;
+}
+
+boost::json::object text_block(std::string_view text) {
+  boost::json::object b;
+  b["type"] = "text";
+  b["text"] = text;
+  return b;
+}
+
+boost::json::object user_message(std::string_view text, std::int64_t timestamp_ms) {
+  boost::json::object m;
+  m["role"] = "user";
+  m["content"] = text;
+  m["timestamp"] = timestamp_ms;
+  return m;
+}
+
+boost::json::object user_message(boost::json::array content, std::int64_t timestamp_ms) {
+  boost::json::object m;
+  m["role"] = "user";
+  m["content"] = std::move(content);
+  m["timestamp"] = timestamp_ms;
+  return m;
+}
+
+boost::json::object usage_object(const usage_fields& u) {
+  boost::json::object o;
+  o["input"] = u.input;
+  o["output"] = u.output;
+  o["cacheRead"] = u.cache_read;
+  o["cacheWrite"] = u.cache_write;
+  o["totalTokens"] = u.input + u.output + u.cache_read + u.cache_write;
+  boost::json::object c;
+  c["input"] = u.cost_input;
+  c["output"] = u.cost_output;
+  c["cacheRead"] = u.cost_cache_read;
+  c["cacheWrite"] = u.cost_cache_write;
+  c["total"] = u.cost_input + u.cost_output + u.cost_cache_read + u.cost_cache_write;
+  o["cost"] = std::move(c);
+  return o;
+}
+
+boost::json::object assistant_message(const assistant_fields& a) {
+  boost::json::object m;
+  m["role"] = "assistant";
+  m["content"] = a.content;
+  m["api"] = a.api;
+  m["provider"] = a.provider;
+  m["model"] = a.model;
+  m["usage"] = usage_object(a.usage);
+  m["stopReason"] = a.stop_reason;
+  if (a.error_message) m["errorMessage"] = *a.error_message;
+  m["timestamp"] = a.timestamp_ms;
+  return m;
+}
+
+boost::json::object tool_result_message(std::string_view tool_call_id, std::string_view tool_name,
+                                        boost::json::array content, bool is_error, std::int64_t timestamp_ms) {
+  boost::json::object m;
+  m["role"] = "toolResult";
+  m["toolCallId"] = tool_call_id;
+  m["toolName"] = tool_name;
+  m["content"] = std::move(content);
+  m["isError"] = is_error;
+  m["timestamp"] = timestamp_ms;
+  return m;
+}
+
+}  // namespace sessionrt
