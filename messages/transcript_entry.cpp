@@ -64,6 +64,7 @@ boost::json::object make_header(const header_fields& h) {
   o["timestamp"] = format_iso_ms(h.timestamp_ms);
   o["cwd"] = h.cwd;
   if (h.parent_session) o["parentSession"] = *h.parent_session;
+  if (h.session_key) o["sessionKey"] = *h.session_key;
   return o;
 }
 

@@ -45,6 +45,9 @@ struct header_fields {
   std::int64_t timestamp_ms = 0;
   std::string cwd;
   std::optional<std::string> parent_session;
+  // sessionrt addition: the sessionKey the transcript belongs to, so that a lost
+  // sessions.json can be rebuilt from headers. Readers that do not know it ignore it.
+  std::optional<std::string> session_key;
   int version = kTranscriptVersion;
 };
 boost::json::object make_header(const header_fields& h);

@@ -51,6 +51,36 @@ status ensure_dir(fs& f, const std::string& path, mode_t mode) {
   return {};
 }
 
+namespace {
+// Writes `data` to a fresh temp file beside `path`; returns the temp path.
+result<std::string> write_temp(fs& f, const std::string& path, std::string_view data, const replace_options& opt) {
+  const std::string dir = path_dirname(path);
+  const std::string prefix = opt.temp_prefix.empty() ? path_basename(path) : opt.temp_prefix;
+  const std::string tmp = path_join(dir, fmt::format("{}.{}.{}.tmp", prefix, ::getpid(), new_uuid_v4()));
+  auto fd = f.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, opt.mode);
+  if (!fd.ok()) return fd.error();
+  status st = write_all(f, *fd, data.data(), data.size());
+  if (st.ok() && opt.durable) st = f.fsync(*fd);
+  status cst = f.close(*fd);
+  if (st.ok()) st = cst;
+  if (!st.ok()) {
+    (void)f.unlink(tmp);
+    return st;
+  }
+  return tmp;
+}
+}  // namespace
+
+status create_file_exclusive(fs& f, const std::string& path, std::string_view data, const replace_options& opt) {
+  auto tmp = write_temp(f, path, data, opt);
+  if (!tmp.ok()) return tmp.error().with_context("creating " + path);
+  status st = f.link(*tmp, path);
+  (void)f.unlink(*tmp);
+  if (!st.ok()) return st.with_context("creating " + path);
+  if (opt.durable) return fsync_dir(f, path_dirname(path)).with_context("creating " + path);
+  return {};
+}
+
 status replace_file_atomic(fs& f, const std::string& path, std::string_view data, const replace_options& opt) {
   const std::string dir = path_dirname(path);
   const std::string prefix = opt.temp_prefix.empty() ? path_basename(path) : opt.temp_prefix;

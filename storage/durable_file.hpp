@@ -21,6 +21,9 @@ struct replace_options {
 };
 
 status replace_file_atomic(fs& f, const std::string& path, std::string_view data, const replace_options& opt = {});
+// Like replace_file_atomic, but fails with already_exists instead of replacing: the temp file
+// is hard-linked to `path` (atomic, exclusive), then unlinked. Readers never see a partial file.
+status create_file_exclusive(fs& f, const std::string& path, std::string_view data, const replace_options& opt = {});
 status ensure_dir(fs& f, const std::string& path, mode_t mode = 0700);
 status fsync_dir(fs& f, const std::string& dir);
 result<std::string> read_file(fs& f, const std::string& path, std::size_t max_bytes);

@@ -90,6 +90,12 @@ status faulty_fs::rename(const std::string& from, const std::string& to) {
   return inner_.rename(from, to);
 }
 
+status faulty_fs::link(const std::string& from, const std::string& to) {
+  if (crashed_) return dead("link");
+  if (int e = step(fs_op::link)) return errno_status(e, "link", from + " -> " + to);
+  return inner_.link(from, to);
+}
+
 status faulty_fs::unlink(const std::string& path) {
   if (crashed_) return dead("unlink");
   if (int e = step(fs_op::unlink)) return errno_status(e, "unlink", path);

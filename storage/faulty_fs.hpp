@@ -14,7 +14,7 @@
 
 namespace sessionrt::storage {
 
-enum class fs_op { open, write, fsync, fdatasync, rename, unlink, ftruncate, mkdir };
+enum class fs_op { open, write, fsync, fdatasync, rename, link, unlink, ftruncate, mkdir };
 
 class faulty_fs final : public fs {
  public:
@@ -51,6 +51,7 @@ class faulty_fs final : public fs {
   result<file_info> stat(const std::string& path) override;
   result<file_info> lstat(const std::string& path) override;
   status rename(const std::string& from, const std::string& to) override;
+  status link(const std::string& from, const std::string& to) override;
   status unlink(const std::string& path) override;
   status mkdir(const std::string& path, mode_t mode) override;
   status chmod(const std::string& path, mode_t mode) override;

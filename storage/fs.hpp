@@ -40,6 +40,8 @@ class fs {
   virtual result<file_info> stat(const std::string& path) = 0;   // follows symlinks
   virtual result<file_info> lstat(const std::string& path) = 0;  // does not
   virtual status rename(const std::string& from, const std::string& to) = 0;
+  // Hard link; fails with already_exists if `to` exists (exclusive create of a whole file).
+  virtual status link(const std::string& from, const std::string& to) = 0;
   virtual status unlink(const std::string& path) = 0;
   virtual status mkdir(const std::string& path, mode_t mode) = 0;
   virtual status chmod(const std::string& path, mode_t mode) = 0;

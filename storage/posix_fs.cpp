@@ -77,6 +77,10 @@ class posix_fs_impl final : public fs {
     if (::rename(from.c_str(), to.c_str()) != 0) return errno_status(errno, "rename", from + " -> " + to);
     return {};
   }
+  status link(const std::string& from, const std::string& to) override {
+    if (::link(from.c_str(), to.c_str()) != 0) return errno_status(errno, "link", from + " -> " + to);
+    return {};
+  }
   status unlink(const std::string& path) override {
     if (::unlink(path.c_str()) != 0) return errno_status(errno, "unlink", path);
     return {};

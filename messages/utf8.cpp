@@ -1,0 +1,83 @@
+#include "messages/utf8.hpp"
+
+#include <cstdint>
+#include <cstring>
+
+namespace sessionrt {
+namespace {
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid (RFC 3629: no
+// overlongs, no surrogates, nothing above U+10FFFF).
+std::size_t valid_sequence(const unsigned char* s, std::size_t n, std::size_t i) {
+  const unsigned char c = s[i];
+  if (c < 0x80) return 1;
+  auto cont = [&](std::size_t k) { return i + k < n && (s[i + k] & 0xC0) == 0x80; };
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    if (c == 0xE0 && s[i + 1] < 0xA0) return 0;  // overlong
+    if (c == 0xED && s[i + 1] > 0x9F) return 0;  // surrogate
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    if (c == 0xF0 && s[i + 1] < 0x90) return 0;  // overlong
+    if (c == 0xF4 && s[i + 1] > 0x8F) return 0;  // > U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool is_valid_utf8(std::string_view sv) noexcept {
+  const auto* s = reinterpret_cast<const unsigned char*>(sv.data());
+  const std::size_t n = sv.size();
+  std::size_t i = 0;
+  while (i < n) {
+    // ASCII fast path, 8 bytes at a time.
+    while (i + 8 <= n) {
+      std::uint64_t w;
+      std::memcpy(&w, s + i, 8);
+      if (w & 0x8080808080808080ULL) break;
+      i += 8;
+    }
+    if (i >= n) break;
+    std::size_t len = valid_sequence(s, n, i);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
+}
+
+std::string to_valid_utf8(std::string_view sv, std::size_t* replaced) {
+  const auto* s = reinterpret_cast<const unsigned char*>(sv.data());
+  const std::size_t n = sv.size();
+  std::string out;
+  out.reserve(n);
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < n;) {
+    std::size_t len = valid_sequence(s, n, i);
+    if (len == 0) {
+      out += "\xEF\xBF\xBD";
+      ++count;
+      ++i;
+    } else {
+      out.append(sv.data() + i, len);
+      i += len;
+    }
+  }
+  if (replaced) *replaced = count;
+  return out;
+}
+
+std::size_t utf16_length(std::string_view sv) noexcept {
+  std::size_t units = 0;
+  for (unsigned char c : sv) {
+    if ((c & 0xC0) != 0x80) ++units;  // a lead byte starts a code point
+    if (c >= 0xF0) ++units;           // astral: a surrogate pair
+  }
+  return units;
+}
+
+}  // namespace sessionrt

@@ -1,0 +1,58 @@
+// context_builder: the model context of a transcript, as pi's buildSessionContext() builds it
+// [R§3.6]: the path from a leaf to the root, cut at the latest compaction on that path
+// (summary first, then the kept entries from firstKeptEntryId up to the compaction, then
+// everything after it); messages, custom messages and non-empty branch summaries enter it;
+// thinkingLevel and model come from the last thinking_level_change / model_change / assistant
+// message on the path.
+// The walk stops as soon as the answer is known: after a compaction written by sessionrt
+// (its details.sessionrt holds the thinking level and model at that point) the walk ends at
+// firstKeptEntryId, so the cost follows the context, not the file. Compactions from other
+// writers carry no such note; the walk then skims up to the root (index only, no parsing).
+#pragma once
+#include <boost/json.hpp>
+#include <optional>
+#include <string>
+
+#include "messages/status.hpp"
+#include "storage/transcript_reader.hpp"
+
+namespace sessionrt::storage {
+
+struct session_context {
+  boost::json::array messages;
+  std::optional<boost::json::value> thinking_level;  // "off" by default; absent if the entry had none
+  boost::json::value model = nullptr;                // {provider, modelId} or null
+  std::optional<std::string> leaf_id;
+  std::size_t path_entries_walked = 0;
+  std::size_t unreadable_entries = 0;  // context lines that did not parse (skipped)
+  bool cycle_detected = false;
+
+  // {messages, thinkingLevel, model}: what pi's buildSessionContext() returns.
+  boost::json::object to_json() const;
+};
+
+// Which leaf to build from: the active leaf, an entry id, or explicitly none (empty context).
+// An id that is not in the file falls back to the last entry, as pi does.
+struct leaf_selector {
+  enum class kind { active, id, none } which = kind::active;
+  std::string id;
+  static leaf_selector active() { return {}; }
+  static leaf_selector of(std::string id) { return {kind::id, std::move(id)}; }
+  static leaf_selector nothing() { return {kind::none, {}}; }
+};
+
+result<session_context> build_context(transcript_reader& reader, const leaf_selector& leaf = leaf_selector::active());
+
+// Thinking level and model in effect at `leaf` (what a compaction appended after it records
+// in details.sessionrt).
+struct path_state {
+  std::optional<boost::json::value> thinking_level;
+  boost::json::value model = nullptr;
+  boost::json::object to_json() const;  // {"thinkingLevel":..,"model":..}
+};
+result<path_state> state_at(transcript_reader& reader, std::optional<transcript_reader::position> leaf);
+
+// The key under a compaction's `details` where sessionrt records the path state.
+inline constexpr const char* kCompactionStateKey = "sessionrt";
+
+}  // namespace sessionrt::storage

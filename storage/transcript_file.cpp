@@ -1,0 +1,323 @@
+#include "storage/transcript_file.hpp"
+
+#include <fcntl.h>
+
+#include <fmt/format.h>
+
+#include "messages/ids.hpp"
+#include "messages/iso_time.hpp"
+#include "messages/json_access.hpp"
+#include "messages/json_writer.hpp"
+#include "messages/utf8.hpp"
+#include "storage/durable_file.hpp"
+
+namespace sessionrt::storage {
+
+const char* durability_name(durability d) {
+  switch (d) {
+    case durability::none: return "none";
+    case durability::batch: return "batch";
+    case durability::sync: return "sync";
+  }
+  return "batch";
+}
+
+std::optional<durability> parse_durability(std::string_view s) {
+  if (s == "none") return durability::none;
+  if (s == "batch") return durability::batch;
+  if (s == "sync") return durability::sync;
+  return std::nullopt;
+}
+
+result<std::unique_ptr<transcript_file>> transcript_file::create(fs& f, clock& c, const std::string& path,
+                                                                 const header_fields& header,
+                                                                 const transcript_options& opt) {
+  std::string line = json::to_compact(make_header(header));
+  line += '\n';
+  replace_options ro;
+  ro.durable = opt.mode != durability::none;
+  SRT_RETURN_IF_ERROR(create_file_exclusive(f, path, line, ro));
+  return open(f, c, path, opt);
+}
+
+namespace {
+// Rewrites a v1/v2 transcript as v3 (what pi does on open), atomically.
+status migrate_in_place(fs& f, transcript_reader& rd, bool durable) {
+  SRT_RETURN_IF_ERROR(rd.index_all());
+  std::string text = json::to_compact(rd.header());
+  text += '\n';
+  auto& idx = rd.index();
+  for (auto p = idx.first_position(); p < idx.end_position(); ++p) {
+    json::append_compact(text, *idx.at(p).parsed);
+    text += '\n';
+  }
+  auto info = f.fstat(rd.fd());
+  replace_options ro;
+  ro.durable = durable;
+  ro.mode = info.ok() ? (info->mode & 07777) : 0600;
+  ro.temp_prefix = path_basename(rd.path()) + ".migrate";
+  return replace_file_atomic(f, rd.path(), text, ro);
+}
+}  // namespace
+
+result<std::unique_ptr<transcript_file>> transcript_file::open(fs& f, clock& c, const std::string& path,
+                                                               const transcript_options& opt) {
+  std::unique_ptr<transcript_file> t(new transcript_file(f, c, opt));
+  auto rd = transcript_reader::open(f, path, opt.limits, O_RDWR | O_APPEND);
+  if (!rd.ok()) return rd.error();
+  if ((*rd)->stats().torn_tail_bytes > 0)
+    return status(errc::corrupt, fmt::format("{} ends with a torn line of {} bytes (a crash mid-append); repair it before "
+                                             "appending",
+                                             path, (*rd)->stats().torn_tail_bytes));
+  if ((*rd)->migrated()) {
+    SRT_RETURN_IF_ERROR(migrate_in_place(f, **rd, opt.mode != durability::none).with_context("migrating to version 3"));
+    rd = transcript_reader::open(f, path, opt.limits, O_RDWR | O_APPEND);
+    if (!rd.ok()) return rd.error();
+  }
+  t->reader_ = std::move(*rd);
+  auto leaf = t->reader_->active_leaf();
+  if (!leaf.ok()) return leaf.error();
+  if (*leaf) t->leaf_ = t->reader_->index().at(**leaf).id;
+  return t;
+}
+
+transcript_file::~transcript_file() {
+  if (!reader_) return;
+  if (opt_.mode == durability::none)
+    (void)flush();
+  else
+    (void)sync();
+}
+
+std::string transcript_file::session_id() const {
+  return std::string(json::get_string(reader_->header(), "id").value_or(""));
+}
+
+std::optional<std::string_view> transcript_file::parent() const {
+  if (!leaf_) return std::nullopt;
+  return std::string_view(*leaf_);
+}
+
+status transcript_file::ensure_full_index() {
+  if (fully_indexed_for_write_) return {};
+  const bool was_full = reader_->fully_indexed();
+  SRT_RETURN_IF_ERROR(reader_->index_all());
+  if (!was_full) ++stats_.full_index_scans;
+  fully_indexed_for_write_ = true;
+  return {};
+}
+
+std::string transcript_file::unique_id() {
+  for (int i = 0; i < 100; ++i) {
+    std::string id = new_entry_id();
+    if (!reader_->index().find(id)) return id;
+  }
+  return new_uuid_v4();  // as pi's generateId after 100 collisions
+}
+
+status transcript_file::set_leaf(std::optional<std::string> id) {
+  if (!id) {
+    leaf_.reset();
+    return {};
+  }
+  auto p = reader_->locate(*id);
+  if (!p.ok()) return p.error();
+  if (!*p) return status(errc::not_found, fmt::format("{}: no entry with id {}", path(), *id));
+  leaf_ = std::move(id);
+  return {};
+}
+
+result<std::string> transcript_file::push(std::string line, const std::string& id, entry_type type, bool assistant) {
+  if (!is_valid_utf8(line)) {
+    std::size_t replaced = 0;
+    line = to_valid_utf8(line, &replaced);
+    stats_.invalid_utf8_replaced += replaced;
+  }
+  if (line.size() > opt_.max_line_bytes)
+    return status(errc::limit_exceeded, fmt::format("{} entry of {} bytes exceeds the limit of {} bytes "
+                                                    "(storage.maxLineBytes)",
+                                                    entry_type_name(type), line.size(), opt_.max_line_bytes));
+  if (pending_entries_ == 0) {
+    leaf_before_pending_ = leaf_;
+  }
+  if (oldest_unsynced_ms_ == 0) oldest_unsynced_ms_ = clock_.now_ms();
+  index_record r;
+  r.offset = reader_->data_end() + pending_.size();
+  r.length = static_cast<std::uint32_t>(line.size());
+  r.type = type;
+  r.assistant = assistant;
+  r.id = id;
+  r.has_parent = leaf_.has_value();
+  if (leaf_) r.parent_id = *leaf_;
+  pending_ += line;
+  pending_ += '\n';
+  reader_->index().push_back(std::move(r));
+  ++pending_entries_;
+  ++appended_seq_;
+  ++stats_.appends;
+  leaf_ = id;
+  return id;
+}
+
+result<std::string> transcript_file::push_entry(boost::json::object entry) {
+  SRT_RETURN_IF_ERROR(ensure_full_index());
+  const std::string id(json::get_string(entry, "id").value_or(""));
+  const entry_type type = type_of(entry);
+  const bool assistant = type == entry_type::message && role_of(entry) == std::optional<std::string_view>("assistant");
+  return push(json::to_compact(entry), id, type, assistant);
+}
+
+result<std::string> transcript_file::append_message(const boost::json::object& message) {
+  SRT_RETURN_IF_ERROR(ensure_full_index());
+  const std::string id = unique_id();
+  std::string line;
+  line.reserve(128 + 512);
+  line += R"({"type":"message","id":)";
+  json::append_string(line, id);
+  line += R"(,"parentId":)";
+  if (leaf_)
+    json::append_string(line, *leaf_);
+  else
+    line += "null";
+  line += R"(,"timestamp":")";
+  append_iso_ms(line, clock_.now_ms());
+  line += R"(","message":)";
+  json::append_compact(line, boost::json::value(message));
+  line += '}';
+  auto role = json::get_string(message, "role");
+  return push(std::move(line), id, entry_type::message, role && *role == "assistant");
+}
+
+result<std::string> transcript_file::append_compaction(std::string_view summary, std::string_view first_kept_entry_id,
+                                                       std::int64_t tokens_before,
+                                                       std::optional<boost::json::object> details) {
+  SRT_RETURN_IF_ERROR(flush());
+  std::optional<transcript_reader::position> at;
+  if (leaf_) {
+    auto p = reader_->locate(*leaf_);
+    if (!p.ok()) return p.error();
+    at = *p;
+  }
+  auto state = state_at(*reader_, at);
+  if (!state.ok()) return state.error();
+  boost::json::object d = details ? std::move(*details) : boost::json::object{{"readFiles", boost::json::array()},
+                                                                             {"modifiedFiles", boost::json::array()}};
+  d[kCompactionStateKey] = state->to_json();
+  SRT_RETURN_IF_ERROR(ensure_full_index());
+  const std::string id = unique_id();
+  return push_entry(make_compaction_entry(id, parent(), clock_.now_ms(), summary, first_kept_entry_id, tokens_before,
+                                          boost::json::value(std::move(d))));
+}
+
+result<std::string> transcript_file::append_branch_summary(std::optional<std::string> from_id, std::string_view summary,
+                                                           std::optional<boost::json::value> details) {
+  SRT_RETURN_IF_ERROR(set_leaf(from_id));
+  SRT_RETURN_IF_ERROR(ensure_full_index());
+  const std::string id = unique_id();
+  return push_entry(make_branch_summary_entry(id, parent(), clock_.now_ms(), summary, std::move(details)));
+}
+
+result<std::string> transcript_file::append_model_change(std::string_view provider, std::string_view model_id) {
+  SRT_RETURN_IF_ERROR(ensure_full_index());
+  const std::string id = unique_id();
+  return push_entry(make_model_change_entry(id, parent(), clock_.now_ms(), provider, model_id));
+}
+
+result<std::string> transcript_file::append_thinking_level(std::string_view level) {
+  SRT_RETURN_IF_ERROR(ensure_full_index());
+  const std::string id = unique_id();
+  return push_entry(make_thinking_level_entry(id, parent(), clock_.now_ms(), level));
+}
+
+result<std::string> transcript_file::append_custom(std::string_view custom_type, std::optional<boost::json::value> data) {
+  SRT_RETURN_IF_ERROR(ensure_full_index());
+  const std::string id = unique_id();
+  return push_entry(make_custom_entry(id, parent(), clock_.now_ms(), custom_type, std::move(data)));
+}
+
+result<std::string> transcript_file::append_custom_message(std::string_view custom_type, boost::json::value content,
+                                                           bool display, std::optional<boost::json::value> details) {
+  SRT_RETURN_IF_ERROR(ensure_full_index());
+  const std::string id = unique_id();
+  return push_entry(
+      make_custom_message_entry(id, parent(), clock_.now_ms(), custom_type, std::move(content), display, std::move(details)));
+}
+
+result<std::string> transcript_file::append_label(std::string_view target_id, std::optional<std::string_view> label) {
+  auto target = reader_->locate(target_id);
+  if (!target.ok()) return target.error();
+  if (!*target) return status(errc::not_found, fmt::format("{}: label target {} not found", path(), target_id));
+  SRT_RETURN_IF_ERROR(ensure_full_index());
+  const std::string id = unique_id();
+  return push_entry(make_label_entry(id, parent(), clock_.now_ms(), target_id, label));
+}
+
+result<std::string> transcript_file::append_session_info(std::string_view name) {
+  SRT_RETURN_IF_ERROR(ensure_full_index());
+  const std::string id = unique_id();
+  return push_entry(make_session_info_entry(id, parent(), clock_.now_ms(), name));
+}
+
+status transcript_file::flush() {
+  if (pending_.empty()) return {};
+  const std::uint64_t end = reader_->data_end();
+  status st = write_all(fs_, reader_->fd(), pending_.data(), pending_.size());
+  if (!st.ok()) {
+    // Roll back: no partial line stays in the file, no unwritten entry stays indexed.
+    (void)fs_.ftruncate(reader_->fd(), end);
+    for (std::size_t i = 0; i < pending_entries_; ++i) reader_->index().pop_back();
+    appended_seq_ -= pending_entries_;
+    leaf_ = leaf_before_pending_;
+    pending_.clear();
+    pending_entries_ = 0;
+    if (written_seq_ == durable_seq_) oldest_unsynced_ms_ = 0;
+    return st.with_context(fmt::format("appending to {}", path()));
+  }
+  ++stats_.writes;
+  stats_.bytes_written += pending_.size();
+  unsynced_bytes_ += pending_.size();
+  reader_->note_appended(end + pending_.size());
+  pending_.clear();
+  pending_entries_ = 0;
+  written_seq_ = appended_seq_;
+  if (opt_.mode == durability::none) durable_seq_ = written_seq_;
+  return {};
+}
+
+status transcript_file::sync() {
+  SRT_RETURN_IF_ERROR(flush());
+  if (durable_seq_ == written_seq_ && unsynced_bytes_ == 0) return {};
+  SRT_RETURN_IF_ERROR(fs_.fdatasync(reader_->fd()).with_context(fmt::format("syncing {}", path())));
+  ++stats_.syncs;
+  durable_seq_ = written_seq_;
+  unsynced_bytes_ = 0;
+  oldest_unsynced_ms_ = 0;
+  return {};
+}
+
+status transcript_file::commit() {
+  switch (opt_.mode) {
+    case durability::none: return flush();
+    case durability::sync: return sync();
+    case durability::batch:
+      if (pending_.size() >= opt_.batch_max_bytes) return flush();
+      return {};
+  }
+  return {};
+}
+
+bool transcript_file::sync_due() const {
+  if (opt_.mode != durability::batch) return false;
+  if (appended_seq_ == durable_seq_) return false;
+  if (unsynced_bytes_ + pending_.size() >= opt_.batch_max_bytes) return true;
+  return clock_.now_ms() - oldest_unsynced_ms_ >= opt_.batch_window_ms;
+}
+
+result<session_context> transcript_file::context(const leaf_selector& leaf) {
+  SRT_RETURN_IF_ERROR(flush());
+  if (leaf.which == leaf_selector::kind::active)
+    return build_context(*reader_, leaf_ ? leaf_selector::of(*leaf_) : leaf_selector::nothing());
+  return build_context(*reader_, leaf);
+}
+
+}  // namespace sessionrt::storage
