@@ -1,1 +1,3 @@
-int main() { return 0; }
+#include "runtime/cli/cli.hpp"
+
+int main(int argc, char** argv) { return sessionrt::runtime::run_cli(argc, argv); }

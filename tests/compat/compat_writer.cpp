@@ -1,0 +1,144 @@
+// Writes transcripts with sessionrt's writer for the pi compatibility test (pi_compat.mjs):
+// one file per scenario in the directory given as argv[1].
+#include <iostream>
+
+#include "messages/transcript_entry.hpp"
+#include "storage/system_clock.hpp"
+#include "storage/transcript_file.hpp"
+
+using namespace sessionrt;
+using namespace sessionrt::storage;
+
+namespace {
+
+boost::json::object assistant(boost::json::array content, const std::string& stop = "stop") {
+  assistant_fields a;
+  a.content = std::move(content);
+  a.model = "claude-sonnet-4-5";
+  a.usage.input = 1200;
+  a.usage.output = 90;
+  a.usage.cost_input = 0.0036;
+  a.usage.cost_output = 0.00135;
+  a.stop_reason = stop;
+  a.timestamp_ms = 1789041615000;
+  return assistant_message(a);
+}
+boost::json::array text(const std::string& t) { return boost::json::array{text_block(t)}; }
+
+std::unique_ptr<transcript_file> make(const std::string& dir, const std::string& name) {
+  header_fields h;
+  h.id = name;
+  h.timestamp_ms = real_clock().now_ms();
+  h.cwd = "/home/compat/project";
+  h.session_key = "agent:main:compat:" + name;
+  transcript_options o;
+  o.mode = durability::none;
+  auto t = transcript_file::create(posix_fs(), real_clock(), dir + "/" + name + ".jsonl", h, o);
+  if (!t.ok()) {
+    std::cerr << t.error().message() << "\n";
+    std::exit(2);
+  }
+  return std::move(*t);
+}
+
+#define OK(expr)                                                             \
+  do {                                                                       \
+    auto r_ = (expr);                                                        \
+    if (!r_.ok()) {                                                          \
+      std::cerr << #expr << ": " << r_.to_status().message() << "\n";        \
+      std::exit(2);                                                          \
+    }                                                                        \
+  } while (0)
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: compat_writer DIR\n";
+    return 2;
+  }
+  const std::string dir = argv[1];
+  {
+    auto t = make(dir, "sr_basic");
+    OK(t->append_model_change("anthropic", "claude-sonnet-4-5"));
+    OK(t->append_thinking_level("medium"));
+    OK(t->append_message(user_message("Hi! What does the session store persist?", 1789041601000)));
+    OK(t->append_message(assistant(text("Session rows: ids, timestamps, tokens."))));
+    OK(t->append_message(user_message("And transcripts?", 1789041602000)));
+    OK(t->append_message(assistant(text("One JSONL line per entry."))));
+  }
+  {
+    auto t = make(dir, "sr_toolcall");
+    OK(t->append_message(user_message("List src/", 1)));
+    boost::json::object thinking{{"type", "thinking"}, {"thinking", "Use ls."}, {"thinkingSignature", "sig-1"}};
+    boost::json::object call{{"type", "toolCall"}, {"id", "toolu_01"}, {"name", "bash"},
+                             {"arguments", boost::json::object{{"command", "ls src/"}, {"timeout", 30.5}}}};
+    OK(t->append_message(assistant(boost::json::array{thinking, text_block("Listing."), call}, "toolUse")));
+    OK(t->append_message(tool_result_message("toolu_01", "bash", text("main.cpp\nsession.cpp"), false, 3)));
+    OK(t->append_message(assistant(text("Two files."))));
+  }
+  {
+    auto t = make(dir, "sr_compaction");
+    std::string keep;
+    for (int i = 0; i < 6; ++i) {
+      auto u = t->append_message(user_message("step " + std::to_string(i), 10 + i));
+      OK(u);
+      if (i == 4) keep = *u;
+      OK(t->append_message(assistant(text("done " + std::to_string(i)))));
+    }
+    OK(t->append_compaction("## Goal\nPort it.\n## Progress\n- steps 0-3", keep, 48213));
+    OK(t->append_message(user_message("after the compaction", 99)));
+    OK(t->append_message(assistant(text("continuing"))));
+    OK(t->append_compaction("second summary", keep, 50000));
+    OK(t->append_message(user_message("after the second", 100)));
+  }
+  {
+    auto t = make(dir, "sr_branch");
+    OK(t->append_session_info("vector: branching"));
+    auto u1 = t->append_message(user_message("Pick a format.", 1));
+    OK(u1);
+    auto a1 = t->append_message(assistant(text("JSONL or SQLite.")));
+    OK(a1);
+    OK(t->append_message(user_message("SQLite.", 2)));
+    OK(t->append_message(assistant(text("Using SQLite."))));
+    OK(t->append_label(*u1, "decision-point"));
+    OK(t->append_branch_summary(*a1, "Abandoned SQLite path."));
+    OK(t->append_message(user_message("Actually JSONL.", 3)));
+    OK(t->append_message(assistant(text("Using JSONL."))));
+  }
+  {
+    auto t = make(dir, "sr_unicode");
+    OK(t->append_message(user_message("emoji 😀 CJK 上下文 quotes \" \\ newline\n tab\t ctrl \x01 sep \xe2\x80\xa8 end", 1)));
+    OK(t->append_message(assistant(text("réponse — ok ✓"))));
+    boost::json::object nums{{"type", "toolCall"}, {"id", "c"}, {"name", "calc"},
+                             {"arguments", boost::json::object{{"a", 0.1}, {"b", 1e21}, {"c", 1e-7}, {"d", -0.0},
+                                                               {"e", 123456789012}, {"f", 5e-324}}}};
+    OK(t->append_message(assistant(boost::json::array{nums}, "toolUse")));
+  }
+  {
+    auto t = make(dir, "sr_custom");
+    OK(t->append_message(user_message("hello", 1)));
+    OK(t->append_custom("model-snapshot", boost::json::value(boost::json::object{{"provider", "openai"}})));
+    OK(t->append_custom_message("openclaw.note", boost::json::value("hidden note"), false,
+                                boost::json::value(boost::json::object{{"source", "demo"}})));
+    OK(t->append_custom_message("openclaw.blocks", boost::json::value(text("block note")), true));
+    boost::json::object img{{"type", "image"}, {"data", "iVBORw0KGgo="}, {"mimeType", "image/png"}};
+    OK(t->append_message(user_message(boost::json::array{text_block("look"), img}, 2)));
+    OK(t->append_message(assistant(text("seen"))));
+  }
+  {
+    auto t = make(dir, "sr_long");
+    std::string keep;
+    const std::string body(300, 'w');
+    for (int i = 0; i < 1000; ++i) {
+      auto u = t->append_message(user_message(body + std::to_string(i), i));
+      OK(u);
+      if (i == 990) keep = *u;
+      OK(t->append_message(assistant(text(body))));
+    }
+    OK(t->append_compaction("long summary", keep, 180000));
+    OK(t->append_message(user_message("tail", 1)));
+  }
+  std::cout << "wrote 7 transcripts to " << dir << "\n";
+  return 0;
+}
