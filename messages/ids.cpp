@@ -6,8 +6,9 @@
 
 namespace sessionrt {
 namespace {
-boost::uuids::random_generator& generator() {
-  thread_local boost::uuids::random_generator gen;
+// Seeded once per thread from the OS; the "pure" generator would make a syscall per id.
+boost::uuids::random_generator_mt19937& generator() {
+  thread_local boost::uuids::random_generator_mt19937 gen;
   return gen;
 }
 bool alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }

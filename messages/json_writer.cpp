@@ -150,13 +150,33 @@ void append_number(std::string& out, double d) {
   }
 }
 
+// Index of the first byte at or after `i` that JSON.stringify escapes, or s.size().
+// Scans 8 bytes at a time: a byte needs escaping if it is < 0x20, '"' or '\\'.
+static std::size_t next_escape(std::string_view s, std::size_t i) {
+  constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  auto has_zero = [](std::uint64_t x) { return (x - ones) & ~x & highs; };
+  while (i + 8 <= s.size()) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    // < 0x20: (w - 0x20..) borrows into the high bit for bytes below 0x20 (ASCII only; bytes
+    // >= 0x80 have the high bit set and are masked out by ~w).
+    const std::uint64_t ctrl = (w - ones * 0x20) & ~w & highs;
+    const std::uint64_t quote = has_zero(w ^ (ones * '"'));
+    const std::uint64_t slash = has_zero(w ^ (ones * '\\'));
+    if (ctrl | quote | slash) break;
+    i += 8;
+  }
+  while (i < s.size() && !needs_escape(static_cast<unsigned char>(s[i]))) ++i;
+  return i;
+}
+
 void append_string(std::string& out, std::string_view s) {
   static constexpr char hex[] = "0123456789abcdef";
+  out.reserve(out.size() + s.size() + 2);
   out += '"';
   std::size_t run = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
+  for (std::size_t i = next_escape(s, 0); i < s.size(); i = next_escape(s, i + 1)) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (!needs_escape(c)) continue;
     out.append(s.data() + run, i - run);
     run = i + 1;
     switch (c) {
@@ -178,6 +198,8 @@ void append_string(std::string& out, std::string_view s) {
 }
 
 void append_compact(std::string& out, const boost::json::value& v) { append_value(out, v, 0, false); }
+void append_compact(std::string& out, const boost::json::object& o) { append_object(out, o, 0, false); }
+void append_compact(std::string& out, const boost::json::array& a) { append_array(out, a, 0, false); }
 
 std::string to_compact(const boost::json::value& v) {
   std::string out;

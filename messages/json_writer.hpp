@@ -14,6 +14,8 @@
 namespace sessionrt::json {
 
 void append_compact(std::string& out, const boost::json::value& v);
+void append_compact(std::string& out, const boost::json::object& o);
+void append_compact(std::string& out, const boost::json::array& a);
 std::string to_compact(const boost::json::value& v);
 
 // `level` is the indentation level the value starts at (its closing bracket is indented

@@ -127,29 +127,33 @@ status transcript_file::set_leaf(std::optional<std::string> id) {
   return {};
 }
 
-result<std::string> transcript_file::push(std::string line, const std::string& id, entry_type type, bool assistant) {
+result<std::string> transcript_file::push(std::size_t start, const std::string& id, entry_type type, bool assistant) {
+  std::string_view line(pending_.data() + start, pending_.size() - start);
   if (!is_valid_utf8(line)) {
     std::size_t replaced = 0;
-    line = to_valid_utf8(line, &replaced);
+    std::string fixed = to_valid_utf8(line, &replaced);
     stats_.invalid_utf8_replaced += replaced;
+    pending_.resize(start);
+    pending_ += fixed;
+    line = std::string_view(pending_.data() + start, pending_.size() - start);
   }
-  if (line.size() > opt_.max_line_bytes)
+  if (line.size() > opt_.max_line_bytes) {
+    const std::size_t size = line.size();
+    pending_.resize(start);
     return status(errc::limit_exceeded, fmt::format("{} entry of {} bytes exceeds the limit of {} bytes "
                                                     "(storage.maxLineBytes)",
-                                                    entry_type_name(type), line.size(), opt_.max_line_bytes));
-  if (pending_entries_ == 0) {
-    leaf_before_pending_ = leaf_;
+                                                    entry_type_name(type), size, opt_.max_line_bytes));
   }
+  if (pending_entries_ == 0) leaf_before_pending_ = leaf_;
   if (oldest_unsynced_ms_ == 0) oldest_unsynced_ms_ = clock_.now_ms();
   index_record r;
-  r.offset = reader_->data_end() + pending_.size();
+  r.offset = reader_->data_end() + start;
   r.length = static_cast<std::uint32_t>(line.size());
   r.type = type;
   r.assistant = assistant;
   r.id = id;
   r.has_parent = leaf_.has_value();
   if (leaf_) r.parent_id = *leaf_;
-  pending_ += line;
   pending_ += '\n';
   reader_->index().push_back(std::move(r));
   ++pending_entries_;
@@ -164,14 +168,16 @@ result<std::string> transcript_file::push_entry(boost::json::object entry) {
   const std::string id(json::get_string(entry, "id").value_or(""));
   const entry_type type = type_of(entry);
   const bool assistant = type == entry_type::message && role_of(entry) == std::optional<std::string_view>("assistant");
-  return push(json::to_compact(entry), id, type, assistant);
+  const std::size_t start = pending_.size();
+  json::append_compact(pending_, entry);
+  return push(start, id, type, assistant);
 }
 
 result<std::string> transcript_file::append_message(const boost::json::object& message) {
   SRT_RETURN_IF_ERROR(ensure_full_index());
   const std::string id = unique_id();
-  std::string line;
-  line.reserve(128 + 512);
+  const std::size_t start = pending_.size();
+  std::string& line = pending_;
   line += R"({"type":"message","id":)";
   json::append_string(line, id);
   line += R"(,"parentId":)";
@@ -182,10 +188,10 @@ result<std::string> transcript_file::append_message(const boost::json::object& m
   line += R"(,"timestamp":")";
   append_iso_ms(line, clock_.now_ms());
   line += R"(","message":)";
-  json::append_compact(line, boost::json::value(message));
+  json::append_compact(line, message);
   line += '}';
   auto role = json::get_string(message, "role");
-  return push(std::move(line), id, entry_type::message, role && *role == "assistant");
+  return push(start, id, entry_type::message, role && *role == "assistant");
 }
 
 result<std::string> transcript_file::append_compaction(std::string_view summary, std::string_view first_kept_entry_id,

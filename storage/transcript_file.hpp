@@ -102,8 +102,9 @@ class transcript_file {
   transcript_file(fs& f, clock& c, transcript_options opt) : fs_(f), clock_(c), opt_(opt) {}
   status ensure_full_index();
   std::string unique_id();
-  // Serializes `line` (a complete entry) into the buffer and the index.
-  result<std::string> push(std::string line, const std::string& id, entry_type type, bool assistant);
+  // Indexes the line just serialized at pending_[start..] (without '\n'), after checking its
+  // size and UTF-8; on refusal the bytes are taken back out of the buffer.
+  result<std::string> push(std::size_t start, const std::string& id, entry_type type, bool assistant);
   result<std::string> push_entry(boost::json::object entry);
   std::optional<std::string_view> parent() const;
 
