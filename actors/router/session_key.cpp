@@ -1,0 +1,697 @@
+#include "actors/router/session_key.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "messages/json_writer.hpp"
+
+namespace sessionrt::actors {
+namespace {
+
+// ---- UTF-8 code points ----------------------------------------------------------------------
+
+struct code_point {
+  char32_t value = 0;
+  std::size_t length = 0;  // 0: not a valid UTF-8 sequence at this position
+};
+
+code_point decode_at(std::string_view s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return {lead, 1};
+  std::size_t len = lead >= 0xF0 && lead <= 0xF4 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0;
+  if (lead >= 0xF5) len = 0;
+  if (len == 0 || i + len > s.size()) return {};
+  char32_t cp = lead & (0x7F >> len);
+  for (std::size_t k = 1; k < len; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return {};
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
+  }
+  const bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+  if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return {};
+  return {cp, len};
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+bool is_js_whitespace(char32_t cp) {
+  return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0xA0 || cp == 0x1680 ||
+         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
+         cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;
+}
+
+bool in(char32_t cp, char32_t lo, char32_t hi) { return cp >= lo && cp <= hi; }
+
+// Simple lowercase mapping of String.prototype.toLowerCase for the scripts listed in the
+// header. U+0130 (dotted I) is handled by the caller: it becomes "i" + U+0307.
+char32_t lower_code_point(char32_t cp) {
+  if (in(cp, 'A', 'Z') || (in(cp, 0xC0, 0xDE) && cp != 0xD7)) return cp + 0x20;
+  const bool even = cp % 2 == 0;
+  if (in(cp, 0x100, 0x17F)) {
+    if (cp == 0x178) return 0xFF;
+    if (even && (in(cp, 0x100, 0x12F) || in(cp, 0x132, 0x137) || in(cp, 0x14A, 0x177)))
+      return cp + 1;
+    if (!even && (in(cp, 0x139, 0x148) || in(cp, 0x179, 0x17E))) return cp + 1;
+    return cp;
+  }
+  if (cp == 0x386) return 0x3AC;
+  if (in(cp, 0x388, 0x38A)) return cp + 37;
+  if (cp == 0x38C) return 0x3CC;
+  if (in(cp, 0x38E, 0x38F)) return cp + 63;
+  if (in(cp, 0x391, 0x3A1) || in(cp, 0x3A3, 0x3AB)) return cp + 0x20;
+  if (in(cp, 0x400, 0x40F)) return cp + 0x50;
+  if (in(cp, 0x410, 0x42F)) return cp + 0x20;
+  if (cp == 0x4C0) return 0x4CF;
+  if (even && (in(cp, 0x460, 0x481) || in(cp, 0x48A, 0x4BF) || in(cp, 0x4D0, 0x52F))) return cp + 1;
+  if (!even && in(cp, 0x4C1, 0x4CE)) return cp + 1;
+  if (in(cp, 0xFF21, 0xFF3A)) return cp + 0x20;
+  return cp;
+}
+
+// Byte-for-byte ASCII lowercase: same length as the input, so positions found in it are
+// positions in the original (used for locating structural markers).
+std::string ascii_lowercase(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+bool contains(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
+
+std::vector<std::string_view> split_non_empty(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const std::size_t end = std::min(s.find(sep, start), s.size());
+    if (end > start) parts.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+std::string join(const std::vector<std::string_view>& parts, std::size_t from, char sep) {
+  std::string out;
+  for (std::size_t i = from; i < parts.size(); ++i) {
+    if (i > from) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string lower_trimmed(std::string_view s) { return js_lowercase(js_trim(s)); }
+
+// ---- id tokens (agent ids, account ids) ---------------------------------------------------
+
+bool is_id_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+// /^[a-z0-9][a-z0-9_-]{0,63}$/i
+bool is_valid_id(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  const std::string lower = ascii_lowercase(s);
+  if (lower[0] == '_' || lower[0] == '-') return false;
+  return std::all_of(lower.begin(), lower.end(), is_id_char);
+}
+
+std::string normalize_id_token(std::string_view raw, std::string_view fallback) {
+  const std::string trimmed = js_trim(raw);
+  if (trimmed.empty()) return std::string(fallback);
+  if (is_valid_id(trimmed)) return ascii_lowercase(trimmed);
+  std::string out;
+  // A run of invalid characters becomes one "-": collapse runs, not each byte.
+  bool in_run = false;
+  for (char c : js_lowercase(trimmed)) {
+    if (is_id_char(c)) {
+      out += c;
+      in_run = false;
+    } else if (!in_run) {
+      out += '-';
+      in_run = true;
+    }
+  }
+  const auto first = out.find_first_not_of('-');
+  if (first == std::string::npos) return std::string(fallback);
+  out = out.substr(first, out.find_last_not_of('-') - first + 1).substr(0, 64);
+  return out.empty() ? std::string(fallback) : out;
+}
+
+// ---- case-preserving spans ------------------------------------------------------------------
+
+struct preserved_span {
+  std::size_t start;
+  std::size_t end;
+  bool trim;
+};
+
+// (^|:)signal:group:([^:]+), global, case-insensitive: the id segment keeps its case.
+void collect_signal_group_spans(std::string_view lower, std::vector<preserved_span>& spans) {
+  constexpr std::string_view marker = "signal:group:";
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t at = lower.find(marker, from);
+    if (at == std::string_view::npos) return;
+    const bool anchored = at == 0 || (lower[at - 1] == ':' && at - 1 >= from);
+    const std::size_t seg_start = at + marker.size();
+    const std::size_t seg_end = std::min(lower.find(':', seg_start), lower.size());
+    if (!anchored || seg_end == seg_start) {
+      from = at + 1;
+      continue;
+    }
+    spans.push_back({seg_start, seg_end, true});
+    from = seg_end;
+  }
+}
+
+void collect_tail_spans(std::string_view lower, std::size_t tail_start,
+                        std::vector<preserved_span>& spans) {
+  if (tail_start >= lower.size()) return;
+  constexpr std::string_view marker = ":thread:";
+  const std::size_t at = lower.substr(tail_start).rfind(marker);
+  if (at == std::string_view::npos) {
+    spans.push_back({tail_start, lower.size(), false});
+    return;
+  }
+  spans.push_back({tail_start, tail_start + at, false});
+  const std::size_t id_start = tail_start + at + marker.size();
+  if (id_start < lower.size()) spans.push_back({id_start, lower.size(), false});
+}
+
+// Where the Matrix tail starts: after "agent:<a>:matrix:<kind>:" or "matrix:<kind>:".
+std::optional<std::size_t> matrix_tail_start(std::string_view lower, std::string_view kind) {
+  const std::string head = "matrix:" + std::string(kind) + ":";
+  if (starts_with(lower, "agent:")) {
+    const std::size_t colon = lower.find(':', 6);
+    if (colon != std::string_view::npos && colon > 6 && starts_with(lower.substr(colon + 1), head))
+      return colon + 1 + head.size();
+  }
+  if (starts_with(lower, head)) return head.size();
+  return std::nullopt;
+}
+
+std::vector<preserved_span> collect_preserved_spans(std::string_view lower) {
+  std::vector<preserved_span> spans;
+  collect_signal_group_spans(lower, spans);
+  for (std::string_view kind : {"channel", "group"})
+    if (auto start = matrix_tail_start(lower, kind)) collect_tail_spans(lower, *start, spans);
+  std::erase_if(spans, [](const preserved_span& s) { return s.end <= s.start; });
+  std::stable_sort(spans.begin(), spans.end(),
+                   [](const auto& a, const auto& b) { return a.start < b.start; });
+  return spans;
+}
+
+// ---- classification helpers -------------------------------------------------------------
+
+std::string lowered_rest_or_key(std::string_view key) {
+  if (auto parsed = parse_agent_session_key(key)) return js_lowercase(parsed->rest);
+  return lower_trimmed(key);
+}
+
+// ^telegram:(group|channel|direct|dm):.+:topic:[^:]+$
+bool is_telegram_topic_rest(std::string_view rest) {
+  std::string_view after;
+  for (std::string_view kind : {"group:", "channel:", "direct:", "dm:"}) {
+    const std::string head = "telegram:" + std::string(kind);
+    if (starts_with(rest, head)) after = rest.substr(head.size());
+  }
+  const std::size_t at = after.rfind(":topic:");
+  if (after.empty() || at == std::string_view::npos || at == 0) return false;
+  const std::string_view topic = after.substr(at + 7);
+  return !topic.empty() && !contains(topic, ":");
+}
+
+// ^[^:]+:(group|channel):.+$
+bool is_group_or_channel_rest(std::string_view rest) {
+  const std::size_t colon = rest.find(':');
+  if (colon == 0 || colon == std::string_view::npos) return false;
+  const std::string_view after = rest.substr(colon + 1);
+  for (std::string_view kind : {"group:", "channel:"})
+    if (starts_with(after, kind) && after.size() > kind.size()) return true;
+  return false;
+}
+
+// entry.chatType ?? entry.origin.chatType, lowercased; "" when absent or not a string.
+std::string entry_chat_type(const session_entry* entry) {
+  if (entry == nullptr) return {};
+  const boost::json::value* v = json::find(entry->json(), "chatType");
+  if (v == nullptr || v->is_null()) {
+    const boost::json::object* origin = entry->origin();
+    v = origin ? json::find(*origin, "chatType") : nullptr;
+  }
+  return v != nullptr && v->is_string() ? lower_trimmed(v->get_string()) : std::string();
+}
+
+bool is_valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const code_point cp = decode_at(s, i);
+    if (cp.length == 0) return false;
+    i += cp.length;
+  }
+  return true;
+}
+
+bool has_control_char(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const code_point cp = decode_at(s, i);
+    if (cp.value < 0x20 || in(cp.value, 0x7F, 0x9F)) return true;
+    i += cp.length;
+  }
+  return false;
+}
+
+// ---- store lookup helpers -----------------------------------------------------------------
+
+// The Matrix channel/group keys: their folded (lowercased) aliases need delivery proof.
+bool requires_fold_proof(std::string_view normalized_key) {
+  const auto parts = split_non_empty(normalized_key, ':');
+  const std::size_t body = parts.size() >= 3 && js_lowercase(parts[0]) == "agent" ? 2 : 0;
+  if (parts.size() < body + 3) return false;
+  const std::string kind = js_lowercase(parts[body + 1]);
+  return js_lowercase(parts[body]) == "matrix" && (kind == "group" || kind == "channel");
+}
+
+std::string string_field(const boost::json::object* o, std::string_view key) {
+  if (o == nullptr) return {};
+  auto v = json::get_string(*o, key);
+  return v ? std::string(*v) : std::string();
+}
+
+// "room:!AbC:server" -> "!AbC:server": the opaque room id starts at the first '!' or '#'.
+std::string delivery_target(std::string_view raw) {
+  const std::string trimmed = js_trim(raw);
+  const std::size_t sigil = trimmed.find_first_of("!#");
+  return sigil == std::string::npos ? trimmed : trimmed.substr(sigil);
+}
+
+std::vector<std::string> entry_delivery_targets(const session_entry& entry) {
+  const boost::json::object& o = entry.json();
+  const boost::json::object* delivery = entry.delivery_context();
+  const boost::json::object* origin = entry.origin();
+  std::vector<std::string> targets;
+  for (const std::string& raw : {string_field(delivery, "to"), string_field(&o, "lastTo"),
+                                 string_field(origin, "nativeChannelId"),
+                                 string_field(origin, "to"), string_field(&o, "groupId")}) {
+    std::string target = delivery_target(raw);
+    if (!target.empty()) targets.push_back(std::move(target));
+  }
+  return targets;
+}
+
+// String(value).trim() for a string or number id; "" otherwise.
+std::string thread_id_text(const boost::json::value* v) {
+  if (v == nullptr) return {};
+  if (v->is_string()) return js_trim(v->get_string());
+  if (v->is_number()) return json::to_compact(*v);
+  return {};
+}
+
+// deliveryContext.threadId ?? lastThreadId ?? origin.threadId
+std::string entry_thread_id(const session_entry& entry) {
+  const boost::json::object* delivery = entry.delivery_context();
+  const boost::json::object* origin = entry.origin();
+  for (const boost::json::value* v : {delivery ? json::find(*delivery, "threadId") : nullptr,
+                                      json::find(entry.json(), "lastThreadId"),
+                                      origin ? json::find(*origin, "threadId") : nullptr})
+    if (v != nullptr && !v->is_null()) return thread_id_text(v);
+  return {};
+}
+
+bool proves_same_room(const session_entry* entry, const thread_suffix& key) {
+  if (entry == nullptr) return false;
+  const auto targets = entry_delivery_targets(*entry);
+  const bool room_matches = std::any_of(targets.begin(), targets.end(),
+                                        [&](const auto& t) { return contains(key.base_key, t); });
+  return room_matches && (key.thread_id.empty() || entry_thread_id(*entry) == key.thread_id);
+}
+
+double updated_at_of(const session_entry* entry) {
+  if (entry == nullptr) return 0;
+  return json::get_number(entry->json(), "updatedAt").value_or(0);
+}
+
+}  // namespace
+
+// ---- enums ------------------------------------------------------------------------------------
+
+std::optional<dm_scope> parse_dm_scope(std::string_view text) {
+  const std::string v = lower_trimmed(text);
+  if (v == "main") return dm_scope::main;
+  if (v == "per-peer") return dm_scope::per_peer;
+  if (v == "per-channel-peer") return dm_scope::per_channel_peer;
+  if (v == "per-account-channel-peer") return dm_scope::per_account_channel_peer;
+  return std::nullopt;
+}
+
+std::string_view to_string(dm_scope scope) {
+  switch (scope) {
+    case dm_scope::main: return "main";
+    case dm_scope::per_peer: return "per-peer";
+    case dm_scope::per_channel_peer: return "per-channel-peer";
+    case dm_scope::per_account_channel_peer: return "per-account-channel-peer";
+  }
+  return "main";
+}
+
+std::optional<session_scope> parse_session_scope(std::string_view text) {
+  const std::string v = lower_trimmed(text);
+  if (v == "per-sender") return session_scope::per_sender;
+  if (v == "global") return session_scope::global;
+  return std::nullopt;
+}
+
+// ---- text primitives --------------------------------------------------------------------------
+
+std::string js_trim(std::string_view text) {
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    const code_point cp = decode_at(text, begin);
+    if (cp.length == 0 || !is_js_whitespace(cp.value)) break;
+    begin += cp.length;
+  }
+  std::size_t end = text.size();
+  while (end > begin) {
+    std::size_t start = end - 1;
+    while (start > begin && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+    const code_point cp = decode_at(text, start);
+    if (cp.length != end - start || !is_js_whitespace(cp.value)) break;
+    end = start;
+  }
+  return std::string(text.substr(begin, end - begin));
+}
+
+std::string js_lowercase(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const code_point cp = decode_at(text, i);
+    if (cp.length == 0) {  // not UTF-8: keep the byte
+      out += text[i++];
+      continue;
+    }
+    if (cp.value == 0x130) {
+      out += "i\xCC\x87";  // U+0130 -> "i" + U+0307, as toLowerCase does
+    } else {
+      append_utf8(out, lower_code_point(cp.value));
+    }
+    i += cp.length;
+  }
+  return out;
+}
+
+// ---- normalization ----------------------------------------------------------------------------
+
+std::string normalize_agent_id(std::string_view raw) {
+  return normalize_id_token(raw, default_agent_id);
+}
+
+std::string normalize_account_id(std::string_view raw) {
+  return normalize_id_token(raw, default_account_id);
+}
+
+std::string normalize_main_key(std::string_view raw) {
+  const std::string trimmed = js_trim(raw);
+  return trimmed.empty() ? std::string(default_main_key) : js_lowercase(trimmed);
+}
+
+std::optional<std::string> normalize_chat_type(std::string_view raw) {
+  const std::string v = lower_trimmed(raw);
+  if (v == "direct" || v == "dm") return "direct";
+  if (v == "group" || v == "channel") return v;
+  return std::nullopt;
+}
+
+bool is_case_preserving_peer(std::string_view channel, std::string_view peer_kind) {
+  const std::string c = lower_trimmed(channel);
+  const std::string k = lower_trimmed(peer_kind);
+  return (c == "signal" && k == "group") || (c == "matrix" && (k == "channel" || k == "group"));
+}
+
+std::string normalize_session_peer_id(std::string_view channel, std::string_view peer_kind,
+                                      std::string_view peer_id) {
+  const std::string trimmed = js_trim(peer_id);
+  if (trimmed.empty()) return {};
+  return is_case_preserving_peer(channel, peer_kind) ? trimmed : js_lowercase(trimmed);
+}
+
+std::string normalize_session_key(std::string_view key) {
+  const std::string raw = js_trim(key);
+  const std::string lower = ascii_lowercase(raw);
+  if (!contains(lower, "signal:") && !contains(lower, "matrix:")) return js_lowercase(raw);
+  std::string out;
+  std::size_t cursor = 0;
+  for (const preserved_span& span : collect_preserved_spans(lower)) {
+    if (span.start < cursor) continue;  // inside a span already emitted
+    out += js_lowercase(std::string_view(raw).substr(cursor, span.start - cursor));
+    const std::string_view kept = std::string_view(raw).substr(span.start, span.end - span.start);
+    out += span.trim ? js_trim(kept) : std::string(kept);
+    cursor = span.end;
+  }
+  out += js_lowercase(std::string_view(raw).substr(cursor));
+  return out;
+}
+
+// ---- parsing and classification ------------------------------------------------------------
+
+std::optional<parsed_agent_key> parse_agent_session_key(std::string_view key) {
+  const std::string raw = normalize_session_key(key);
+  const auto parts = split_non_empty(raw, ':');
+  if (parts.size() < 3 || parts[0] != "agent") return std::nullopt;
+  std::string agent_id = js_trim(parts[1]);
+  if (agent_id.empty()) return std::nullopt;
+  return parsed_agent_key{std::move(agent_id), join(parts, 2, ':')};
+}
+
+thread_suffix split_thread_suffix(std::string_view key) {
+  const std::string raw = js_trim(key);
+  const std::size_t at = ascii_lowercase(raw).rfind(":thread:");
+  if (at == std::string::npos) return {raw, {}};
+  return {raw.substr(0, at), js_trim(std::string_view(raw).substr(at + 8))};
+}
+
+bool is_cron_run_key(std::string_view key) {
+  const auto parsed = parse_agent_session_key(key);
+  if (!parsed) return false;
+  const auto parts = split_non_empty(parsed->rest, ':');
+  return parts.size() >= 4 && parts[0] == "cron" && parts[2] == "run";
+}
+
+bool is_synthetic_key(std::string_view key) {
+  const std::string rest = lowered_rest_or_key(key);
+  for (std::string_view prefix : {"subagent:", "acp:", "cron:", "acp-bridge:", "hook:", "node:"})
+    if (starts_with(rest, prefix)) return true;
+  return rest == "heartbeat" || ends_with(rest, ":heartbeat") || contains(rest, ":heartbeat:");
+}
+
+bool is_protected_key(std::string_view key, const session_entry* entry) {
+  if (is_synthetic_key(key)) return false;
+  const std::string rest = lowered_rest_or_key(key);
+  if (is_thread_key(key) || is_telegram_topic_rest(rest) || is_group_or_channel_rest(rest))
+    return true;
+  const std::string chat_type = entry_chat_type(entry);
+  return chat_type == "group" || chat_type == "channel" || chat_type == "thread";
+}
+
+bool is_thread_key(std::string_view key) { return !split_thread_suffix(key).thread_id.empty(); }
+
+bool is_group_key(std::string_view key) {
+  const std::string lower = js_lowercase(key);
+  return contains(lower, ":group:") || contains(lower, ":channel:");
+}
+
+std::string_view reset_type_of(std::string_view key, bool is_thread_hint, bool is_group_hint) {
+  if (is_thread_hint || contains(js_lowercase(key), ":thread:")) return "thread";
+  if (is_group_hint || is_group_key(key)) return "group";
+  return "direct";
+}
+
+std::string canonicalize_main_alias(std::string_view key, std::string_view agent_id,
+                                    std::string_view main_key, session_scope scope) {
+  const std::string raw = js_trim(key);
+  if (raw.empty()) return raw;
+  const std::string mk = normalize_main_key(main_key);
+  const std::string canonical = build_main_key(agent_id, mk);
+  const std::array<std::string, 6> aliases = {std::string(default_main_key),
+                                              mk,
+                                              canonical,
+                                              build_main_key(agent_id, default_main_key),
+                                              build_main_key(default_agent_id, mk),
+                                              build_main_key(default_agent_id, default_main_key)};
+  if (std::find(aliases.begin(), aliases.end(), raw) == aliases.end()) return raw;
+  return scope == session_scope::global ? std::string(global_session_key) : canonical;
+}
+
+bool is_plausible_session_key(std::string_view text) {
+  if (text.empty() || text.size() > max_plausible_key_length) return false;
+  if (!is_valid_utf8(text) || has_control_char(text) || js_trim(text).empty()) return false;
+  if (contains(text, "\\") || text.front() == '/' || contains(text, "//")) return false;
+  return !contains(text, "../") && !contains(text, "/..");
+}
+
+// ---- builders ---------------------------------------------------------------------------------
+
+std::string build_main_key(std::string_view agent_id, std::string_view main_key) {
+  return "agent:" + normalize_agent_id(agent_id) + ":" + normalize_main_key(main_key);
+}
+
+std::optional<std::string> resolve_linked_peer_id(const identity_links& links,
+                                                  std::string_view channel,
+                                                  std::string_view peer_id) {
+  const std::string peer = js_trim(peer_id);
+  if (peer.empty()) return std::nullopt;
+  const std::string bare = js_lowercase(peer);
+  const std::string ch = lower_trimmed(channel);
+  const std::string scoped = ch.empty() ? std::string() : lower_trimmed(ch + ":" + peer);
+  for (const auto& [canonical, ids] : links) {
+    std::string name = js_trim(canonical);
+    if (name.empty()) continue;
+    for (const std::string& id : ids) {
+      const std::string candidate = lower_trimmed(id);
+      if (!candidate.empty() && (candidate == bare || candidate == scoped)) return name;
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+std::string direct_peer_key(const peer_key_params& p) {
+  std::string peer = js_trim(p.peer_id);
+  if (p.scope != dm_scope::main && p.links != nullptr)
+    if (auto linked = resolve_linked_peer_id(*p.links, p.channel, peer)) peer = *linked;
+  peer = js_lowercase(peer);
+  if (peer.empty() || p.scope == dm_scope::main) return build_main_key(p.agent_id, p.main_key);
+  const std::string agent = "agent:" + normalize_agent_id(p.agent_id) + ":";
+  std::string channel = lower_trimmed(p.channel);
+  if (channel.empty()) channel = unknown_session_key;
+  switch (p.scope) {
+    case dm_scope::per_account_channel_peer:
+      return agent + channel + ":" + normalize_account_id(p.account_id) + ":direct:" + peer;
+    case dm_scope::per_channel_peer: return agent + channel + ":direct:" + peer;
+    default: return agent + "direct:" + peer;
+  }
+}
+
+}  // namespace
+
+std::string build_peer_key(const peer_key_params& p) {
+  const std::string kind = normalize_chat_type(p.peer_kind).value_or(lower_trimmed(p.peer_kind));
+  if (kind.empty() || kind == "direct") return direct_peer_key(p);
+  std::string channel = lower_trimmed(p.channel);
+  if (channel.empty()) channel = unknown_session_key;
+  std::string id = normalize_session_peer_id(channel, kind, p.peer_id);
+  if (id.empty()) id = unknown_session_key;
+  return normalize_session_key("agent:" + normalize_agent_id(p.agent_id) + ":" + channel + ":" +
+                               kind + ":" + id);
+}
+
+std::string build_thread_key(std::string_view base_key, std::string_view thread_id,
+                             bool lowercase_thread_id) {
+  const std::string id = js_trim(thread_id);
+  if (id.empty()) return std::string(base_key);
+  return std::string(base_key) + ":thread:" + (lowercase_thread_id ? js_lowercase(id) : id);
+}
+
+std::string build_telegram_topic_key(std::string_view agent_id, std::string_view chat_id,
+                                     std::string_view topic_id) {
+  return "agent:" + normalize_agent_id(agent_id) + ":telegram:group:" + lower_trimmed(chat_id) +
+         ":topic:" + lower_trimmed(topic_id);
+}
+
+std::string to_agent_store_key(std::string_view agent_id, std::string_view request_key,
+                               std::string_view main_key) {
+  const std::string raw = js_trim(request_key);
+  if (raw.empty() || js_lowercase(raw) == default_main_key)
+    return build_main_key(agent_id, main_key);
+  if (auto parsed = parse_agent_session_key(raw))
+    return "agent:" + parsed->agent_id + ":" + parsed->rest;
+  std::string normalized = normalize_session_key(raw);
+  if (starts_with(normalized, "agent:")) return normalized;
+  return "agent:" + normalize_agent_id(agent_id) + ":" + normalized;
+}
+
+std::string build_cron_request_key(std::string_view job_id) { return "cron:" + js_trim(job_id); }
+
+std::string build_cron_key(std::string_view agent_id, std::string_view job_id) {
+  return to_agent_store_key(agent_id, build_cron_request_key(job_id));
+}
+
+std::string build_cron_run_key(std::string_view agent_id, std::string_view job_id,
+                               std::string_view session_id) {
+  return build_cron_key(agent_id, job_id) + ":run:" + lower_trimmed(session_id);
+}
+
+std::string build_hook_request_key(std::string_view uuid) { return "hook:" + js_trim(uuid); }
+
+std::string build_hook_key(std::string_view agent_id, std::string_view uuid) {
+  return to_agent_store_key(agent_id, build_hook_request_key(uuid));
+}
+
+std::string build_subagent_key(std::string_view target_agent_id, std::string_view uuid) {
+  return "agent:" + normalize_agent_id(target_agent_id) + ":subagent:" + lower_trimmed(uuid);
+}
+
+std::string build_acp_key(std::string_view agent_id, std::string_view uuid) {
+  return "agent:" + normalize_agent_id(agent_id) + ":acp:" + lower_trimmed(uuid);
+}
+
+std::string build_heartbeat_key(std::string_view base_key) {
+  return js_trim(base_key) + ":heartbeat";
+}
+
+std::string build_model_run_key(std::string_view agent_id, std::string_view uuid) {
+  return "agent:" + normalize_agent_id(agent_id) + ":explicit:model-run-" + lower_trimmed(uuid);
+}
+
+// ---- store lookup -----------------------------------------------------------------------------
+
+store_lookup resolve_store_entry(std::string_view lookup_key,
+                                 const std::vector<stored_session_row>& rows) {
+  store_lookup out;
+  out.normalized_key = normalize_session_key(lookup_key);
+  const std::string folded = js_lowercase(out.normalized_key);
+  const bool fold_needs_proof = requires_fold_proof(out.normalized_key);
+  const thread_suffix key_thread = split_thread_suffix(out.normalized_key);
+
+  const stored_session_row* winner = nullptr;
+  for (const stored_session_row& row : rows)
+    if (row.key == out.normalized_key) winner = &row;
+  for (const stored_session_row& row : rows) {
+    if (row.key == out.normalized_key) continue;
+    const std::string normalized = normalize_session_key(row.key);
+    const bool alias = normalized == out.normalized_key;
+    const bool fold = !alias && folded != out.normalized_key && normalized == folded &&
+                      (!fold_needs_proof || proves_same_room(row.entry, key_thread));
+    if (!alias && !fold) continue;
+    out.legacy_keys.emplace_back(row.key);
+    if (winner == nullptr || updated_at_of(row.entry) > updated_at_of(winner->entry)) winner = &row;
+  }
+  if (winner != nullptr) out.found_key = std::string(winner->key);
+  return out;
+}
+
+}  // namespace sessionrt::actors
