@@ -1,0 +1,108 @@
+// session_rollover: the row a key holds after one inbound turn, and whether a new sessionId
+// starts [R§4.3, R§5.6, SPEC §3]. Pure: the caller evaluates freshness (reset_policy), parses the
+// body (reset_trigger), picks the new id and the transcript path rule, and then performs what
+// the result asks for (store the row, archive the old transcript as ".reset.<ts>", drop the
+// queued system events, emit session.reset). Nothing here reads a clock or a file.
+//
+// Decision (initSessionState):
+//   canReuse = row has a sessionId and a numeric updatedAt;
+//   fresh    = (system event && canReuse) || (reconnect resume && canReuse)
+//              || freshness.fresh || (soft reset && canReuse);
+//   reuse iff no /new|/reset (and no forced run) && fresh && canReuse; otherwise a new session,
+//   and the previous session ends (archive + drop queued events) when it was reset or stale.
+// System events (heartbeat, cron-event, exec-event) never roll a session and never extend
+// lastInteractionAt; they do update updatedAt.
+//
+// The row is built the way JavaScript's `{...row, ...patch}` builds it: keys already in the row
+// keep their position, a key the patch leaves undefined is deleted, new keys are appended in the
+// order initSessionState writes them. On a new session, carried over: thinkingLevel,
+// verboseLevel, traceLevel, reasoningLevel, ttsAuto, responseUsage, label, displayName,
+// groupActivation*, user-chosen model/provider/auth overrides (resolveResetPreservedSelection),
+// and for an explicit /new|/reset also the lineage (spawnedBy, spawnedWorkspaceDir, spawnedCwd,
+// parentSessionKey, forkedFromParent, spawnDepth, subagentRole, subagentControlScope).
+// Reset to their start values: compactionCount 0, totalTokens 0, totalTokensFresh true.
+// Deleted: run counters and caches (memoryFlush*, token/cost counters, contextTokens,
+// contextBudgetStatus, goal, skillsSnapshot, modelProvider/model, fallbackNotice*,
+// systemPromptReport, startedAt/endedAt/runtimeMs/status), CLI session bindings, sendPolicy and
+// queue settings, and the inbound-derived fields (route, delivery, last*, chatType and group
+// metadata) which the caller's inbound_patch supplies again for the new turn.
+#pragma once
+#include <boost/json.hpp>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "actors/session/reset_policy.hpp"
+#include "actors/session/reset_trigger.hpp"
+#include "messages/session_entry.hpp"
+
+namespace sessionrt::actors {
+
+enum class inbound_kind { message, heartbeat, cron_event, exec_event };
+
+// heartbeat, cron-event and exec-event (ctx.Provider of OpenClaw's system turns).
+bool is_system_event(inbound_kind kind);
+
+struct rollover_input {
+  const session_entry* current = nullptr;  // the row under the key, if any (not owned)
+  std::string session_key;                 // default usageFamilyKey on the first rollover
+  inbound_kind kind = inbound_kind::message;
+  session_freshness freshness;             // evaluate_freshness of `current` at now_ms (default: fresh)
+  reset_trigger_result trigger;            // parse_reset_trigger of the body (none for events)
+  std::int64_t now_ms = 0;
+  std::string new_session_id;              // used only if a new session starts
+  // sessionFile for a session id (absolute <sessionsDir>/<id>.jsonl); written for a new session
+  // and for a reused row that has none. Empty: sessionFile is left as it is.
+  std::function<std::string(std::string_view session_id)> transcript_path;
+  std::optional<double> recovered_started_at;  // transcript header time, for rows without one
+  bool reconnect_resume = false;           // the caller resumes the same sessionId
+  bool force_new = false;                  // a new session regardless (isolated cron run)
+  // Delivery, origin and group metadata of this turn (route, deliveryContext, last*, origin,
+  // chatType, channel, groupId, subject, ...), merged like `{...row, ...patch}` before the
+  // chatType default. Leave empty for system events: they keep the row's route.
+  boost::json::object inbound_patch;
+};
+
+struct rollover_result {
+  bool new_session = false;
+  std::optional<session_end_reason> reason;      // why the previous session ended, if one did
+  session_entry entry;                           // the row to store under the key
+  std::optional<std::string> archive_session_id; // previous sessionId: archive its transcript
+  bool drop_queued_system_events = false;        // for [key, previous sessionId]
+};
+
+rollover_result roll_session(const rollover_input& in);
+
+// resolveResetPreservedSelection: the model override survives a reset when its source is "user",
+// or (legacy rows without a source) when it has no automatic-fallback provenance
+// (modelOverrideFallbackOriginProvider + ...OriginModel). The auth profile override survives
+// when its source is "user", or (legacy) when it carries no authProfileOverrideCompactionCount.
+bool keeps_model_override_on_reset(const session_entry& entry);
+bool keeps_auth_profile_override_on_reset(const session_entry& entry);
+
+// `/new <model>`: writes providerOverride, modelOverride, modelOverrideSource "user"; picking
+// the configured default clears the override instead. Either way the fallback provenance goes.
+void apply_model_selection(session_entry& entry, const model_selection& selection);
+
+// Cron [R§5.6, SPEC §3]: every isolated run of a job starts a new session under cron:<jobId>.
+inline constexpr bool isolated_cron_run_forces_new_session = true;
+
+struct cron_job_ref {
+  std::string id;
+  std::string name;  // may be empty
+};
+
+// The previous cron:<jobId> row with routing (route, last*), delivery (deliveryContext,
+// pendingFinalDelivery*, restartRecoveryDelivery*), origin, ACP (acp) and elevation
+// (elevatedLevel, exec*) dropped, automatic model/auth overrides dropped, and preferences,
+// labels and user-chosen overrides kept; label defaults to "Cron: <name|id>".
+session_entry sanitize_cron_base_row(const session_entry& row, const cron_job_ref& job);
+
+// roll_session for an isolated run: sanitizes `base_row` (may be null) and forces a new
+// session (reason "new" when a previous one ends). `in.current`, `force_new` and `kind` are set
+// here; the rest of `in` is used as given.
+rollover_result roll_isolated_cron_run(const session_entry* base_row, const cron_job_ref& job, rollover_input in);
+
+}  // namespace sessionrt::actors
