@@ -11,6 +11,7 @@
 
 #include "messages/clock.hpp"
 #include "storage/faulty_fs.hpp"
+#include "storage/forwarding_fs.hpp"
 #include "storage/fs.hpp"
 #include "storage/transcript_repair.hpp"
 #include "tests/test_support.hpp"
@@ -64,32 +65,16 @@ std::vector<std::string> names_in(const std::string& dir) { return list_names(di
 
 // Forwards to another fs; when the repair opens its backup, another "writer" appends a line to
 // the transcript (a writer that does not honour the write lock).
-class racing_fs final : public fs {
+class racing_fs final : public forwarding_fs {
  public:
   racing_fs(fs& inner, std::string target, std::string line)
-      : inner_(inner), target_(std::move(target)), line_(std::move(line)) {}
+      : forwarding_fs(inner), target_(std::move(target)), line_(std::move(line)) {}
   result<int> open(const std::string& path, int flags, mode_t mode) override {
     if (path.find(".bak-") != std::string::npos) write_text(target_, read_text(target_) + line_);
     return inner_.open(path, flags, mode);
   }
-  status close(int fd) override { return inner_.close(fd); }
-  result<std::size_t> write(int fd, const char* d, std::size_t n) override { return inner_.write(fd, d, n); }
-  result<std::size_t> pread(int fd, char* b, std::size_t n, std::uint64_t o) override { return inner_.pread(fd, b, n, o); }
-  status fsync(int fd) override { return inner_.fsync(fd); }
-  status fdatasync(int fd) override { return inner_.fdatasync(fd); }
-  status ftruncate(int fd, std::uint64_t n) override { return inner_.ftruncate(fd, n); }
-  result<file_info> fstat(int fd) override { return inner_.fstat(fd); }
-  result<file_info> stat(const std::string& p) override { return inner_.stat(p); }
-  result<file_info> lstat(const std::string& p) override { return inner_.lstat(p); }
-  status rename(const std::string& a, const std::string& b) override { return inner_.rename(a, b); }
-  status unlink(const std::string& p) override { return inner_.unlink(p); }
-  status mkdir(const std::string& p, mode_t m) override { return inner_.mkdir(p, m); }
-  status chmod(const std::string& p, mode_t m) override { return inner_.chmod(p, m); }
-  result<std::vector<std::string>> list_dir(const std::string& p) override { return inner_.list_dir(p); }
-  result<std::string> realpath(const std::string& p) override { return inner_.realpath(p); }
 
  private:
-  fs& inner_;
   std::string target_, line_;
 };
 
