@@ -108,6 +108,11 @@ void append_number(std::string& out, double d) {
     out += '0';
     return;
   }
+  // Integral values below 2^53 print as integers; the shortest-digits path is slower.
+  if (d < 9007199254740992.0 && d > -9007199254740992.0 && d == static_cast<double>(static_cast<std::int64_t>(d))) {
+    append_number(out, static_cast<std::int64_t>(d));
+    return;
+  }
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
   const char* p = buf;

@@ -82,7 +82,7 @@ void put_base(boost::json::object& o, std::string_view id, std::optional<std::st
 
 boost::json::object make_entry(std::string_view type, std::string_view id, std::optional<std::string_view> parent_id,
                                std::int64_t timestamp_ms) {
-  boost::json::object o;
+  boost::json::object o(10);
   o["type"] = type;
   put_base(o, id, parent_id, timestamp_ms);
   return o;
@@ -176,14 +176,14 @@ boost::json::object make_session_info_entry(std::string_view id, std::optional<s
 }
 
 boost::json::object text_block(std::string_view text) {
-  boost::json::object b;
+  boost::json::object b(2);
   b["type"] = "text";
   b["text"] = text;
   return b;
 }
 
 boost::json::object user_message(std::string_view text, std::int64_t timestamp_ms) {
-  boost::json::object m;
+  boost::json::object m(3);
   m["role"] = "user";
   m["content"] = text;
   m["timestamp"] = timestamp_ms;
@@ -191,7 +191,7 @@ boost::json::object user_message(std::string_view text, std::int64_t timestamp_m
 }
 
 boost::json::object user_message(boost::json::array content, std::int64_t timestamp_ms) {
-  boost::json::object m;
+  boost::json::object m(3);
   m["role"] = "user";
   m["content"] = std::move(content);
   m["timestamp"] = timestamp_ms;
@@ -199,13 +199,13 @@ boost::json::object user_message(boost::json::array content, std::int64_t timest
 }
 
 boost::json::object usage_object(const usage_fields& u) {
-  boost::json::object o;
+  boost::json::object o(6);
   o["input"] = u.input;
   o["output"] = u.output;
   o["cacheRead"] = u.cache_read;
   o["cacheWrite"] = u.cache_write;
   o["totalTokens"] = u.input + u.output + u.cache_read + u.cache_write;
-  boost::json::object c;
+  boost::json::object c(5);
   c["input"] = u.cost_input;
   c["output"] = u.cost_output;
   c["cacheRead"] = u.cost_cache_read;
@@ -215,10 +215,10 @@ boost::json::object usage_object(const usage_fields& u) {
   return o;
 }
 
-boost::json::object assistant_message(const assistant_fields& a) {
-  boost::json::object m;
+boost::json::object assistant_message(assistant_fields a) {
+  boost::json::object m(9);
   m["role"] = "assistant";
-  m["content"] = a.content;
+  m["content"] = std::move(a.content);
   m["api"] = a.api;
   m["provider"] = a.provider;
   m["model"] = a.model;
@@ -231,7 +231,7 @@ boost::json::object assistant_message(const assistant_fields& a) {
 
 boost::json::object tool_result_message(std::string_view tool_call_id, std::string_view tool_name,
                                         boost::json::array content, bool is_error, std::int64_t timestamp_ms) {
-  boost::json::object m;
+  boost::json::object m(6);
   m["role"] = "toolResult";
   m["toolCallId"] = tool_call_id;
   m["toolName"] = tool_name;

@@ -102,7 +102,7 @@ struct assistant_fields {
   std::optional<std::string> error_message;
   std::int64_t timestamp_ms = 0;
 };
-boost::json::object assistant_message(const assistant_fields& a);
+boost::json::object assistant_message(assistant_fields a);
 boost::json::object tool_result_message(std::string_view tool_call_id, std::string_view tool_name,
                                         boost::json::array content, bool is_error, std::int64_t timestamp_ms);
 

@@ -63,7 +63,7 @@ bool fast_path(std::string_view s, line_skeleton& out) {
   // "appendMode":"side" cannot occur unescaped inside a string value; if present anywhere,
   // confirm it is top-level with the slow path.
   static constexpr std::string_view kSide = "\"appendMode\":\"side\"";
-  if (s.size() > kSide.size() && std::string_view(s).find(kSide) != std::string_view::npos) return false;
+  if (memmem(s.data(), s.size(), kSide.data(), kSide.size())) return false;
   return true;
 }
 
