@@ -1,0 +1,121 @@
+// session_store: the rows of one sessions.json in memory (sessionKey -> session_entry) [R§2.1].
+// - Iteration is in insertion order, as a JavaScript object's string keys: a new key is
+//   appended, replacing a row keeps its place, erase keeps the others' order. (JavaScript would
+//   list integer-like keys such as "42" first; session keys never look like that, and a store
+//   loaded from a file keeps the file's order.)
+// - Lookup is O(1) on average; built for tens of thousands of rows.
+// - The store keeps, per row, the row's text as JSON.stringify(store, null, 2) writes it, so
+//   serializing after a change re-serializes only the rows changed since the last time. For
+//   that, every change goes through this API: find_for_update() marks the row dirty; the
+//   returned pointer may be used to change the row until the next call on the store and no
+//   longer (a change made through a stale pointer would be missed by the cache).
+// - Not thread-safe, not even for concurrent const calls (serialization fills the cache): one
+//   owner, the store actor.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "messages/session_entry.hpp"
+
+namespace sessionrt::storage {
+
+class session_store {
+  struct slot;
+
+ public:
+  // One row seen by iteration.
+  struct row {
+    std::string_view key;
+    const session_entry& entry;
+  };
+
+  class iterator {
+   public:
+    using value_type = row;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    row operator*() const;
+    iterator& operator++();
+    iterator operator++(int) {
+      iterator old = *this;
+      ++*this;
+      return old;
+    }
+    bool operator==(const iterator& o) const { return pos_ == o.pos_; }
+
+   private:
+    friend class session_store;
+    iterator(const std::vector<slot>* slots, std::size_t pos);
+    void skip_erased();
+    const std::vector<slot>* slots_ = nullptr;
+    std::size_t pos_ = 0;
+  };
+
+  session_store();
+  // A moved-from store is empty. Copies and moves take a text_version() no other store has had.
+  session_store(session_store&& other) noexcept;
+  session_store& operator=(session_store&& other) noexcept;
+  session_store(const session_store& other);
+  session_store& operator=(const session_store& other);
+
+  // nullptr when there is no row for `key`.
+  const session_entry* find(std::string_view key) const;
+  // The row to change in place, marked dirty; nullptr when absent. See the contract above.
+  session_entry* find_for_update(std::string_view key);
+  // Sets the row of `key`: replaces an existing row in its place, or appends a new one.
+  // Returns true when the key was new.
+  bool upsert(std::string_view key, session_entry entry);
+  // Removes the row of `key`; false when there was none.
+  bool erase(std::string_view key);
+  bool contains(std::string_view key) const { return find(key) != nullptr; }
+  std::size_t size() const { return index_.size(); }
+  bool empty() const { return index_.empty(); }
+  void clear();
+  void reserve(std::size_t rows);
+
+  iterator begin() const { return iterator(&slots_, 0); }
+  iterator end() const { return iterator(&slots_, slots_.size()); }
+
+  // Appends JSON.stringify(store, null, 2) (no trailing newline), re-serializing only the rows
+  // changed since the last serialization.
+  void append_pretty(std::string& out) const;
+  std::string to_pretty() const;
+  // Brings the per-row text up to date and returns a number that changes whenever the store's
+  // text may have changed since the previous call (equal numbers: identical text). Numbers are
+  // unique across all stores of the process, so a version saved from one store never matches
+  // another store that replaced it.
+  std::uint64_t text_version() const;
+
+ private:
+  struct slot {
+    const std::string* key = nullptr;  // the index_ node's key (node keys never move)
+    session_entry entry;
+    std::string text;  // "\n  " + JSON key + ": " + pretty row at level 1, when !dirty
+    bool dirty = true;
+    bool live = true;
+  };
+  struct key_hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  struct key_equal {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const noexcept { return a == b; }
+  };
+
+  void refresh() const;
+  void compact_if_sparse();
+  void bump_version() const;
+
+  mutable std::vector<slot> slots_;  // insertion order; erased rows are left as holes
+  std::unordered_map<std::string, std::size_t, key_hash, key_equal> index_;  // key -> slot position
+  std::size_t holes_ = 0;
+  mutable std::size_t dirty_count_ = 0;
+  mutable std::uint64_t version_ = 0;
+};
+
+}  // namespace sessionrt::storage

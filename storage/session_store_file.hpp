@@ -1,0 +1,135 @@
+// session_store_file: loads and saves one sessions.json [R§2.3, R§2.4, SPEC §1.1, §9].
+// - load(): a missing file is an empty store. A file that parses as a JSON object is migrated
+//   and normalized as OpenClaw does on load; every change is listed in the report, none is
+//   silent. A file over the byte limit or nested deeper than the depth limit is an error and is
+//   left untouched (it may be valid, only big). A file that does not parse, is empty, or is not
+//   an object is never overwritten: it is renamed to "<name>.corrupt-<ts>" and the store is
+//   rebuilt from the newest stale temp file that parses, then from the headers of the *.jsonl
+//   transcripts beside it; the rebuilt store is saved durably and the report says what was
+//   recovered from where and which keys were lost. Nothing is logged; the report is the record.
+// - save(): writes JSON.stringify(store, null, 2) plus "\n" iff the loaded file ended with one
+//   (a new file does), atomically (temp + fsync + rename + directory fsync; durable=false skips
+//   the fsyncs), mode 0600, creating the directory 0700. Skipped when the bytes would equal
+//   what this object last read or wrote. A failed save leaves the previous file in place.
+// - load_from_text() is the pure part of load() (no I/O); check_store_file() reports what load
+//   would change without changing anything; rewrite_store_file() is load + save.
+// The caller owns the serialization of calls (one store actor per file).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "messages/clock.hpp"
+#include "messages/json_reader.hpp"
+#include "messages/status.hpp"
+#include "storage/fs.hpp"
+#include "storage/session_store.hpp"
+
+namespace sessionrt::storage {
+
+struct store_file_options {
+  std::size_t max_bytes = std::size_t(1) << 30;  // 1 GiB
+  std::size_t max_depth = 64;                    // JSON nesting
+  bool durable = true;                           // fsync file and directory on save
+};
+
+// One change made (or, for check_store_file, that would be made) to the text of the file.
+struct store_change {
+  std::string key;   // the sessionKey ("" for the whole file); in recovery notes, the file path
+  std::string what;  // "removed the entry", "renamed provider to channel", ...
+  std::string why;
+};
+
+// A row rebuilt from a transcript header after a corrupt file was set aside.
+struct recovered_row {
+  std::string key;
+  std::string session_id;
+  std::string transcript_path;
+  std::string key_source;  // "header sessionKey", "corrupt file text" or "fallback"
+};
+
+struct store_quarantine {
+  std::string quarantined_path;  // where the corrupt bytes are now
+  std::string cause;             // why the file could not be used
+  std::string temp_base_path;    // the temp file the rows came from; "" when none was usable
+  std::vector<std::string> keys_from_temp;
+  std::vector<recovered_row> rows_from_headers;
+  // Keys the corrupt file named that have no row now. Only readable from a pretty-printed
+  // file; a note says so when the corrupt text gave no keys.
+  std::vector<std::string> unrecoverable_keys;
+  std::vector<store_change> notes;  // conflicts, unusable temp files and transcripts
+};
+
+struct store_load_report {
+  std::string path;
+  bool file_existed = false;
+  bool trailing_newline = true;
+  std::size_t entry_count = 0;
+  std::vector<store_change> changes;  // normalization and migration, one per change
+  std::optional<store_quarantine> quarantine;
+};
+
+struct parsed_store {
+  session_store store;
+  bool trailing_newline = false;
+  std::vector<store_change> changes;
+};
+
+// Parses, migrates and normalizes sessions.json text. Errors: errc::corrupt (does not parse,
+// empty, not an object), errc::limit_exceeded (bytes or depth; the message names the limit).
+result<parsed_store> load_from_text(std::string_view text, const json::parse_limits& limits = {});
+// The bytes save() writes for `store`.
+std::string serialize_store(const session_store& store, bool trailing_newline);
+
+class session_store_file {
+ public:
+  // `path` is the file, normally "<state>/agents/<agentId>/sessions/sessions.json".
+  session_store_file(fs& f, clock& c, std::string path, store_file_options options = {});
+
+  const std::string& path() const { return path_; }
+  session_store& store() { return store_; }
+  const session_store& store() const { return store_; }
+  bool trailing_newline() const { return trailing_newline_; }
+
+  // Replaces store() with the file's rows. See the contract above.
+  result<store_load_report> load();
+  // Writes store() unless its bytes equal the last bytes read or written.
+  status save();
+
+ private:
+  status write(const std::string& bytes, bool durable);
+  result<store_load_report> quarantine_and_rebuild(std::string corrupt_text, const status& cause);
+
+  fs& fs_;
+  clock& clock_;
+  std::string path_;
+  store_file_options options_;
+  session_store store_;
+  bool trailing_newline_ = true;
+  // The store's text_version() whose bytes are on disk, when known.
+  std::optional<std::uint64_t> saved_version_;
+  // Size and hash of the bytes read by load() when the store was loaded unchanged; the first
+  // save compares against them (the store's text may still differ: other writers format
+  // differently).
+  std::optional<std::pair<std::size_t, std::size_t>> loaded_fingerprint_;
+};
+
+struct store_check_report {
+  std::string path;
+  status parse_status;  // ok, or why the file would be set aside (or refused, for a limit)
+  std::size_t entry_count = 0;
+  bool trailing_newline = false;
+  std::vector<store_change> problems;  // what load would change
+  bool canonical = false;              // a rewrite would give back the same bytes
+};
+
+// Reads `path` and reports; changes nothing. Errors: the file cannot be read (not_found, ...).
+result<store_check_report> check_store_file(fs& f, const std::string& path, const store_file_options& options = {});
+// load() then save() of `path`.
+result<store_load_report> rewrite_store_file(fs& f, clock& c, const std::string& path,
+                                             const store_file_options& options = {});
+
+}  // namespace sessionrt::storage

@@ -1,0 +1,146 @@
+// session_store: JS object order, O(1) lookup, per-row serialization cache.
+#include <catch2/catch.hpp>
+
+#include <boost/json.hpp>
+#include <string>
+#include <vector>
+
+#include "messages/json_writer.hpp"
+#include "storage/session_store.hpp"
+
+using namespace sessionrt;
+using sessionrt::storage::session_store;
+
+namespace {
+
+session_entry make_row(const std::string& id, std::int64_t updated) {
+  session_entry e;
+  e.set_session_id(id);
+  e.set_updated_at(updated);
+  e.set_chat_type("direct");
+  return e;
+}
+
+std::vector<std::string> keys_of(const session_store& s) {
+  std::vector<std::string> keys;
+  for (const auto& r : s) keys.emplace_back(r.key);
+  return keys;
+}
+
+// The reference: the whole store as one JSON object, serialized in one go.
+std::string full_pretty(const session_store& s) {
+  boost::json::object o;
+  for (const auto& r : s) o[r.key] = r.entry.json();
+  return json::to_pretty(o);
+}
+
+}  // namespace
+
+TEST_CASE("session_store keeps JavaScript object order") {
+  session_store s;
+  CHECK(s.upsert("b", make_row("1", 1)));
+  CHECK(s.upsert("a", make_row("2", 2)));
+  CHECK(s.upsert("c", make_row("3", 3)));
+  CHECK(keys_of(s) == std::vector<std::string>{"b", "a", "c"});
+
+  // Replacing keeps the place; erase keeps the others' order; a re-added key goes last.
+  CHECK_FALSE(s.upsert("b", make_row("9", 9)));
+  CHECK(keys_of(s) == std::vector<std::string>{"b", "a", "c"});
+  CHECK(s.find("b")->session_id() == "9");
+  CHECK(s.erase("a"));
+  CHECK_FALSE(s.erase("a"));
+  CHECK(keys_of(s) == std::vector<std::string>{"b", "c"});
+  CHECK(s.upsert("a", make_row("2", 2)));
+  CHECK(keys_of(s) == std::vector<std::string>{"b", "c", "a"});
+  CHECK(s.size() == 3);
+  CHECK(s.find("zz") == nullptr);
+  CHECK(s.find_for_update("zz") == nullptr);
+  CHECK(s.contains("c"));
+}
+
+TEST_CASE("session_store serializes as JSON.stringify(store, null, 2)") {
+  session_store s;
+  CHECK(s.to_pretty() == "{}");
+  s.upsert("agent:main:main", make_row("x", 5));
+  session_entry empty;
+  s.upsert("odd \"key\"\n\u00e9", empty);
+  CHECK(s.to_pretty() ==
+        "{\n  \"agent:main:main\": {\n    \"sessionId\": \"x\",\n    \"updatedAt\": 5,\n    \"chatType\": \"direct\"\n  },"
+        "\n  \"odd \\\"key\\\"\\n\u00e9\": {}\n}");
+  CHECK(s.to_pretty() == full_pretty(s));
+  s.erase("agent:main:main");
+  s.erase("odd \"key\"\n\u00e9");
+  CHECK(s.to_pretty() == "{}");
+}
+
+TEST_CASE("session_store re-serializes only changed rows and stays byte-identical") {
+  session_store s;
+  for (int i = 0; i < 1000; ++i) {
+    session_entry e = make_row("id-" + std::to_string(i), 1700000000000 + i);
+    e.set_display_name("chat " + std::to_string(i));
+    e.json()["delivery"] = boost::json::object{{"kind", "none"}};
+    s.upsert("agent:main:chat:" + std::to_string(i), std::move(e));
+  }
+  const std::string before = s.to_pretty();
+  REQUIRE(before == full_pretty(s));
+  const auto v0 = s.text_version();
+
+  // Asking for a row without changing it does not change the text.
+  REQUIRE(s.find_for_update("agent:main:chat:10") != nullptr);
+  CHECK(s.text_version() == v0);
+  CHECK(s.to_pretty() == before);
+
+  // One row changed: a set field keeps its place, a new field goes last, a cleared one goes.
+  session_entry* row = s.find_for_update("agent:main:chat:500");
+  REQUIRE(row != nullptr);
+  row->set_updated_at(1800000000000);
+  row->set_label("renamed");
+  row->clear_display_name();
+  const std::string after = s.to_pretty();
+  CHECK(s.text_version() != v0);
+  CHECK(after != before);
+  CHECK(after == full_pretty(s));
+  CHECK(after.find("\"agent:main:chat:500\": {\n    \"sessionId\": \"id-500\",\n    \"updatedAt\": 1800000000000,\n"
+                   "    \"chatType\": \"direct\",\n    \"delivery\": {\n      \"kind\": \"none\"\n    },\n"
+                   "    \"label\": \"renamed\"\n  }") != std::string::npos);
+
+  // Replacing a row wholesale through upsert is seen too.
+  s.upsert("agent:main:chat:0", make_row("new", 1));
+  CHECK(s.to_pretty() == full_pretty(s));
+}
+
+TEST_CASE("session_store survives many erases (holes are squeezed out)") {
+  session_store s;
+  for (int i = 0; i < 1000; ++i) s.upsert("k" + std::to_string(i), make_row(std::to_string(i), i));
+  (void)s.to_pretty();
+  for (int i = 0; i < 1000; ++i)
+    if (i % 10 != 0) REQUIRE(s.erase("k" + std::to_string(i)));
+  CHECK(s.size() == 100);
+  std::vector<std::string> expected;
+  for (int i = 0; i < 1000; i += 10) expected.push_back("k" + std::to_string(i));
+  CHECK(keys_of(s) == expected);
+  for (int i = 0; i < 1000; i += 10) REQUIRE(s.find("k" + std::to_string(i))->session_id() == std::to_string(i));
+  s.find_for_update("k500")->set_label("x");
+  CHECK(s.to_pretty() == full_pretty(s));
+  s.upsert("new", make_row("n", 1));
+  CHECK(keys_of(s).back() == "new");
+  CHECK(s.to_pretty() == full_pretty(s));
+}
+
+TEST_CASE("session_store copies are independent") {
+  session_store a;
+  a.upsert("x", make_row("1", 1));
+  a.upsert("y", make_row("2", 2));
+  (void)a.to_pretty();
+  session_store b = a;
+  b.find_for_update("x")->set_label("only in b");
+  b.erase("y");
+  CHECK(a.size() == 2);
+  CHECK_FALSE(a.find("x")->label().has_value());
+  CHECK(b.find("x")->label() == "only in b");
+  CHECK(a.to_pretty() == full_pretty(a));
+  CHECK(b.to_pretty() == full_pretty(b));
+  session_store c = std::move(b);
+  CHECK(keys_of(c) == std::vector<std::string>{"x"});
+  CHECK(c.to_pretty() == full_pretty(c));
+}
