@@ -1,6 +1,9 @@
 #include "messages/json_reader.hpp"
 
 #include <boost/json.hpp>
+#include <boost/json/basic_parser_impl.hpp>
+
+#include <charconv>
 #include <fmt/format.h>
 
 namespace sessionrt::json {
@@ -58,27 +61,72 @@ bool replace_lone_surrogates(std::string_view in, std::string& out) {
   return changed;
 }
 
+// Builds values exactly as boost::json::parser does, except for doubles: Boost 1.81 computes
+// them with a fast algorithm that can be one unit in the last place off (0.9936527282127801
+// would come back as 0.99365272821278), which would change numbers on a load/save round trip.
+// Here each double is re-read from its source characters with std::from_chars, which rounds
+// correctly, as JavaScript's JSON.parse does.
+class precise_handler {
+ public:
+  static constexpr std::size_t max_array_size = -1;
+  static constexpr std::size_t max_object_size = -1;
+  static constexpr std::size_t max_string_size = -1;
+  static constexpr std::size_t max_key_size = -1;
+  using ec_t = boost::system::error_code;
+  using sv = boost::json::string_view;
+
+  explicit precise_handler(boost::json::storage_ptr sp) { st.reset(std::move(sp)); }
+  boost::json::value release() { return st.release(); }
+
+  bool on_document_begin(ec_t&) { return true; }
+  bool on_document_end(ec_t&) { return true; }
+  bool on_array_begin(ec_t&) { return true; }
+  bool on_array_end(std::size_t n, ec_t&) { st.push_array(n); return true; }
+  bool on_object_begin(ec_t&) { return true; }
+  bool on_object_end(std::size_t n, ec_t&) { st.push_object(n); return true; }
+  bool on_string_part(sv s, std::size_t, ec_t&) { st.push_chars(s); return true; }
+  bool on_string(sv s, std::size_t, ec_t&) { st.push_string(s); return true; }
+  bool on_key_part(sv s, std::size_t, ec_t&) { st.push_chars(s); return true; }
+  bool on_key(sv s, std::size_t, ec_t&) { st.push_key(s); return true; }
+  bool on_number_part(sv s, ec_t&) { number_.append(s.data(), s.size()); return true; }
+  bool on_int64(std::int64_t i, sv, ec_t&) { number_.clear(); st.push_int64(i); return true; }
+  bool on_uint64(std::uint64_t u, sv, ec_t&) { number_.clear(); st.push_uint64(u); return true; }
+  bool on_double(double d, sv s, ec_t&) {
+    number_.append(s.data(), s.size());
+    double exact = 0;
+    auto r = std::from_chars(number_.data(), number_.data() + number_.size(), exact);
+    // Out of range (1e400, 1e-400): keep Boost's infinity / zero, as JavaScript does.
+    st.push_double(r.ec == std::errc() ? exact : d);
+    number_.clear();
+    return true;
+  }
+  bool on_bool(bool b, ec_t&) { st.push_bool(b); return true; }
+  bool on_null(ec_t&) { st.push_null(); return true; }
+  bool on_comment_part(sv, ec_t&) { return true; }
+  bool on_comment(sv, ec_t&) { return true; }
+
+ private:
+  boost::json::value_stack st;
+  std::string number_;
+};
+
 result<boost::json::value> parse_once(std::string_view text, const parse_limits& limits, boost::json::storage_ptr sp,
                                       boost::system::error_code& ec) {
   boost::json::parse_options opt;
   opt.max_depth = limits.max_depth;
-  boost::json::stream_parser p(boost::json::storage_ptr(), opt);
-  p.reset(std::move(sp));
-  std::size_t n = p.write_some(text.data(), text.size(), ec);
+  boost::json::basic_parser<precise_handler> p(opt, std::move(sp));
+  std::size_t n = p.write_some(false, text.data(), text.size(), ec);
   if (!ec && n < text.size()) {
-    // Trailing data after a complete value.
-    ec = boost::json::error::extra_data;
     return result<boost::json::value>(errc::corrupt,
                                       fmt::format("invalid JSON at byte {}: unexpected data after the value", n));
   }
-  if (!ec) p.finish(ec);
   if (ec) {
     if (ec == boost::json::error::too_deep)
       return result<boost::json::value>(errc::limit_exceeded,
                                         fmt::format("JSON nested deeper than the limit of {} levels", limits.max_depth));
     return result<boost::json::value>(errc::corrupt, fmt::format("invalid JSON at byte {}: {}", n, ec.message()));
   }
-  return p.release();
+  return p.handler().release();
 }
 
 }  // namespace
