@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds with warnings as errors, and runs every test: unit and
+# compatibility tests (CTest), the kill -9 crash test (20 kills), and a short fuzz run.
+#   scripts/test.sh            the default run (what CI runs)
+#   scripts/test.sh --long     soak: 1000 kills per crash test, 10 minutes per fuzz target
+set -euo pipefail
+cd "$(dirname "$0")/.."
+long=0
+[ "${1:-}" = "--long" ] && long=1
+./scripts/setup.sh
+jobs=${SESSIONRT_JOBS:-$(nproc)}
+cmake -S . -B build -G Ninja -DSESSIONRT_WERROR=ON >/dev/null
+cmake --build build -j "$jobs"
+if [ $long = 1 ]; then export SESSIONRT_CRASH_KILLS=1000; fi
+ctest --test-dir build --output-on-failure -j "$jobs"
+if [ $long = 1 ]; then ./scripts/fuzz.sh --seconds 600; else ./scripts/fuzz.sh --seconds 30; fi
+echo "[test] all tests passed"
