@@ -162,7 +162,7 @@ TEST_CASE("numbers print as Number.prototype.toString prints them") {
   }
 }
 
-TEST_CASE("integers print without a fraction; beyond 2^53 as JavaScript's double") {
+TEST_CASE("integers print without a fraction - beyond 2^53 as JavaScript's double") {
   auto s = [](const char* text) { return json::to_compact(*json::parse(text)); };
   CHECK(s("1789041613500") == "1789041613500");
   CHECK(s("-0") == "0");
@@ -255,7 +255,7 @@ TEST_CASE("duplicate keys keep the first position and the last value, as JSON.pa
   CHECK(json::to_compact(*json::parse(R"({"a":1,"b":2,"a":3})")) == R"({"a":3,"b":2})");
 }
 
-TEST_CASE("doubles parse back to the exact same bits (JSON.parse rounds correctly; Boost 1.81 alone does not)") {
+TEST_CASE("doubles parse back to the exact same bits (JSON.parse rounds correctly - Boost 1.81 alone does not)") {
   std::uint64_t x = 0x9E3779B97F4A7C15ULL;
   int checked = 0;
   for (int i = 0; i < 200000; ++i) {

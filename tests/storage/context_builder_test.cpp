@@ -72,7 +72,7 @@ TEST_CASE("every pi vector: our context equals the one pi built") {
   CHECK(checked == 4);
 }
 
-TEST_CASE("an explicit null leaf gives an empty context; an unknown leaf id falls back to the last entry") {
+TEST_CASE("an explicit null leaf gives an empty context - an unknown leaf id falls back to the last entry") {
   testing::temp_dir dir;
   auto path = write_lines(dir, "a.jsonl", {kHeader, msg("a1", nullptr, "user", "hi"), msg("a2", "a1", "assistant", "yo")});
   auto rd = open_reader(path);
@@ -114,7 +114,7 @@ TEST_CASE("a compaction whose firstKeptEntryId is not on the path keeps nothing 
   CHECK(texts(*ctx) == std::vector<std::string>{"[compactionSummary] S", "two"});
 }
 
-TEST_CASE("custom messages and branch summaries enter the context; labels, custom, session_info do not") {
+TEST_CASE("custom messages and branch summaries enter the context - labels, custom, session_info do not") {
   testing::temp_dir dir;
   auto path = write_lines(
       dir, "b.jsonl",
@@ -151,7 +151,7 @@ TEST_CASE("OpenClaw leaf controls and side appends decide the active leaf") {
   CHECK(texts(*ctx) == std::vector<std::string>{"one", "two"});
 }
 
-TEST_CASE("malformed lines are skipped and counted; a parent cycle ends the walk") {
+TEST_CASE("malformed lines are skipped and counted - a parent cycle ends the walk") {
   testing::temp_dir dir;
   auto path = write_lines(dir, "m.jsonl",
                           {kHeader, msg("e1", "e2", "user", "one"), "{not json", std::string(16, '\0'),

@@ -130,7 +130,7 @@ TEST_CASE("store file: no trailing newline stays without one") {
   CHECK(saved.find("\"totalTokens\": 7,\n    \"delivery\"") != std::string::npos);
 }
 
-TEST_CASE("store file: unknown fields stay in place; set keeps position, new appends, clear removes") {
+TEST_CASE("store file: unknown fields stay in place - set keeps position, new appends, clear removes") {
   temp_dir dir;
   const std::string path = dir.file("sessions.json");
   write_text(path, vector_text());
@@ -163,7 +163,7 @@ TEST_CASE("store file: unknown fields stay in place; set keeps position, new app
   CHECK(reread.store().size() == 3);
 }
 
-TEST_CASE("store file: a missing file is an empty store; the first save creates dir 0700 and file 0600") {
+TEST_CASE("store file: a missing file is an empty store - the first save creates dir 0700 and file 0600") {
   temp_dir dir;
   const std::string sessions_dir = dir.path() + "/agents/main/sessions";
   const std::string path = sessions_dir + "/sessions.json";
@@ -189,7 +189,7 @@ TEST_CASE("store file: a missing file is an empty store; the first save creates 
   CHECK_FALSE(has_tmp_file(sessions_dir));
 }
 
-TEST_CASE("store file: save writes only when the text changed; durable=false skips fsync") {
+TEST_CASE("store file: save writes only when the text changed - durable=false skips fsync") {
   temp_dir dir;
   const std::string path = dir.file("sessions.json");
   write_text(path, vector_text());

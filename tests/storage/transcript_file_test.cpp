@@ -100,7 +100,7 @@ TEST_CASE("create refuses to overwrite an existing transcript") {
   CHECK(testing::read_text(dir.file("x.jsonl")) == "keep me\n");
 }
 
-TEST_CASE("branching: set_leaf then append starts a new branch; the old one stays readable") {
+TEST_CASE("branching: set_leaf then append starts a new branch - the old one stays readable") {
   testing::temp_dir dir;
   manual_clock clk(1796000000000);
   auto t = make(posix_fs(), clk, dir.file("b.jsonl"));
@@ -285,7 +285,7 @@ TEST_CASE("ENOSPC or EIO during a write rolls the append back and leaves the fil
   CHECK(texts(*ctx) == std::vector<std::string>{"kept", "after"});
 }
 
-TEST_CASE("an oversized entry is refused with the limit named; nothing is written") {
+TEST_CASE("an oversized entry is refused with the limit named - nothing is written") {
   testing::temp_dir dir;
   manual_clock clk(1);
   transcript_options o;

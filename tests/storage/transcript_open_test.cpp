@@ -19,7 +19,7 @@ header_fields header() {
 }
 }  // namespace
 
-TEST_CASE("a missing transcript is created; an existing healthy one is opened without a repair") {
+TEST_CASE("a missing transcript is created - an existing healthy one is opened without a repair") {
   testing::temp_dir dir;
   manual_clock clk(1796000000000);
   auto a = open_or_create_transcript(posix_fs(), clk, dir.file("s.jsonl"), header(), {});

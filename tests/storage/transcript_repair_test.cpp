@@ -86,7 +86,7 @@ mode_t mode_of(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("repair: unparseable lines are dropped, counted and listed; the rest is kept byte for byte") {
+TEST_CASE("repair: unparseable lines are dropped, counted and listed - the rest is kept byte for byte") {
   const std::string bad = R"({"type":"message","id":"x",)";
   auto r = repair(join({kHeader, kUser, bad, kOddAssistant}));
   CHECK(r.report.changed());
@@ -113,7 +113,7 @@ TEST_CASE("repair: a message entry without a message or with a missing/null/blan
   CHECK(r.cleaned_text == join({kHeader, kUser}));
 }
 
-TEST_CASE("repair: an empty error assistant turn gets the placeholder text; an empty clean stop does not") {
+TEST_CASE("repair: an empty error assistant turn gets the placeholder text - an empty clean stop does not") {
   const std::string empty_error =
       R"({"type":"message","id":"e1","parentId":"9ad2feaa","timestamp":"2026-11-30T01:31:20.054Z","message":{"role":"assistant","content":[],"api":"openai-responses","provider":"openai","model":"gpt","usage":{"input":0},"stopReason":"error","errorMessage":"boom","timestamp":1.50}})";
   const std::string empty_stop =
@@ -171,7 +171,7 @@ TEST_CASE("repair: blank user string content becomes (continue)") {
               zero_width}));
 }
 
-TEST_CASE("repair: user array content loses blank text blocks; an emptied one gets a (continue) block") {
+TEST_CASE("repair: user array content loses blank text blocks - an emptied one gets a (continue) block") {
   const std::string mixed =
       R"({"type":"message","id":"u1","parentId":null,"timestamp":"t","message":{"role":"user","content":[{"type":"text","text":"  "},{"type":"text","text":"hi"},{"type":"text","text":""}],"timestamp":1}})";
   const std::string all_blank =
@@ -253,7 +253,7 @@ TEST_CASE("repair: the pi vectors come out unchanged") {
   }
 }
 
-TEST_CASE("repair: a torn last line is dropped and counted; the file minus that line remains") {
+TEST_CASE("repair: a torn last line is dropped and counted - the file minus that line remains") {
   for (const auto& path : vector_files()) {
     const std::string text = read_text(path);
     REQUIRE(text.back() == '\n');
@@ -296,7 +296,7 @@ TEST_CASE("repair: a NUL-filled tail (power loss) is dropped and counted") {
   }
 }
 
-TEST_CASE("repair: CRLF line endings are accepted; a rewrite writes LF") {
+TEST_CASE("repair: CRLF line endings are accepted - a rewrite writes LF") {
   const std::string lf = join({kHeader, kUser, kOddAssistant});
   std::string crlf;
   for (char c : lf) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);

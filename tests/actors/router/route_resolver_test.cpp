@@ -194,7 +194,7 @@ TEST_CASE("groups, channels and rooms get their own keys") {
         "agent:main:signal:group:AbC=");
 }
 
-TEST_CASE("thread id is appended to the base key, lowercased; Matrix keeps case") {
+TEST_CASE("thread id is appended to the base key, lowercased - Matrix keeps case") {
   route_input in = group_event("slack", "channel", "C1");
   in.thread_id = "1700000000.ABC";
   const route r = resolve_route(in, routing_config{});

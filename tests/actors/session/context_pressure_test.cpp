@@ -96,7 +96,7 @@ TEST_CASE("pressure: a compaction re-arms every fraction") {
   CHECK(next_cycle.crossed == fractions{0.75, 0.90});
 }
 
-TEST_CASE("pressure: unknown threshold fires nothing; exact products are not rounded up") {
+TEST_CASE("pressure: unknown threshold fires nothing - exact products are not rounded up") {
   CHECK(check_pressure(pressure_config{}, pressure_state{}, 500000, 0, 0).crossed.empty());
   CHECK(check_pressure(pressure_config{}, pressure_state{}, 500000, -5, 0).crossed.empty());
   // 0.9 * 176000 is 158400.00000000003 in doubles; 158400 tokens still count as 90%.
