@@ -20,7 +20,7 @@ boost::json::object make_assistant() {
   a.model = "claude-sonnet-4-5";
   a.usage = {1200, 180, 0, 0, 0.0036, 0.0027, 0, 0};
   a.timestamp_ms = 1796000000000;
-  return assistant_message(a);
+  return assistant_message(std::move(a));
 }
 
 void build_assistant(benchmark::State& st) {

@@ -5,8 +5,11 @@
 //                 end: open + build context, median of reps. Two variants: the compaction as
 //                 sessionrt writes it, and as pi writes it (no sessionrt note: the walk skims
 //                 to the root). The files are kept in --dir so bench/pi_open_build.mjs can time
-//                 pi's SessionManager on the very same files.
-// Usage: storage_bench [--quick] [--dir DIR] [--pairs N] [--sizes a,b,c] [--reps R]
+//                 pi's SessionManager on the very same files;
+//   store       — sessions.json of 500/5k/50k rows shaped like peer-bench's store_entry.mjs:
+//                 load (median), and single-row updates each saved durably (temp + fsync +
+//                 rename + dir fsync), as OpenClaw's updateSessionStoreEntry does per update.
+// Usage: storage_bench [--quick] [--dir DIR] [--pairs N] [--sizes a,b,c] [--store-sizes a,b,c] [--reps R]
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -25,6 +28,7 @@
 #include "messages/transcript_entry.hpp"
 #include "storage/context_builder.hpp"
 #include "storage/durable_file.hpp"
+#include "storage/session_store_file.hpp"
 #include "storage/system_clock.hpp"
 #include "storage/transcript_file.hpp"
 
@@ -39,6 +43,7 @@ struct args {
   std::string dir;
   int pairs = 10000;
   std::vector<int> sizes{1000, 10000, 50000};
+  std::vector<int> store_sizes{500, 5000, 50000};
   int reps = 5;
 };
 
@@ -74,7 +79,7 @@ boost::json::object assistant_msg(const std::string& text, std::int64_t ts) {
   a.model = "claude-sonnet-4-5";
   a.usage = {1200, 180, 0, 0, 0.0036, 0.0027, 0, 0};
   a.timestamp_ms = ts;
-  return assistant_message(a);
+  return assistant_message(std::move(a));
 }
 
 header_fields header(const std::string& id) {
@@ -186,6 +191,72 @@ void bench_open_build(const args& a, const std::vector<std::string>& texts, int 
             << std::endl;
 }
 
+// peer-bench/bench/store_entry.mjs makeEntry(i, now, rand), field for field.
+session_entry bench_entry(int i, std::int64_t now, unsigned& seed) {
+  auto rnd = [&](int mod) {
+    seed = seed * 1103515245 + 12345;
+    return static_cast<std::int64_t>((seed >> 8) % static_cast<unsigned>(mod));
+  };
+  session_entry e;
+  const std::string n4 = fmt::format("{:04d}", i % 10000);
+  e.set_session_id(fmt::format("5e55{}-0000-4000-8000-{:012d}", n4, i));
+  e.set_updated_at(now - i * 1000LL);
+  e.set_session_started_at(now - i * 1000LL - 60000);
+  e.set_last_interaction_at(now - i * 1000LL);
+  e.set_chat_type("direct");
+  e.set_display_name(fmt::format("bench session {}", i));
+  e.set_thinking_level("medium");
+  e.set_input_tokens(rnd(100000));
+  e.set_output_tokens(rnd(20000));
+  e.set_total_tokens(0);
+  e.set_context_tokens(200000);
+  e.set_compaction_count(0);
+  return e;
+}
+
+void bench_store(const args& a, int n) {
+  const std::string path = fmt::format("{}/store-{}/sessions.json", a.dir, n);
+  unsigned seed = 45u + static_cast<unsigned>(n);
+  const std::int64_t now = real_clock().now_ms();
+  {
+    session_store_file f(posix_fs(), real_clock(), path);
+    f.store().reserve(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) f.store().upsert(fmt::format("agent:store{}:direct:u{}", n, i), bench_entry(i, now, seed));
+    if (!f.save().ok()) throw std::runtime_error("seed save failed");
+  }
+  std::vector<double> loads;
+  for (int r = 0; r < a.reps; ++r) {
+    session_store_file f(posix_fs(), real_clock(), path);
+    const auto t0 = steady::now();
+    auto rep = f.load();
+    loads.push_back(ms_since(t0));
+    if (!rep.ok() || rep->entry_count != static_cast<std::size_t>(n)) throw std::runtime_error("load failed");
+  }
+  session_store_file f(posix_fs(), real_clock(), path);
+  if (!f.load().ok()) throw std::runtime_error("load failed");
+  const int updates = a.quick ? 50 : (n >= 50000 ? 200 : 1000);
+  std::vector<double> lat;
+  const auto t0 = steady::now();
+  for (int u = 0; u < updates; ++u) {
+    const auto s0 = steady::now();
+    seed = seed * 1103515245 + 12345;
+    auto* e = f.store().find_for_update(fmt::format("agent:store{}:direct:u{}", n, (seed >> 8) % static_cast<unsigned>(n)));
+    e->set_updated_at(real_clock().now_ms());
+    e->set_input_tokens(e->input_tokens().value_or(0) + 1200);
+    e->set_output_tokens(e->output_tokens().value_or(0) + 180);
+    e->set_total_tokens(e->total_tokens().value_or(0) + 1380);
+    if (!f.save().ok()) throw std::runtime_error("save failed");
+    lat.push_back(ms_since(s0));
+  }
+  const double total = ms_since(t0);
+  std::sort(lat.begin(), lat.end());
+  std::cout << fmt::format(
+                   R"({{"bench":"store","entries":{},"file_bytes":{},"load_ms_median":{:.2f},"updates":{},"updates_per_s":{:.1f},"update_ms_median":{:.3f},"update_ms_p99":{:.3f}}})",
+                   n, posix_fs().stat(path)->size, median(loads), updates, updates / (total / 1000), median(lat),
+                   lat[std::min(lat.size() - 1, lat.size() * 99 / 100)])
+            << std::endl;
+}
+
 std::vector<int> parse_sizes(const std::string& s) {
   std::vector<int> out;
   std::stringstream ss(s);
@@ -208,13 +279,16 @@ int main(int argc, char** argv) {
       a.quick = true;
       a.pairs = 2000;
       a.sizes = {1000, 10000};
+      a.store_sizes = {500, 5000};
       a.reps = 3;
     } else if (k == "--dir") a.dir = next();
     else if (k == "--pairs") a.pairs = std::stoi(next());
     else if (k == "--sizes") a.sizes = parse_sizes(next());
+    else if (k == "--store-sizes") a.store_sizes = parse_sizes(next());
     else if (k == "--reps") a.reps = std::stoi(next());
     else if (k == "--help" || k == "-h") {
-      std::cout << "usage: storage_bench [--quick] [--dir DIR] [--pairs N] [--sizes 1000,10000,50000] [--reps R]\n";
+      std::cout << "usage: storage_bench [--quick] [--dir DIR] [--pairs N] [--sizes 1000,10000,50000]\n"
+                   "                     [--store-sizes 500,5000,50000] [--reps R]\n";
       return 0;
     } else {
       std::cerr << "storage_bench: unknown argument " << k << "\n";
@@ -224,11 +298,22 @@ int main(int argc, char** argv) {
   if (a.dir.empty()) {
     char tmpl[] = "/tmp/sessionrt-bench-XXXXXX";
     a.dir = mkdtemp(tmpl);
+  } else {
+    // Files of an earlier run in the same directory would make create() refuse.
+    auto names = posix_fs().list_dir(a.dir);
+    if (names.ok())
+      for (const auto& name : *names)
+        if (name.rfind("append-", 0) == 0 || name.rfind("long-", 0) == 0) (void)posix_fs().unlink(a.dir + "/" + name);
+    for (int n : a.store_sizes) (void)posix_fs().unlink(fmt::format("{}/store-{}/sessions.json", a.dir, n));
   }
   const auto texts = make_texts();
   for (auto mode : {durability::none, durability::batch, durability::sync}) {
     std::cerr << "[storage_bench] append " << durability_name(mode) << "\n";
     bench_append(a, texts, mode);
+  }
+  for (int n : a.store_sizes) {
+    std::cerr << "[storage_bench] store " << n << " rows\n";
+    bench_store(a, n);
   }
   for (int n : a.sizes)
     for (bool pi_style : {false, true}) {

@@ -256,6 +256,41 @@ result<std::vector<std::shared_ptr<const boost::json::object>>> transcript_reade
   return out;
 }
 
+result<std::vector<boost::json::object>> transcript_reader::tail(std::size_t max_entries, std::size_t max_bytes) {
+  std::vector<boost::json::object> out;
+  if (max_entries == 0 || data_end_ <= data_start_) return out;
+  const std::uint64_t span = std::min<std::uint64_t>(max_bytes, data_end_ - data_start_);
+  const std::uint64_t from = data_end_ - span;
+  auto data = pread_all(fs_, fd_, static_cast<std::size_t>(span), from);
+  if (!data.ok()) return data.error().with_context(path_);
+  stats_.bytes_read += data->size();
+  std::string_view text(*data);
+  // Unless the read started at the first data line, its first line may be cut: skip it.
+  std::size_t start = 0;
+  if (from > data_start_) {
+    auto nl = text.find('\n');
+    if (nl == std::string_view::npos) return out;
+    start = nl + 1;
+  }
+  std::vector<std::string_view> lines;
+  while (start < text.size()) {
+    auto nl = text.find('\n', start);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(start, nl - start);
+    if (!blank(line)) lines.push_back(line);
+    start = nl + 1;
+  }
+  const std::size_t first = lines.size() > max_entries ? lines.size() - max_entries : 0;
+  for (std::size_t i = first; i < lines.size(); ++i) {
+    auto parsed = json::parse_object(lines[i], json::parse_limits{limits_.max_line_bytes, 64});
+    if (parsed.ok())
+      out.push_back(std::move(*parsed));
+    else
+      ++stats_.malformed_lines;
+  }
+  return out;
+}
+
 // Reads the whole file, migrates v1 -> v2 -> v3 in memory [R§3.2] and indexes the result.
 status transcript_reader::load_legacy() {
   if (data_end_ > limits_.max_legacy_bytes)

@@ -75,6 +75,11 @@ class transcript_reader {
   // they are close). Positions must be indexed. Lines that fail to parse give nullptr.
   result<std::vector<std::shared_ptr<const boost::json::object>>> entries(const std::vector<position>& ps);
 
+  // The last entries of the file, oldest first: at most `max_entries`, reading at most
+  // `max_bytes` from the end (a line that does not fit is not returned). Does not touch the
+  // index. Lines that do not parse are skipped and counted in stats().malformed_lines.
+  result<std::vector<boost::json::object>> tail(std::size_t max_entries, std::size_t max_bytes);
+
   // --- used by transcript_file when it appends through the same fd ---
   void note_appended(std::uint64_t new_end) { data_end_ = new_end; }
 

@@ -6,6 +6,7 @@
 
 #include "messages/json_access.hpp"
 #include "messages/json_writer.hpp"
+#include "messages/transcript_entry.hpp"
 #include "runtime/cli/cli.hpp"
 #include "storage/context_builder.hpp"
 #include "storage/transcript_check.hpp"
@@ -117,6 +118,37 @@ void check_command(const std::string& file, bool as_json, cli_state& st) {
   st.exit_code = rep->ok() ? 0 : 1;
 }
 
+void tail_command(const std::string& file, std::size_t n, std::size_t bytes, bool as_json, cli_state& st) {
+  auto rd = storage::transcript_reader::open(storage::posix_fs(), file);
+  if (!rd.ok()) {
+    std::cerr << "sessionrt: " << rd.error().message() << "\n";
+    st.exit_code = 2;
+    return;
+  }
+  auto entries = (*rd)->tail(n, bytes);
+  if (!entries.ok()) {
+    std::cerr << "sessionrt: " << entries.error().message() << "\n";
+    st.exit_code = 2;
+    return;
+  }
+  for (const auto& e : *entries) {
+    if (as_json) {
+      std::cout << json::to_compact(e) << "\n";
+      continue;
+    }
+    std::string what(json::get_string(e, "type").value_or("?"));
+    std::string text;
+    if (const auto* m = message_of(e)) {
+      what = std::string(json::get_string(*m, "role").value_or("?"));
+      text = preview(*m);
+    } else if (auto s = json::get_string(e, "summary")) {
+      text = std::string(*s).substr(0, 100);
+    }
+    std::cout << fmt::format("{} {} {:<16} {}\n", json::get_string(e, "timestamp").value_or("-"),
+                             json::get_string(e, "id").value_or("-"), what, text);
+  }
+}
+
 }  // namespace
 
 void add_transcript_commands(CLI::App& app, cli_state& st) {
@@ -144,6 +176,19 @@ void add_transcript_commands(CLI::App& app, cli_state& st) {
   chk->add_option("FILE", ko->file, "Transcript file")->required()->check(CLI::ExistingFile);
   chk->add_flag("--json", ko->json, "Print the report as JSON");
   chk->callback([ko, &st] { check_command(ko->file, ko->json, st); });
+
+  struct tail_opts {
+    std::string file;
+    std::size_t n = 20, bytes = 1u << 20;
+    bool json = false;
+  };
+  auto to = std::make_shared<tail_opts>();
+  auto* tl = t->add_subcommand("tail", "Print the last entries, reading at most --bytes from the end of the file");
+  tl->add_option("FILE", to->file, "Transcript file")->required()->check(CLI::ExistingFile);
+  tl->add_option("-n,--entries", to->n, "How many entries (default 20)");
+  tl->add_option("--bytes", to->bytes, "Read at most this many bytes from the end (default 1 MiB)");
+  tl->add_flag("--json", to->json, "Print the entries as JSON lines");
+  tl->callback([to, &st] { tail_command(to->file, to->n, to->bytes, to->json, st); });
 }
 
 }  // namespace sessionrt::runtime

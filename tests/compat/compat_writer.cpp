@@ -21,7 +21,7 @@ boost::json::object assistant(boost::json::array content, const std::string& sto
   a.usage.cost_output = 0.00135;
   a.stop_reason = stop;
   a.timestamp_ms = 1789041615000;
-  return assistant_message(a);
+  return assistant_message(std::move(a));
 }
 boost::json::array text(const std::string& t) { return boost::json::array{text_block(t)}; }
 

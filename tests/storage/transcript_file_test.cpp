@@ -32,7 +32,7 @@ boost::json::object assistant(const std::string& text) {
   a.usage.input = 100;
   a.usage.output = 10;
   a.timestamp_ms = 1796000000000;
-  return assistant_message(a);
+  return assistant_message(std::move(a));
 }
 
 std::vector<std::string> texts(const session_context& c) {
@@ -359,4 +359,28 @@ TEST_CASE("opening a legacy file for writing migrates it to version 3 atomically
   auto ctx = (*t)->context();
   REQUIRE(ctx.ok());
   CHECK(ctx->messages.size() == 2);
+}
+
+TEST_CASE("tail reads at most the bytes asked for and returns the last entries in order") {
+  testing::temp_dir dir;
+  manual_clock clk(1796000000000);
+  const auto path = dir.file("tail.jsonl");
+  {
+    auto t = make(posix_fs(), clk, path, durability::none);
+    for (int i = 0; i < 500; ++i) REQUIRE(t->append_message(user_message("m" + std::to_string(i), i)).ok());
+  }
+  auto rd = transcript_reader::open(posix_fs(), path);
+  REQUIRE(rd.ok());
+  const auto before = (*rd)->stats().bytes_read;
+  auto last = (*rd)->tail(3, 1u << 20);
+  REQUIRE(last.ok());
+  REQUIRE(last->size() == 3);
+  CHECK(last->back().at("message").as_object().at("content").as_string() == "m499");
+  CHECK(last->front().at("message").as_object().at("content").as_string() == "m497");
+  auto small = (*rd)->tail(100, 1000);  // ~7 lines fit in 1000 bytes; the cut first line is skipped
+  REQUIRE(small.ok());
+  CHECK(small->size() < 10);
+  CHECK(small->size() >= 5);
+  CHECK((*rd)->stats().bytes_read - before <= (1u << 20) + 1000);
+  CHECK(small->back().at("message").as_object().at("content").as_string() == "m499");
 }

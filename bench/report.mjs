@@ -1,0 +1,40 @@
+// Joins sessionrt's figures (storage_bench) and the reference's (peer-bench, and pi on the same
+// files) into markdown tables with ratios. Usage: node report.mjs FILE.jsonl...
+import fs from "node:fs";
+
+const lines = process.argv.slice(2).flatMap((f) => fs.readFileSync(f, "utf8").split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l)));
+const ours = (b) => lines.filter((l) => l.bench === b);
+const peer = (b) => lines.find((l) => l.bench === b);
+const f = (x, d = 1) => (x == null ? "–" : Number(x).toLocaleString("en-US", { maximumFractionDigits: d }));
+const ratio = (a, b) => (a && b ? `${f(a / b, 1)}×` : "–");
+let md = "";
+
+const piA = peer("a_transcript_append");
+md += "### Transcript appends (user/assistant pairs, ~400 B text, messages built in the loop)\n\n";
+md += "| implementation | durability | entries | appends/s | µs/append | fdatasyncs | write syscalls | vs pi |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
+if (piA?.append) md += `| pi SessionManager.appendMessage | none (appendFileSync) | ${f(piA.append.entries, 0)} | ${f(piA.append.appends_per_s, 0)} | ${f(piA.append.us_per_append, 2)} | 0 | ${f(piA.append.write_syscalls_per_append * piA.append.entries, 0)} | 1× |\n`;
+for (const a of ours("append"))
+  md += `| sessionrt transcript_file | ${a.mode} | ${f(a.entries, 0)} | ${f(a.appends_per_s, 0)} | ${f(a.us_per_append, 2)} | ${f(a.fdatasyncs, 0)} | ${f(a.write_syscalls, 0)} | ${ratio(a.appends_per_s, piA?.append?.appends_per_s)} |\n`;
+
+md += "\n### Open + build context, compaction 100 entries before the end (same files for both)\n\n";
+md += "| entries | file MB | compaction written by | sessionrt ms | bytes read | lines indexed | pi ms (same file) | pi ctx msgs | speed-up |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|\n";
+for (const o of ours("open_build")) {
+  const p = lines.find((l) => l.bench === "pi_open_build_same_file" && l.file === o.file);
+  md += `| ${f(o.entries, 0)} | ${f(o.file_bytes / 1e6, 1)} | ${o.variant === "pi-compaction" ? "pi (no sessionrt note)" : "sessionrt"} | ${f(o.open_build_ms_median, 3)} | ${f(o.bytes_read, 0)} | ${f(o.lines_indexed, 0)} | ${f(p?.open_build_ms_median, 1)} | ${f(p?.ctx_messages, 0)} | ${ratio(p?.open_build_ms_median, o.open_build_ms_median)} |\n`;
+}
+if (piA?.open_build) {
+  md += "\nFor reference, peer-bench's own pi figures (no compaction): " +
+    piA.open_build.map((o) => `${f(o.entries, 0)} entries ${f(o.open_build_ms_median, 1)} ms`).join(", ") + ".\n";
+}
+const piB = peer("b_compaction");
+if (piB?.sizes) md += "peer-bench pi reopen+build after a compaction (firstKept at 90%): " +
+  piB.sizes.map((s) => `${f(s.entries, 0)} entries ${f(s.reopen_build_after_ms_median, 1)} ms`).join(", ") + ".\n";
+
+const oc = peer("c_session_store_legacy_json");
+md += "\n### sessions.json: load and single-row durable updates\n\n";
+md += "| rows | file MB | sessionrt load ms | OpenClaw load ms | sessionrt updates/s | OpenClaw updates/s | update speed-up | sessionrt update ms (median / p99) |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+for (const s of ours("store")) {
+  const o = oc?.sizes?.find((x) => x.entries === s.entries);
+  md += `| ${f(s.entries, 0)} | ${f(s.file_bytes / 1e6, 1)} | ${f(s.load_ms_median, 1)} | ${f(o?.load_ms_median, 1)} | ${f(s.updates_per_s, 1)} | ${f(o?.updates_per_s, 1)} | ${ratio(s.updates_per_s, o?.updates_per_s)} | ${f(s.update_ms_median, 2)} / ${f(s.update_ms_p99, 2)} |\n`;
+}
+process.stdout.write(md);
