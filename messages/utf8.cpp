@@ -50,24 +50,58 @@ bool is_valid_utf8(std::string_view sv) noexcept {
   return true;
 }
 
-std::string to_valid_utf8(std::string_view sv, std::size_t* replaced) {
-  const auto* s = reinterpret_cast<const unsigned char*>(sv.data());
-  const std::size_t n = sv.size();
+// Each maximal invalid subpart becomes one U+FFFD (WHATWG "UTF-8 decode", what Node does when
+// it reads a file as text).
+std::string to_valid_utf8(std::string_view in, std::size_t* replaced_out) {
+  std::size_t replaced = 0;
   std::string out;
-  out.reserve(n);
-  std::size_t count = 0;
-  for (std::size_t i = 0; i < n;) {
-    std::size_t len = valid_sequence(s, n, i);
-    if (len == 0) {
-      out += "\xEF\xBF\xBD";
-      ++count;
-      ++i;
-    } else {
-      out.append(sv.data() + i, len);
-      i += len;
+  out.reserve(in.size());
+  const std::size_t n = in.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const auto b = static_cast<unsigned char>(in[i]);
+    if (b < 0x80) {
+      out += in[i++];
+      continue;
     }
+    int need = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (b >= 0xC2 && b <= 0xDF) {
+      need = 1;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      need = 2;
+      if (b == 0xE0) lo = 0xA0;
+      if (b == 0xED) hi = 0x9F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      need = 3;
+      if (b == 0xF0) lo = 0x90;
+      if (b == 0xF4) hi = 0x8F;
+    } else {
+      out += "\xEF\xBF\xBD";
+      ++replaced;
+      ++i;
+      continue;
+    }
+    std::size_t j = i + 1;
+    bool ok = true;
+    for (int k = 0; k < need; ++k, ++j) {
+      const auto c = j < n ? static_cast<unsigned char>(in[j]) : 0;
+      if (j >= n || c < lo || c > hi) {
+        ok = false;
+        break;
+      }
+      lo = 0x80;
+      hi = 0xBF;
+    }
+    if (ok) {
+      out.append(in.data() + i, j - i);
+    } else {
+      out += "\xEF\xBF\xBD";
+      ++replaced;
+    }
+    i = j;
   }
-  if (replaced) *replaced = count;
+  if (replaced_out) *replaced_out = replaced;
   return out;
 }
 

@@ -14,7 +14,10 @@
 #include "messages/ids.hpp"
 #include "messages/iso_time.hpp"
 #include "messages/json_access.hpp"
+#include "messages/js_text.hpp"
 #include "messages/json_writer.hpp"
+#include "messages/utf8.hpp"
+#include "storage/archive_names.hpp"
 #include "storage/durable_file.hpp"
 
 namespace sessionrt::storage {
@@ -47,105 +50,6 @@ const char* kind_name(const bj::value& v) {
     case bj::kind::object: return "an object";
   }
   return "a value";
-}
-
-// Decodes the code point starting at s[i] of valid UTF-8; sets `len`.
-char32_t decode_at(std::string_view s, std::size_t i, std::size_t& len) {
-  const auto b = static_cast<unsigned char>(s[i]);
-  if (b < 0x80) {
-    len = 1;
-    return b;
-  }
-  len = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2;
-  if (i + len > s.size()) {
-    len = 1;
-    return 0xFFFD;
-  }
-  char32_t cp = b & (0x7F >> len);
-  for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  return cp;
-}
-
-// JavaScript's String.prototype.trim set: WhiteSpace and LineTerminator.
-bool is_js_space(char32_t c) {
-  switch (c) {
-    case 0x09: case 0x0A: case 0x0B: case 0x0C: case 0x0D: case 0x20: case 0xA0: case 0x1680:
-    case 0x2028: case 0x2029: case 0x202F: case 0x205F: case 0x3000: case 0xFEFF:
-      return true;
-    default:
-      return c >= 0x2000 && c <= 0x200A;
-  }
-}
-
-std::string_view js_trim(std::string_view s) {
-  std::size_t len = 0;
-  while (!s.empty()) {
-    char32_t c = decode_at(s, 0, len);
-    if (!is_js_space(c)) break;
-    s.remove_prefix(len);
-  }
-  while (!s.empty()) {
-    std::size_t start = s.size() - 1;
-    while (start > 0 && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
-    char32_t c = decode_at(s, start, len);
-    if (!is_js_space(c)) break;
-    s.remove_suffix(s.size() - start);
-  }
-  return s;
-}
-
-// Replaces each maximal invalid UTF-8 subpart by U+FFFD, as Node's UTF-8 decoding (WHATWG) does
-// when OpenClaw reads the file. Returns the number of replacements.
-std::size_t replace_invalid_utf8(std::string_view in, std::string& out) {
-  std::size_t replaced = 0;
-  out.clear();
-  out.reserve(in.size());
-  std::size_t i = 0;
-  const std::size_t n = in.size();
-  while (i < n) {
-    const auto b = static_cast<unsigned char>(in[i]);
-    if (b < 0x80) {
-      out += in[i++];
-      continue;
-    }
-    int need = 0;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (b >= 0xC2 && b <= 0xDF) {
-      need = 1;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-      need = 2;
-      if (b == 0xE0) lo = 0xA0;
-      if (b == 0xED) hi = 0x9F;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      need = 3;
-      if (b == 0xF0) lo = 0x90;
-      if (b == 0xF4) hi = 0x8F;
-    } else {
-      out += "\xEF\xBF\xBD";
-      ++replaced;
-      ++i;
-      continue;
-    }
-    std::size_t j = i + 1;
-    bool ok = true;
-    for (int k = 0; k < need; ++k, ++j) {
-      const auto c = j < n ? static_cast<unsigned char>(in[j]) : 0;
-      if (j >= n || c < lo || c > hi) {
-        ok = false;
-        break;
-      }
-      lo = 0x80;
-      hi = 0xBF;
-    }
-    if (ok) {
-      out.append(in.substr(i, j - i));
-    } else {
-      out += "\xEF\xBF\xBD";
-      ++replaced;
-    }
-    i = j;
-  }
-  return replaced;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -395,26 +299,8 @@ std::vector<salvaged_key> salvage_keys(std::string_view text) {
 
 // "<name>.<pid>.<uuid>.tmp" or "<name>.<uuid>.tmp" (OpenClaw's and our temp names).
 bool is_temp_name(std::string_view name, std::string_view base) {
-  if (name.size() < base.size() + 1 + 36 + 4 || name.substr(0, base.size()) != base || name[base.size()] != '.' ||
-      name.substr(name.size() - 4) != ".tmp")
-    return false;
-  std::string_view mid = name.substr(base.size() + 1, name.size() - base.size() - 5);
-  std::size_t dot = mid.find('.');
-  if (dot != std::string_view::npos) {
-    std::string_view pid = mid.substr(0, dot);
-    if (pid.empty() || !std::all_of(pid.begin(), pid.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
-    mid.remove_prefix(dot + 1);
-  }
-  if (mid.size() != 36) return false;
-  for (std::size_t i = 0; i < 36; ++i) {
-    const char c = mid[i];
-    if (i == 8 || i == 13 || i == 18 || i == 23) {
-      if (c != '-') return false;
-    } else if (!std::isxdigit(static_cast<unsigned char>(c))) {
-      return false;
-    }
-  }
-  return true;
+  const artifact_name a = classify(name);
+  return (a.kind == artifact_kind::store_temp || a.kind == artifact_kind::temp) && a.base == base;
 }
 
 // A header "sessionKey" we accept as a store key: short, trimmed, no control characters.
@@ -686,8 +572,9 @@ result<parsed_store> load_from_text(std::string_view text, const json::parse_lim
   }
   auto parsed = json::parse(text, limits);
   if (!parsed.ok() && parsed.error().code() == errc::corrupt) {
-    std::string repaired;
-    if (std::size_t n = replace_invalid_utf8(text, repaired); n > 0) {
+    std::size_t n = 0;
+    const std::string repaired = to_valid_utf8(text, &n);
+    if (n > 0) {
       auto again = json::parse(repaired, limits);
       if (again.ok()) {
         parsed = std::move(again);
@@ -769,7 +656,7 @@ result<store_load_report> session_store_file::quarantine_and_rebuild(std::string
   store_quarantine q;
   q.cause = cause.message();
 
-  const std::string stem = path_ + ".corrupt-" + format_archive_ts(clock_.now_ms());
+  const std::string stem = store_quarantine_name(path_, clock_.now_ms());
   q.quarantined_path = stem;
   for (int n = 1; fs_.lstat(q.quarantined_path).ok(); ++n) q.quarantined_path = fmt::format("{}-{}", stem, n);
   if (status st = fs_.rename(path_, q.quarantined_path); !st.ok())

@@ -13,8 +13,10 @@
 #include "messages/ids.hpp"
 #include "messages/iso_time.hpp"
 #include "messages/json_access.hpp"
+#include "messages/js_text.hpp"
 #include "messages/json_writer.hpp"
 #include "messages/transcript_entry.hpp"
+#include "storage/archive_names.hpp"
 #include "storage/durable_file.hpp"
 
 namespace sessionrt::storage {
@@ -25,62 +27,6 @@ constexpr std::string_view kFailedAssistantText = "[assistant turn failed before
 constexpr std::string_view kCorruptedImageText = "[image omitted: corrupted base64 payload]";
 constexpr std::string_view kBlankUserText = "(continue)";
 constexpr std::string_view kMissingToolResultText = "aborted";
-
-// --- JavaScript String.prototype.trim over UTF-8 ---
-
-// Decodes the code point at s[i] and advances i. Anything that is not well-formed UTF-8
-// (including overlong forms and surrogates) reads as one U+FFFD, as TextDecoder would.
-char32_t next_code_point(std::string_view s, std::size_t& i) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  if (b0 < 0x80) {
-    ++i;
-    return b0;
-  }
-  std::size_t len = b0 >= 0xF0 ? 4 : b0 >= 0xE0 ? 3 : b0 >= 0xC0 ? 2 : 0;
-  if (len == 0 || i + len > s.size()) {
-    ++i;
-    return 0xFFFD;
-  }
-  char32_t cp = b0 & (0x7F >> len);
-  for (std::size_t k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if ((b & 0xC0) != 0x80) {
-      ++i;
-      return 0xFFFD;
-    }
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  static constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-    ++i;
-    return 0xFFFD;
-  }
-  i += len;
-  return cp;
-}
-
-// WhiteSpace and LineTerminator of ECMAScript (what trim() removes).
-bool is_js_space(char32_t c) {
-  switch (c) {
-    case 0x09: case 0x0A: case 0x0B: case 0x0C: case 0x0D: case 0x20: case 0xA0: case 0x1680:
-    case 0x2028: case 0x2029: case 0x202F: case 0x205F: case 0x3000: case 0xFEFF:
-      return true;
-    default:
-      return c >= 0x2000 && c <= 0x200A;
-  }
-}
-
-std::string_view js_trim(std::string_view s) {
-  std::size_t i = 0, first = s.size(), last = 0;
-  while (i < s.size()) {
-    const std::size_t at = i;
-    if (!is_js_space(next_code_point(s, i))) {
-      if (first == s.size()) first = at;
-      last = i;
-    }
-  }
-  return first == s.size() ? std::string_view() : s.substr(first, last - first);
-}
 
 bool is_js_blank(std::string_view s) { return js_trim(s).empty(); }
 
@@ -542,7 +488,7 @@ result<repair_report> repair_transcript_file(fs& f, clock& clk, const std::strin
   if (!rep.changed()) return std::move(rep);
 
   const mode_t mode = before->mode & 07777;
-  const std::string backup = fmt::format("{}.bak-{}-{}", path, ::getpid(), now);
+  const std::string backup = repair_backup_name(path, ::getpid(), now);
   auto untouched = [&](const status& st) {
     return status(st.code(),
                   fmt::format("repairing transcript {} failed, the file was left as it is: {}", path, st.message()));

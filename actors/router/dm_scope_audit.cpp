@@ -7,7 +7,7 @@
 namespace sessionrt::actors {
 namespace {
 
-std::string lower_trimmed(std::string_view s) { return js_lowercase(js_trim(s)); }
+std::string lower_trimmed(std::string_view s) { return js_lowercase(trimmed_text(s)); }
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
@@ -46,10 +46,10 @@ std::string entry_channel(const session_entry& e) {
 
 std::string entry_display_name(const session_entry& e) {
   auto name = e.display_name();
-  if (name && !js_trim(*name).empty()) return js_trim(*name);
+  if (name && !trimmed_text(*name).empty()) return trimmed_text(*name);
   const boost::json::object* origin = e.origin();
   auto label = origin ? json::get_string(*origin, "label") : std::nullopt;
-  return label ? js_trim(*label) : std::string();
+  return label ? trimmed_text(*label) : std::string();
 }
 
 bool chat_type_is_direct_or_absent(const session_entry& e) {
@@ -148,7 +148,7 @@ std::string person_of(const routing_config& config, const dm_sighting& s) {
     return "~" + js_lowercase(*name);
   if (s.from_key)  // per-peer keys of linked people hold the canonical name itself
     for (const auto& [canonical, ids] : config.session.links)
-      if (!js_trim(canonical).empty() && lower_trimmed(canonical) == s.peer_id)
+      if (!trimmed_text(canonical).empty() && lower_trimmed(canonical) == s.peer_id)
         return "~" + s.peer_id;
   return s.channel.empty() ? s.peer_id : s.channel + ":" + s.peer_id;
 }
@@ -276,7 +276,7 @@ void check_identity_links(const routing_config& config, const std::vector<dm_sig
         "ids share one session per person."));
   std::map<std::string, std::string> owner;  // lowercase id -> first canonical name
   for (const auto& [raw_canonical, ids] : links) {
-    const std::string canonical = js_trim(raw_canonical);
+    const std::string canonical = trimmed_text(raw_canonical);
     if (canonical.empty()) continue;
     for (const std::string& raw_id : ids) {
       const std::string id = lower_trimmed(raw_id);

@@ -8,81 +8,7 @@
 namespace sessionrt::actors {
 namespace {
 
-// ---- UTF-8 code points ----------------------------------------------------------------------
-
-struct code_point {
-  char32_t value = 0;
-  std::size_t length = 0;  // 0: not a valid UTF-8 sequence at this position
-};
-
-code_point decode_at(std::string_view s, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char lead = byte(i);
-  if (lead < 0x80) return {lead, 1};
-  std::size_t len = lead >= 0xF0 && lead <= 0xF4 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0;
-  if (lead >= 0xF5) len = 0;
-  if (len == 0 || i + len > s.size()) return {};
-  char32_t cp = lead & (0x7F >> len);
-  for (std::size_t k = 1; k < len; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return {};
-    cp = (cp << 6) | (byte(i + k) & 0x3F);
-  }
-  const bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
-  if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return {};
-  return {cp, len};
-}
-
-void append_utf8(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
-bool is_js_whitespace(char32_t cp) {
-  return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0xA0 || cp == 0x1680 ||
-         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
-         cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;
-}
-
 bool in(char32_t cp, char32_t lo, char32_t hi) { return cp >= lo && cp <= hi; }
-
-// Simple lowercase mapping of String.prototype.toLowerCase for the scripts listed in the
-// header. U+0130 (dotted I) is handled by the caller: it becomes "i" + U+0307.
-char32_t lower_code_point(char32_t cp) {
-  if (in(cp, 'A', 'Z') || (in(cp, 0xC0, 0xDE) && cp != 0xD7)) return cp + 0x20;
-  const bool even = cp % 2 == 0;
-  if (in(cp, 0x100, 0x17F)) {
-    if (cp == 0x178) return 0xFF;
-    if (even && (in(cp, 0x100, 0x12F) || in(cp, 0x132, 0x137) || in(cp, 0x14A, 0x177)))
-      return cp + 1;
-    if (!even && (in(cp, 0x139, 0x148) || in(cp, 0x179, 0x17E))) return cp + 1;
-    return cp;
-  }
-  if (cp == 0x386) return 0x3AC;
-  if (in(cp, 0x388, 0x38A)) return cp + 37;
-  if (cp == 0x38C) return 0x3CC;
-  if (in(cp, 0x38E, 0x38F)) return cp + 63;
-  if (in(cp, 0x391, 0x3A1) || in(cp, 0x3A3, 0x3AB)) return cp + 0x20;
-  if (in(cp, 0x400, 0x40F)) return cp + 0x50;
-  if (in(cp, 0x410, 0x42F)) return cp + 0x20;
-  if (cp == 0x4C0) return 0x4CF;
-  if (even && (in(cp, 0x460, 0x481) || in(cp, 0x48A, 0x4BF) || in(cp, 0x4D0, 0x52F))) return cp + 1;
-  if (!even && in(cp, 0x4C1, 0x4CE)) return cp + 1;
-  if (in(cp, 0xFF21, 0xFF3A)) return cp + 0x20;
-  return cp;
-}
 
 // Byte-for-byte ASCII lowercase: same length as the input, so positions found in it are
 // positions in the original (used for locating structural markers).
@@ -123,7 +49,7 @@ std::string join(const std::vector<std::string_view>& parts, std::size_t from, c
   return out;
 }
 
-std::string lower_trimmed(std::string_view s) { return js_lowercase(js_trim(s)); }
+std::string lower_trimmed(std::string_view s) { return js_lowercase(trimmed_text(s)); }
 
 // ---- id tokens (agent ids, account ids) ---------------------------------------------------
 
@@ -140,7 +66,7 @@ bool is_valid_id(std::string_view s) {
 }
 
 std::string normalize_id_token(std::string_view raw, std::string_view fallback) {
-  const std::string trimmed = js_trim(raw);
+  const std::string trimmed = trimmed_text(raw);
   if (trimmed.empty()) return std::string(fallback);
   if (is_valid_id(trimmed)) return ascii_lowercase(trimmed);
   std::string out;
@@ -268,7 +194,7 @@ std::string entry_chat_type(const session_entry* entry) {
 
 bool is_valid_utf8(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
-    const code_point cp = decode_at(s, i);
+    const code_point cp = decode_utf8_at(s, i);
     if (cp.length == 0) return false;
     i += cp.length;
   }
@@ -277,7 +203,7 @@ bool is_valid_utf8(std::string_view s) {
 
 bool has_control_char(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
-    const code_point cp = decode_at(s, i);
+    const code_point cp = decode_utf8_at(s, i);
     if (cp.value < 0x20 || in(cp.value, 0x7F, 0x9F)) return true;
     i += cp.length;
   }
@@ -303,7 +229,7 @@ std::string string_field(const boost::json::object* o, std::string_view key) {
 
 // "room:!AbC:server" -> "!AbC:server": the opaque room id starts at the first '!' or '#'.
 std::string delivery_target(std::string_view raw) {
-  const std::string trimmed = js_trim(raw);
+  const std::string trimmed = trimmed_text(raw);
   const std::size_t sigil = trimmed.find_first_of("!#");
   return sigil == std::string::npos ? trimmed : trimmed.substr(sigil);
 }
@@ -325,7 +251,7 @@ std::vector<std::string> entry_delivery_targets(const session_entry& entry) {
 // String(value).trim() for a string or number id; "" otherwise.
 std::string thread_id_text(const boost::json::value* v) {
   if (v == nullptr) return {};
-  if (v->is_string()) return js_trim(v->get_string());
+  if (v->is_string()) return trimmed_text(v->get_string());
   if (v->is_number()) return json::to_compact(*v);
   return {};
 }
@@ -386,42 +312,7 @@ std::optional<session_scope> parse_session_scope(std::string_view text) {
 
 // ---- text primitives --------------------------------------------------------------------------
 
-std::string js_trim(std::string_view text) {
-  std::size_t begin = 0;
-  while (begin < text.size()) {
-    const code_point cp = decode_at(text, begin);
-    if (cp.length == 0 || !is_js_whitespace(cp.value)) break;
-    begin += cp.length;
-  }
-  std::size_t end = text.size();
-  while (end > begin) {
-    std::size_t start = end - 1;
-    while (start > begin && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
-    const code_point cp = decode_at(text, start);
-    if (cp.length != end - start || !is_js_whitespace(cp.value)) break;
-    end = start;
-  }
-  return std::string(text.substr(begin, end - begin));
-}
-
-std::string js_lowercase(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
-    const code_point cp = decode_at(text, i);
-    if (cp.length == 0) {  // not UTF-8: keep the byte
-      out += text[i++];
-      continue;
-    }
-    if (cp.value == 0x130) {
-      out += "i\xCC\x87";  // U+0130 -> "i" + U+0307, as toLowerCase does
-    } else {
-      append_utf8(out, lower_code_point(cp.value));
-    }
-    i += cp.length;
-  }
-  return out;
-}
+std::string trimmed_text(std::string_view text) { return std::string(js_trim(text)); }
 
 // ---- normalization ----------------------------------------------------------------------------
 
@@ -434,7 +325,7 @@ std::string normalize_account_id(std::string_view raw) {
 }
 
 std::string normalize_main_key(std::string_view raw) {
-  const std::string trimmed = js_trim(raw);
+  const std::string trimmed = trimmed_text(raw);
   return trimmed.empty() ? std::string(default_main_key) : js_lowercase(trimmed);
 }
 
@@ -453,13 +344,13 @@ bool is_case_preserving_peer(std::string_view channel, std::string_view peer_kin
 
 std::string normalize_session_peer_id(std::string_view channel, std::string_view peer_kind,
                                       std::string_view peer_id) {
-  const std::string trimmed = js_trim(peer_id);
+  const std::string trimmed = trimmed_text(peer_id);
   if (trimmed.empty()) return {};
   return is_case_preserving_peer(channel, peer_kind) ? trimmed : js_lowercase(trimmed);
 }
 
 std::string normalize_session_key(std::string_view key) {
-  const std::string raw = js_trim(key);
+  const std::string raw = trimmed_text(key);
   const std::string lower = ascii_lowercase(raw);
   if (!contains(lower, "signal:") && !contains(lower, "matrix:")) return js_lowercase(raw);
   std::string out;
@@ -468,7 +359,7 @@ std::string normalize_session_key(std::string_view key) {
     if (span.start < cursor) continue;  // inside a span already emitted
     out += js_lowercase(std::string_view(raw).substr(cursor, span.start - cursor));
     const std::string_view kept = std::string_view(raw).substr(span.start, span.end - span.start);
-    out += span.trim ? js_trim(kept) : std::string(kept);
+    out += span.trim ? trimmed_text(kept) : std::string(kept);
     cursor = span.end;
   }
   out += js_lowercase(std::string_view(raw).substr(cursor));
@@ -481,16 +372,16 @@ std::optional<parsed_agent_key> parse_agent_session_key(std::string_view key) {
   const std::string raw = normalize_session_key(key);
   const auto parts = split_non_empty(raw, ':');
   if (parts.size() < 3 || parts[0] != "agent") return std::nullopt;
-  std::string agent_id = js_trim(parts[1]);
+  std::string agent_id = trimmed_text(parts[1]);
   if (agent_id.empty()) return std::nullopt;
   return parsed_agent_key{std::move(agent_id), join(parts, 2, ':')};
 }
 
 thread_suffix split_thread_suffix(std::string_view key) {
-  const std::string raw = js_trim(key);
+  const std::string raw = trimmed_text(key);
   const std::size_t at = ascii_lowercase(raw).rfind(":thread:");
   if (at == std::string::npos) return {raw, {}};
-  return {raw.substr(0, at), js_trim(std::string_view(raw).substr(at + 8))};
+  return {raw.substr(0, at), trimmed_text(std::string_view(raw).substr(at + 8))};
 }
 
 bool is_cron_run_key(std::string_view key) {
@@ -531,7 +422,7 @@ std::string_view reset_type_of(std::string_view key, bool is_thread_hint, bool i
 
 std::string canonicalize_main_alias(std::string_view key, std::string_view agent_id,
                                     std::string_view main_key, session_scope scope) {
-  const std::string raw = js_trim(key);
+  const std::string raw = trimmed_text(key);
   if (raw.empty()) return raw;
   const std::string mk = normalize_main_key(main_key);
   const std::string canonical = build_main_key(agent_id, mk);
@@ -547,7 +438,7 @@ std::string canonicalize_main_alias(std::string_view key, std::string_view agent
 
 bool is_plausible_session_key(std::string_view text) {
   if (text.empty() || text.size() > max_plausible_key_length) return false;
-  if (!is_valid_utf8(text) || has_control_char(text) || js_trim(text).empty()) return false;
+  if (!is_valid_utf8(text) || has_control_char(text) || trimmed_text(text).empty()) return false;
   if (contains(text, "\\") || text.front() == '/' || contains(text, "//")) return false;
   return !contains(text, "../") && !contains(text, "/..");
 }
@@ -561,13 +452,13 @@ std::string build_main_key(std::string_view agent_id, std::string_view main_key)
 std::optional<std::string> resolve_linked_peer_id(const identity_links& links,
                                                   std::string_view channel,
                                                   std::string_view peer_id) {
-  const std::string peer = js_trim(peer_id);
+  const std::string peer = trimmed_text(peer_id);
   if (peer.empty()) return std::nullopt;
   const std::string bare = js_lowercase(peer);
   const std::string ch = lower_trimmed(channel);
   const std::string scoped = ch.empty() ? std::string() : lower_trimmed(ch + ":" + peer);
   for (const auto& [canonical, ids] : links) {
-    std::string name = js_trim(canonical);
+    std::string name = trimmed_text(canonical);
     if (name.empty()) continue;
     for (const std::string& id : ids) {
       const std::string candidate = lower_trimmed(id);
@@ -580,7 +471,7 @@ std::optional<std::string> resolve_linked_peer_id(const identity_links& links,
 namespace {
 
 std::string direct_peer_key(const peer_key_params& p) {
-  std::string peer = js_trim(p.peer_id);
+  std::string peer = trimmed_text(p.peer_id);
   if (p.scope != dm_scope::main && p.links != nullptr)
     if (auto linked = resolve_linked_peer_id(*p.links, p.channel, peer)) peer = *linked;
   peer = js_lowercase(peer);
@@ -611,7 +502,7 @@ std::string build_peer_key(const peer_key_params& p) {
 
 std::string build_thread_key(std::string_view base_key, std::string_view thread_id,
                              bool lowercase_thread_id) {
-  const std::string id = js_trim(thread_id);
+  const std::string id = trimmed_text(thread_id);
   if (id.empty()) return std::string(base_key);
   return std::string(base_key) + ":thread:" + (lowercase_thread_id ? js_lowercase(id) : id);
 }
@@ -624,7 +515,7 @@ std::string build_telegram_topic_key(std::string_view agent_id, std::string_view
 
 std::string to_agent_store_key(std::string_view agent_id, std::string_view request_key,
                                std::string_view main_key) {
-  const std::string raw = js_trim(request_key);
+  const std::string raw = trimmed_text(request_key);
   if (raw.empty() || js_lowercase(raw) == default_main_key)
     return build_main_key(agent_id, main_key);
   if (auto parsed = parse_agent_session_key(raw))
@@ -634,7 +525,7 @@ std::string to_agent_store_key(std::string_view agent_id, std::string_view reque
   return "agent:" + normalize_agent_id(agent_id) + ":" + normalized;
 }
 
-std::string build_cron_request_key(std::string_view job_id) { return "cron:" + js_trim(job_id); }
+std::string build_cron_request_key(std::string_view job_id) { return "cron:" + trimmed_text(job_id); }
 
 std::string build_cron_key(std::string_view agent_id, std::string_view job_id) {
   return to_agent_store_key(agent_id, build_cron_request_key(job_id));
@@ -645,7 +536,7 @@ std::string build_cron_run_key(std::string_view agent_id, std::string_view job_i
   return build_cron_key(agent_id, job_id) + ":run:" + lower_trimmed(session_id);
 }
 
-std::string build_hook_request_key(std::string_view uuid) { return "hook:" + js_trim(uuid); }
+std::string build_hook_request_key(std::string_view uuid) { return "hook:" + trimmed_text(uuid); }
 
 std::string build_hook_key(std::string_view agent_id, std::string_view uuid) {
   return to_agent_store_key(agent_id, build_hook_request_key(uuid));
@@ -660,7 +551,7 @@ std::string build_acp_key(std::string_view agent_id, std::string_view uuid) {
 }
 
 std::string build_heartbeat_key(std::string_view base_key) {
-  return js_trim(base_key) + ":heartbeat";
+  return trimmed_text(base_key) + ":heartbeat";
 }
 
 std::string build_model_run_key(std::string_view agent_id, std::string_view uuid) {

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "messages/js_text.hpp"
 #include "messages/session_entry.hpp"
 
 namespace sessionrt::actors {
@@ -38,9 +39,9 @@ std::optional<session_scope> parse_session_scope(std::string_view text);
 // not a map: the first canonical name (in config insertion order) that lists an id wins.
 using identity_links = std::vector<std::pair<std::string, std::vector<std::string>>>;
 
-// ---- text primitives with JavaScript semantics -------------------------------------------
-std::string js_trim(std::string_view text);
-std::string js_lowercase(std::string_view text);
+// ---- text primitives with JavaScript semantics (messages/js_text.hpp) ----------------------
+// String.prototype.trim() as an owned string.
+std::string trimmed_text(std::string_view text);
 
 // ---- normalization [R§1.2] ----------------------------------------------------------------
 // trim; "" -> "main"; /^[a-z0-9][a-z0-9_-]{0,63}$/i -> lowercase; otherwise lowercase, runs of

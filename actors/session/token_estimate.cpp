@@ -1,5 +1,7 @@
 #include "actors/session/token_estimate.hpp"
 
+#include "messages/utf8.hpp"
+
 #include "messages/json_access.hpp"
 #include "messages/json_writer.hpp"
 
@@ -86,15 +88,6 @@ const boost::json::object* valid_assistant_usage(const boost::json::object& mess
 }
 
 }  // namespace
-
-std::size_t utf16_length(std::string_view utf8) {
-  std::size_t units = 0;
-  for (unsigned char c : utf8) {
-    if ((c & 0xC0) == 0x80) continue;  // continuation byte
-    units += c >= 0xF0 ? 2 : 1;        // a 4-byte sequence is a surrogate pair
-  }
-  return units;
-}
 
 std::int64_t estimate_tokens(const boost::json::object& message) {
   std::int64_t chars = message_chars(message);

@@ -9,6 +9,7 @@
 //   (pi counts it only for toolResult/custom), and `usage.contextUsage` (state "available")
 //   wins in calculate_context_tokens.
 #pragma once
+#include "messages/utf8.hpp"
 #include <boost/json.hpp>
 #include <cstddef>
 #include <cstdint>
@@ -20,9 +21,6 @@ namespace sessionrt::actors {
 
 inline constexpr std::int64_t kImageEstimateChars = 4800;
 
-// JavaScript `s.length` of UTF-8 text: one unit per code point, two above U+FFFF.
-// A stray continuation byte counts 0 (input is expected to be valid UTF-8).
-std::size_t utf16_length(std::string_view utf8);
 
 // ceil(chars / 4) with the per-role character rules of [R§10].
 std::int64_t estimate_tokens(const boost::json::object& message);
