@@ -1,0 +1,54 @@
+// runtime_settings: everything the actors are configured with, as typed values with the
+// SPEC's defaults. It is composed of the rule modules' own config structs; runtime/config.hpp
+// reads it from a JSON file (naming bad keys) and writes it back out.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "actors/router/route_resolver.hpp"
+#include "actors/session/compaction_planner.hpp"
+#include "actors/session/context_pressure.hpp"
+#include "actors/session/memory_flush_planner.hpp"
+#include "actors/session/reset_policy.hpp"
+#include "storage/transcript_file.hpp"
+#include "storage/write_lock.hpp"
+
+namespace sessionrt::actors {
+
+struct storage_settings {
+  storage::durability durability = storage::durability::batch;  // storage.durability
+  std::int64_t batch_window_ms = 5;                             // storage.batchWindowMs
+  std::size_t max_line_bytes = 16u << 20;                       // storage.maxLineBytes
+  std::int64_t store_flush_window_ms = 50;                      // storage.storeFlushWindowMs
+};
+
+struct model_settings {
+  std::int64_t context_window = 200000;  // model.contextWindow (tokens)
+  std::string provider;                  // model.provider ("" = the runner's default)
+  std::string model;                     // model.model
+  std::int64_t max_tokens = 0;           // model.maxTokens (0 = runner default)
+};
+
+struct session_settings {
+  session_reset_config reset;                // session.reset, resetByType, resetByChannel, idleMinutes,
+                                             // resetTriggers, timezone
+  storage::write_lock_options write_lock;    // session.writeLock.{acquireTimeoutMs, staleMs, maxHoldMs}
+  std::int64_t passivate_idle_ms = 600000;   // session.passivateIdleMs: idle live actor -> passivated
+  std::size_t max_live_sessions = 10000;     // session.maxLiveSessions: LRU passivation beyond this
+  std::size_t max_message_bytes = 1u << 20;  // session.maxMessageBytes: a longer chat event is refused
+};
+
+struct runtime_settings {
+  std::string state_dir;                // stateDir ("" = $SESSIONRT_STATE_DIR, else ~/.sessionrt)
+  std::string workspace_dir;            // workspaceDir: the cwd written into transcript headers
+  bool workspace_writable = true;       // workspaceWritable: false skips memory flushes
+  routing_config routing;               // agents, bindings, session.{dmScope, mainKey, scope, identityLinks}
+  session_settings session;
+  storage_settings storage;
+  model_settings model;
+  compaction_settings compaction;       // compaction.*
+  memory_flush_settings memory_flush;   // compaction.memoryFlush.*
+  pressure_config pressure;             // context.pressureFractions
+};
+
+}  // namespace sessionrt::actors

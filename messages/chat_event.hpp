@@ -1,0 +1,63 @@
+// What a host sends into the runtime: chat events (a user wrote something on a channel) and
+// system events (heartbeat, cron, exec notices), and what comes back for a chat event.
+// Plain values; the routing rules turn a chat_event into a sessionKey [R§1.2].
+#pragma once
+#include <boost/json/array.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "messages/status.hpp"
+
+namespace sessionrt {
+
+struct chat_event {
+  std::string channel;         // "telegram", "discord", ...
+  std::string account_id;      // the bot account on that channel ("" = default)
+  std::string peer_kind = "direct";  // direct | group | channel | room | ...
+  std::string peer_id;         // the person (direct) or the chat / room id
+  std::string sender_id;       // who wrote, in a group; "" = peer_id
+  std::string thread_id;       // a thread inside the chat, if any
+  std::string parent_peer_kind, parent_peer_id;  // thread parent (for bindings)
+  std::string guild_id, team_id;
+  std::vector<std::string> member_role_ids;
+  std::string agent_id;        // force an agent ("" = routing decides)
+  std::string session_key;     // an explicit sessionKey ("" = routing decides)
+  std::string text;            // the message as the user sent it (what is stored)
+  boost::json::array content;  // optional rich content (text/image blocks); replaces `text` when not empty
+  std::string runtime_context; // per-turn context for the model only; never stored as the user's turn
+  std::string to;              // reply route on the channel (delivery target)
+  std::string display_name;    // sender's display name
+  std::string subject;         // group subject
+  std::int64_t timestamp_ms = 0;  // 0 = now
+  bool sender_authorized = true;  // may use /new and /reset
+};
+
+enum class system_event_kind { heartbeat, cron, exec };
+const char* system_event_kind_name(system_event_kind k);
+
+struct system_event {
+  system_event_kind kind = system_event_kind::heartbeat;
+  std::string session_key;  // the session it concerns; for cron: "" and job_id set
+  std::string agent_id;     // "" = the default agent
+  std::string job_id;       // cron job (isolated run: a new session each time)
+  std::string job_name;
+  std::string text;         // the notice / prompt
+  std::int64_t timestamp_ms = 0;
+};
+
+// The result of one chat event, once its entries are durable per storage.durability.
+struct turn_outcome {
+  status st;                        // ok, or what failed (the turn was not acknowledged)
+  std::string session_key;
+  std::string session_id;
+  std::optional<std::string> reply;  // text to deliver; nullopt when suppressed or a command
+  bool suppressed = false;           // the model answered NO_REPLY: nothing to deliver
+  std::string command;               // "/new", "/status", ... when the runtime handled a command
+  std::string command_output;        // what the command printed (for /status, /context list)
+  bool new_session = false;          // this event started a new sessionId
+  std::string reset_reason;          // new | reset | daily | idle, when new_session
+};
+
+}  // namespace sessionrt

@@ -1,0 +1,57 @@
+// Lifecycle events the runtime publishes (SPEC §3, §4, §7): a type name from the list below,
+// the session it concerns, when, and a JSON object of details specific to the type.
+// Subscribers filter by type, key prefix and agent.
+#pragma once
+#include <boost/json/object.hpp>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sessionrt {
+
+namespace event_types {
+inline constexpr std::string_view session_created = "session.created";
+inline constexpr std::string_view session_reset = "session.reset";          // reason, oldSessionId, newSessionId
+inline constexpr std::string_view session_expired = "session.expired";      // reason daily|idle, at
+inline constexpr std::string_view session_passivated = "session.passivated";  // why
+inline constexpr std::string_view message_appended = "message.appended";    // entryId, role
+inline constexpr std::string_view turn_completed = "turn.completed";        // tokens, latencyMs
+inline constexpr std::string_view turn_failed = "turn.failed";              // error
+inline constexpr std::string_view store_flushed = "store.flushed";          // rows, bytes
+inline constexpr std::string_view store_quarantined = "store.quarantined";  // path, recovered, lost
+inline constexpr std::string_view transcript_repaired = "transcript.repaired";  // summary, dropped
+inline constexpr std::string_view lock_contended = "lock.contended";        // pid, alive, ageMs
+inline constexpr std::string_view compaction_started = "compaction.started";
+inline constexpr std::string_view compaction_completed = "compaction.completed";
+inline constexpr std::string_view compaction_failed = "compaction.failed";
+inline constexpr std::string_view memory_flush_started = "memory_flush.started";
+inline constexpr std::string_view memory_flush_completed = "memory_flush.completed";
+inline constexpr std::string_view memory_flush_skipped = "memory_flush.skipped";
+inline constexpr std::string_view memory_flush_failed = "memory_flush.failed";
+inline constexpr std::string_view reply_suppressed = "reply.suppressed";
+inline constexpr std::string_view overflow_recovered = "overflow.recovered";
+inline constexpr std::string_view context_pressure = "context.pressure";
+}  // namespace event_types
+
+struct lifecycle_event {
+  std::string type;
+  std::string session_key;  // "" for store-wide events
+  std::string agent_id;
+  std::string session_id;
+  std::int64_t at_ms = 0;
+  boost::json::object data;
+
+  boost::json::object to_json() const;  // {type, sessionKey, agentId, sessionId, at, data}
+};
+
+// Which events a subscriber wants: every field is "any" when empty.
+struct event_filter {
+  std::vector<std::string> types;  // exact type names, or a prefix ending in '.' ("compaction.")
+  std::string key_prefix;
+  std::string agent_id;
+  bool matches(const lifecycle_event& e) const;
+  bool wants_type(std::string_view type) const;
+};
+
+}  // namespace sessionrt
