@@ -301,6 +301,15 @@ status transcript_file::sync() {
   return {};
 }
 
+void transcript_file::note_synced(std::uint64_t seq) {
+  if (seq <= durable_seq_) return;
+  durable_seq_ = std::min(seq, written_seq_);
+  if (durable_seq_ == written_seq_) {
+    unsynced_bytes_ = 0;
+    oldest_unsynced_ms_ = pending_.empty() ? 0 : oldest_unsynced_ms_;
+  }
+}
+
 status transcript_file::commit() {
   switch (opt_.mode) {
     case durability::none: return flush();

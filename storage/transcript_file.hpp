@@ -93,6 +93,11 @@ class transcript_file {
   bool sync_due() const;  // batch: the oldest unsynced append waited batch_window_ms, or too many bytes
   std::uint64_t appended_seq() const { return appended_seq_; }
   std::uint64_t durable_seq() const { return durable_seq_; }
+  std::uint64_t written_seq() const { return written_seq_; }
+  // Someone else fdatasync'd fd() after the appends up to `seq` were written (group commit by
+  // a syncer): they are durable now.
+  void note_synced(std::uint64_t seq);
+  int fd() const { return reader_->fd(); }
   std::size_t pending_bytes() const { return pending_.size(); }
 
   // The model context (flushes first so the reader sees every append).

@@ -1,0 +1,246 @@
+#include "actors/router/router_actor.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include "actors/router/route_resolver.hpp"
+#include "actors/router/session_key.hpp"
+
+namespace sessionrt::actors {
+namespace {
+
+using deliver_fn = std::function<void(caf::event_based_actor*, const caf::actor&)>;
+
+struct key_slot {
+  enum class phase { activating, live, passivating } state = phase::activating;
+  caf::actor actor;
+  std::string agent;
+  std::vector<deliver_fn> waiting;  // events that arrived while not live, in order
+  std::int64_t last_active_ms = 0;
+};
+
+struct router_state {
+  router_config cfg;
+  std::unordered_map<std::string, key_slot> slots;
+  std::size_t live = 0;
+  caf::response_promise stop_promise;
+  bool stopping = false;
+  std::uint64_t turns = 0;
+};
+
+std::int64_t now_ms(const router_state& st) { return st.cfg.core.time->now_ms(); }
+
+void activate(caf::event_based_actor* self, std::shared_ptr<router_state> st, const std::string& key);
+void passivate(caf::event_based_actor* self, router_state& st, const std::string& key, const std::string& why);
+
+void deliver_or_wait(caf::event_based_actor* self, std::shared_ptr<router_state> st, const std::string& key,
+                     const std::string& agent, deliver_fn fn) {
+  auto [it, fresh] = st->slots.try_emplace(key);
+  key_slot& slot = it->second;
+  if (fresh) {
+    slot.agent = agent;
+    slot.waiting.push_back(std::move(fn));
+    activate(self, st, key);
+    return;
+  }
+  if (slot.state == key_slot::phase::live) {
+    slot.last_active_ms = now_ms(*st);
+    fn(self, slot.actor);
+  } else {
+    slot.waiting.push_back(std::move(fn));
+  }
+}
+
+void activate(caf::event_based_actor* self, std::shared_ptr<router_state> st, const std::string& key) {
+  key_slot& slot = st->slots[key];
+  slot.state = key_slot::phase::activating;
+  const std::string agent = slot.agent;
+  auto store = st->cfg.agents.store.at(agent);
+  self->request(store, caf::infinite, get_atom::value, key)
+      .then([self, st, key, agent](entry_reply& row) {
+        auto it = st->slots.find(key);
+        if (it == st->slots.end()) return;
+        session_actor_deps deps;
+        deps.core = st->cfg.core;
+        deps.core.agent_id = agent;
+        deps.core.sessions_dir = st->cfg.agents.sessions_dir.at(agent);
+        deps.store = st->cfg.agents.store.at(agent);
+        deps.syncer = st->cfg.syncer;
+        deps.bus = st->cfg.bus;
+        deps.timers = st->cfg.timers;
+        deps.hub = st->cfg.hub;
+        key_slot& slot = it->second;
+        slot.actor = self->spawn(session_actor, key, std::move(row), std::move(deps));
+        slot.state = key_slot::phase::live;
+        slot.last_active_ms = now_ms(*st);
+        ++st->live;
+        auto waiting = std::move(slot.waiting);
+        slot.waiting.clear();
+        for (auto& fn : waiting) fn(self, slot.actor);
+        if (st->stopping) passivate(self, *st, key, "stop");
+      });
+}
+
+void passivate(caf::event_based_actor* self, router_state& st, const std::string& key, const std::string& why) {
+  auto it = st.slots.find(key);
+  if (it == st.slots.end() || it->second.state != key_slot::phase::live) return;
+  it->second.state = key_slot::phase::passivating;
+  self->send(it->second.actor, passivate_atom::value, why);
+}
+
+void on_passivated(caf::event_based_actor* self, std::shared_ptr<router_state> st, const std::string& key) {
+  auto it = st->slots.find(key);
+  if (it == st->slots.end()) return;
+  --st->live;
+  it->second.actor = nullptr;
+  if (!it->second.waiting.empty() && !st->stopping) {
+    activate(self, st, key);  // events arrived meanwhile: a fresh actor takes them, in order
+  } else {
+    st->slots.erase(it);
+  }
+  if (st->stopping && st->slots.empty() && st->stop_promise.pending()) st->stop_promise.deliver(true);
+}
+
+void sweep(caf::event_based_actor* self, router_state& st) {
+  const std::int64_t now = now_ms(st);
+  const auto& s = st.cfg.core.settings->session;
+  std::vector<std::pair<std::int64_t, std::string>> live;
+  for (auto& [key, slot] : st.slots) {
+    if (slot.state != key_slot::phase::live) continue;
+    if (s.passivate_idle_ms > 0 && now - slot.last_active_ms >= s.passivate_idle_ms)
+      passivate(self, st, key, "idle");
+    else
+      live.emplace_back(slot.last_active_ms, key);
+  }
+  if (live.size() > s.max_live_sessions) {
+    std::sort(live.begin(), live.end());
+    for (std::size_t i = 0; i + s.max_live_sessions < live.size(); ++i) passivate(self, st, live[i].second, "lru");
+  }
+}
+
+void schedule_sweep(caf::event_based_actor* self, const router_state& st) {
+  if (!st.cfg.self_scheduling) return;
+  const std::int64_t every =
+      std::clamp<std::int64_t>(st.cfg.core.settings->session.passivate_idle_ms / 4, 1000, 60000);
+  self->delayed_send(self, std::chrono::milliseconds(every), tick_atom::value);
+}
+
+route_input to_route_input(const chat_event& ev) {
+  route_input in;
+  in.channel = ev.channel;
+  in.account_id = ev.account_id;
+  if (!ev.peer_id.empty() || !ev.peer_kind.empty()) in.peer = route_peer{ev.peer_kind, ev.peer_id};
+  if (!ev.parent_peer_id.empty()) in.parent_peer = route_peer{ev.parent_peer_kind, ev.parent_peer_id};
+  in.guild_id = ev.guild_id;
+  in.team_id = ev.team_id;
+  in.member_role_ids = ev.member_role_ids;
+  in.thread_id = ev.thread_id;
+  in.explicit_session_key = ev.session_key;
+  return in;
+}
+
+route_facts facts_of(const chat_event& ev, const route& r) {
+  route_facts f;
+  f.channel = r.channel;
+  f.account_id = r.account_id;
+  const std::string kind = normalize_chat_type(ev.peer_kind).value_or(ev.peer_kind);
+  f.is_group = kind != "direct" && !kind.empty();
+  f.chat_type = kind == "channel" ? "channel" : f.is_group ? "group" : "direct";
+  f.peer_id = ev.peer_id;
+  f.thread_id = ev.thread_id;
+  f.is_thread = !ev.thread_id.empty() || is_thread_key(r.session_key);
+  return f;
+}
+
+void on_chat(caf::event_based_actor* self, std::shared_ptr<router_state> st, chat_event ev, outcome_sink sink) {
+  if (st->stopping) {
+    turn_outcome out;
+    out.st = status(errc::cancelled, "the runtime is stopping");
+    sink(std::move(out));
+    return;
+  }
+  if (!ev.session_key.empty() && !is_plausible_session_key(ev.session_key)) {
+    turn_outcome out;
+    out.st = status(errc::invalid_argument, fmt::format("session key {:?} is not a valid key (at most 512 bytes of "
+                                                        "UTF-8 text, no control characters, no '//' or '..' path segments)",
+                                                        ev.session_key.substr(0, 80)));
+    sink(std::move(out));
+    return;
+  }
+  route r = resolve_route(to_route_input(ev), st->cfg.core.settings->routing);
+  if (!ev.agent_id.empty()) r.agent_id = normalize_agent_id(ev.agent_id);
+  if (!st->cfg.agents.store.count(r.agent_id)) {
+    turn_outcome out;
+    out.session_key = r.session_key;
+    out.st = status(errc::invalid_argument, fmt::format("no agent {} is configured (agents.list)", r.agent_id));
+    sink(std::move(out));
+    return;
+  }
+  route_facts facts = facts_of(ev, r);
+  ++st->turns;
+  deliver_or_wait(self, st, r.session_key, r.agent_id,
+                  [ev = std::move(ev), facts = std::move(facts), sink = std::move(sink)](caf::event_based_actor* s,
+                                                                                         const caf::actor& a) mutable {
+                    s->send(a, chat_atom::value, std::move(ev), std::move(facts), std::move(sink));
+                  });
+}
+
+}  // namespace
+
+caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
+  auto st = std::make_shared<router_state>();
+  st->cfg = std::move(cfg);
+  schedule_sweep(self, *st);
+  return {
+      [self, st](chat_atom, chat_event& ev, outcome_sink& sink) { on_chat(self, st, std::move(ev), std::move(sink)); },
+      [self, st](chat_atom, chat_event& ev) -> caf::result<turn_outcome> {
+        auto rp = self->make_response_promise<turn_outcome>();
+        on_chat(self, st, std::move(ev), [rp](turn_outcome out) mutable { rp.deliver(std::move(out)); });
+        return rp;
+      },
+      [self, st](system_atom, system_event& ev) {
+        if (st->stopping) return;
+        const auto& routing = st->cfg.core.settings->routing;
+        std::string agent = ev.agent_id.empty() ? default_agent_of(routing) : normalize_agent_id(ev.agent_id);
+        if (!st->cfg.agents.store.count(agent)) return;
+        std::string key;
+        if (!ev.session_key.empty() && is_plausible_session_key(ev.session_key))
+          key = canonicalize_main_alias(normalize_session_key(ev.session_key), agent, routing.session.main_key,
+                                        routing.session.scope);
+        else if (ev.kind == system_event_kind::cron && !ev.job_id.empty())
+          key = build_cron_key(agent, ev.job_id);
+        else
+          key = build_main_key(agent, routing.session.main_key);
+        deliver_or_wait(self, st, key, agent, [ev = std::move(ev)](caf::event_based_actor* s, const caf::actor& a) mutable {
+          s->send(a, system_atom::value, std::move(ev));
+        });
+      },
+      [self, st](passivate_atom, const std::string& key, const std::string& why) { passivate(self, *st, key, why); },
+      [self, st](passivated_atom, const std::string& key) { on_passivated(self, st, key); },
+      [self, st](tick_atom) {
+        sweep(self, *st);
+        schedule_sweep(self, *st);
+      },
+      [self, st](stop_atom) -> caf::result<bool> {
+        st->stopping = true;
+        if (st->slots.empty()) return true;
+        st->stop_promise = self->make_response_promise();
+        std::vector<std::string> keys;
+        for (auto& [key, slot] : st->slots) keys.push_back(key);
+        for (auto& key : keys) passivate(self, *st, key, "stop");
+        return st->stop_promise;
+      },
+      [st](stats_atom) {
+        std::size_t waiting = 0;
+        for (auto& [k, s] : st->slots) waiting += s.waiting.size();
+        return fmt::format("live={} slots={} waiting={} turns={}", st->live, st->slots.size(), waiting, st->turns);
+      },
+  };
+}
+
+}  // namespace sessionrt::actors

@@ -1,0 +1,37 @@
+// router_actor: the front door (SPEC §2). It turns each inbound chat event into a sessionKey
+// with the routing rules [R§1.2], keeps at most one live session actor per key, spawns it on
+// first use (with the key's row from the agent's store actor) and passivates it when it idles
+// (session.passivateIdleMs), when it expires (timer) or when too many are live
+// (session.maxLiveSessions, least recently used first). Events for one key are delivered in
+// arrival order: while a key's actor is being spawned or is passivating, its events wait in
+// the router, and go to the next actor in order.
+//   (chat, chat_event, outcome_sink)        (chat, chat_event) -> turn_outcome
+//   (system, system_event)                  (passivate, key, why)   (passivated, key)
+//   (tick)  idle / LRU sweep by the clock   (stop) -> bool  once every live actor passivated
+//   (stats) -> std::string
+#pragma once
+#include <map>
+#include <memory>
+
+#include "actors/caf_types.hpp"
+#include "actors/events/event_hub.hpp"
+#include "actors/session/session_actor.hpp"
+
+namespace sessionrt::actors {
+
+struct agent_stores {
+  std::map<std::string, caf::actor> store;         // agentId -> its store actor
+  std::map<std::string, std::string> sessions_dir;  // agentId -> <state>/agents/<id>/sessions
+};
+
+struct router_config {
+  session_core_deps core;  // sessions_dir / agent_id are filled per agent
+  agent_stores agents;
+  caf::actor syncer, bus, timers;
+  std::shared_ptr<event_hub> hub;
+  bool self_scheduling = true;  // false under virtual time: the runtime sends ticks
+};
+
+caf::behavior router_actor(caf::event_based_actor* self, router_config cfg);
+
+}  // namespace sessionrt::actors

@@ -1,0 +1,105 @@
+#include "actors/session/chat_commands.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "actors/session/token_estimate.hpp"
+#include "messages/js_text.hpp"
+#include "messages/json_access.hpp"
+
+namespace sessionrt::actors {
+
+chat_command parse_chat_command(std::string_view body, std::string& args) {
+  const std::string text = js_lowercase(js_trim(body));
+  args.clear();
+  if (text == "/status") return chat_command::status;
+  if (text == "/context" || text == "/context list") return chat_command::context_list;
+  if (text == "/compact") return chat_command::compact;
+  if (text.rfind("/compact ", 0) == 0) {
+    args = std::string(js_trim(js_trim(body).substr(8)));
+    return chat_command::compact;
+  }
+  return chat_command::none;
+}
+
+std::string format_tokens(std::int64_t t) {
+  if (t < 1000) return std::to_string(t);
+  if (t < 1000000) {
+    const double k = static_cast<double>(t) / 1000.0;
+    return k < 100 ? fmt::format("{:.1f}k", k) : fmt::format("{:.0f}k", k);
+  }
+  return fmt::format("{:.1f}m", static_cast<double>(t) / 1e6);
+}
+
+std::string format_duration(std::int64_t ms) {
+  if (ms < 0) ms = 0;
+  const std::int64_t s = ms / 1000;
+  if (s < 60) return fmt::format("{}s", s);
+  if (s < 3600) return fmt::format("{}m", s / 60);
+  if (s < 86400) return fmt::format("{}h", s / 3600);
+  return fmt::format("{}d", s / 86400);
+}
+
+std::string format_status(const status_inputs& in) {
+  const session_entry empty;
+  const session_entry& e = in.entry ? *in.entry : empty;
+  std::string provider(e.provider_override().value_or(e.model_provider().value_or(in.provider)));
+  std::string model(e.model_override().value_or(e.model().value_or(in.model)));
+  const std::int64_t ctx = e.context_tokens().value_or(in.context_window > 0 ? in.context_window : 200000);
+  const std::int64_t total = e.total_tokens().value_or(0);
+  const auto pct = std::min<std::int64_t>(999, std::llround(static_cast<double>(total) / static_cast<double>(ctx) * 100));
+  std::string out;
+  out += fmt::format("🧠 Model: {}{}{}\n", provider, provider.empty() ? "" : "/", model.empty() ? "(default)" : model);
+  out += fmt::format("🧮 Tokens: {} in / {} out\n", format_tokens(e.input_tokens().value_or(0)),
+                     format_tokens(e.output_tokens().value_or(0)));
+  out += fmt::format("📚 Context: {}/{} ({}%) · 🧹 Compactions: {}\n", format_tokens(total), format_tokens(ctx), pct,
+                     e.compaction_count().value_or(0));
+  std::string session = fmt::format("🧵 Session: {}", in.session_key);
+  if (auto started = e.session_started_at()) session += " • duration " + format_duration(in.now_ms - *started);
+  if (auto updated = e.updated_at())
+    session += " • updated " + format_duration(in.now_ms - *updated) + " ago";
+  else
+    session += " • no activity";
+  out += session + "\n";
+  std::string toggles = fmt::format("⚙️ Think: {}", e.thinking_level().value_or("off"));
+  if (auto v = e.verbose_level(); v && *v != "off") toggles += " · verbose";
+  if (auto r = e.reasoning_level(); r && *r != "off") toggles += fmt::format(" · Reasoning: {}", *r);
+  if (auto el = e.elevated_level(); el && *el != "off") toggles += " · elevated";
+  if (auto sp = e.send_policy()) toggles += fmt::format(" · Send: {}", *sp);
+  out += toggles;
+  return out;
+}
+
+std::string format_context_list(const boost::json::array& messages, std::int64_t context_window) {
+  std::string out;
+  std::int64_t total = 0;
+  int i = 0;
+  for (const auto& v : messages) {
+    if (!v.is_object()) continue;
+    const auto& m = v.get_object();
+    const std::int64_t tokens = estimate_tokens(m);
+    total += tokens;
+    std::string preview;
+    if (auto s = json::get_string(m, "summary")) preview = *s;
+    else if (auto c = json::get_string(m, "content")) preview = *c;
+    else if (const auto* a = json::get_array(m, "content"))
+      for (const auto& b : *a)
+        if (b.is_object()) {
+          if (auto t = json::get_string(b.get_object(), "text")) {
+            preview = *t;
+            break;
+          }
+          if (auto name = json::get_string(b.get_object(), "name")) preview = fmt::format("(tool call {})", *name);
+        }
+    for (char& ch : preview)
+      if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+    if (preview.size() > 60) preview = preview.substr(0, 57) + "...";
+    out += fmt::format("{:>3}. {:<18} ~{:>6} tok  {}\n", ++i, json::get_string(m, "role").value_or("?"), tokens, preview);
+  }
+  out += fmt::format("{} message(s), ~{} tokens of a {} window", i, format_tokens(total), format_tokens(context_window));
+  return out;
+}
+
+}  // namespace sessionrt::actors

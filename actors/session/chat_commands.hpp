@@ -1,0 +1,38 @@
+// Chat commands the runtime answers without a model call (SPEC §7): the text of /status
+// [R§11.2] and /context list. Pure formatting of a row and a context; no I/O, no clock.
+#pragma once
+#include <boost/json/array.hpp>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "messages/session_entry.hpp"
+
+namespace sessionrt::actors {
+
+enum class chat_command { none, status, context_list, compact };
+
+// Recognizes "/status", "/context list" (also "/context"), "/compact [instructions]";
+// `args` gets the rest of the line for /compact.
+chat_command parse_chat_command(std::string_view body, std::string& args);
+
+struct status_inputs {
+  std::string session_key;
+  const session_entry* entry = nullptr;
+  std::int64_t context_window = 200000;
+  std::string provider, model;  // configured model when the row names none
+  std::int64_t now_ms = 0;
+};
+// Lines of [R§11.2]: model, tokens, context used / window and %, compactions, session key
+// and age, toggles. Percent = min(999, round(total / ctx * 100)).
+std::string format_status(const status_inputs& in);
+
+// What the prompt is made of: one line per context message (role, estimated tokens, a
+// preview), then totals.
+std::string format_context_list(const boost::json::array& messages, std::int64_t context_window);
+
+// "1.2k" style token counts, "3m" / "2h" / "4d" durations.
+std::string format_tokens(std::int64_t tokens);
+std::string format_duration(std::int64_t ms);
+
+}  // namespace sessionrt::actors

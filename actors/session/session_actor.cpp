@@ -1,0 +1,214 @@
+#include "actors/session/session_actor.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <deque>
+
+#include "actors/events/event_bus.hpp"
+
+namespace sessionrt::actors {
+namespace {
+
+struct pending_ack {
+  outcome_sink sink;
+  turn_outcome outcome;
+  std::uint64_t sync_seq = 0;  // 0: nothing to wait for from the syncer
+  bool store_wait = false;     // a durable store write is outstanding
+};
+
+struct retry_slot {
+  chat_event ev;
+  route_facts route;
+  outcome_sink sink;
+  std::int64_t first_try_ms = 0;
+  std::int64_t backoff_ms = 50;
+};
+
+struct session_state {
+  std::unique_ptr<session_core> core;
+  session_actor_deps deps;
+  std::deque<pending_ack> pending;
+  std::optional<retry_slot> waiting;
+  std::optional<std::int64_t> scheduled_stale_at;
+  bool passivating = false;
+  std::string passivate_why;
+  caf::actor passivate_reply_to;
+};
+
+void release_ready(session_state& st) {
+  while (!st.pending.empty() && st.pending.front().sync_seq == 0 && !st.pending.front().store_wait) {
+    auto p = std::move(st.pending.front());
+    st.pending.pop_front();
+    p.sink(std::move(p.outcome));
+  }
+}
+
+void finish_passivation(caf::event_based_actor* self, session_state& st) {
+  if (!st.passivating || !st.pending.empty() || st.waiting) return;
+  status closed = st.core->close();
+  lifecycle_event e;
+  e.type = std::string(event_types::session_passivated);
+  e.session_key = st.core->key();
+  e.agent_id = st.deps.core.agent_id;
+  e.session_id = st.core->entry() ? std::string(st.core->entry()->session_id().value_or("")) : std::string();
+  e.at_ms = st.deps.core.time->now_ms();
+  e.data["why"] = st.passivate_why;
+  if (!closed.ok()) e.data["closeError"] = closed.message();
+  publish(self, st.deps.bus, *st.deps.hub, std::move(e));
+  if (st.passivate_reply_to) self->send(st.passivate_reply_to, passivated_atom::value, st.core->key());
+  self->quit();
+}
+
+// Does what the core asked for and queues the acknowledgement (or fails it).
+void apply(caf::event_based_actor* self, session_state& st, core_effects& fx, outcome_sink sink, turn_outcome out) {
+  for (auto& e : fx.events) publish(self, st.deps.bus, *st.deps.hub, std::move(e));
+  pending_ack ack{std::move(sink), std::move(out)};
+  if (fx.store_put && st.core->entry()) {
+    if (fx.store_durable) {
+      ack.store_wait = true;
+      self->request(st.deps.store, caf::infinite, put_atom::value, st.core->key(), *st.core->entry(), flush_atom::value)
+          .then(
+              [self, &st](bool) {
+                // Acks complete in order; the oldest one still waiting on the store is ours.
+                for (auto& p : st.pending)
+                  if (p.store_wait) {
+                    p.store_wait = false;
+                    break;
+                  }
+                release_ready(st);
+                finish_passivation(self, st);
+              },
+              [self, &st](caf::error& err) {
+                for (auto& p : st.pending)
+                  if (p.store_wait) {
+                    p.store_wait = false;
+                    p.outcome.st = status(errc::io_error, "saving the session row failed: " + self->system().render(err));
+                    break;
+                  }
+                release_ready(st);
+                finish_passivation(self, st);
+              });
+    } else {
+      self->send(st.deps.store, put_atom::value, st.core->key(), *st.core->entry());
+    }
+  }
+  if (fx.sync_seq) {
+    ack.sync_seq = *fx.sync_seq;
+    self->send(st.deps.syncer, sync_atom::value, st.core->transcript_fd(), *fx.sync_seq);
+  }
+  if (fx.stale_at != st.scheduled_stale_at && st.deps.timers) {
+    st.scheduled_stale_at = fx.stale_at;
+    self->send(st.deps.timers, schedule_atom::value, st.core->key(), fx.stale_at.value_or(-1), fx.stale_reason);
+  }
+  st.pending.push_back(std::move(ack));
+  release_ready(st);
+}
+
+void run_chat(caf::event_based_actor* self, session_state& st, const chat_event& ev, const route_facts& route,
+              outcome_sink sink, std::int64_t first_try_ms);
+
+caf::behavior waiting_behavior(caf::event_based_actor* self, session_state& st);
+
+void schedule_retry(caf::event_based_actor* self, session_state& st, retry_slot slot) {
+  const std::int64_t delay = slot.backoff_ms;
+  const bool was_waiting = st.waiting.has_value();
+  st.waiting = std::move(slot);
+  self->delayed_send(self, std::chrono::milliseconds(delay), retry_atom::value);
+  // Chat and system messages are not handled while waiting: the skip default handler keeps
+  // them in the mailbox until unbecome().
+  if (!was_waiting) self->become(caf::keep_behavior, waiting_behavior(self, st));
+}
+
+void run_chat(caf::event_based_actor* self, session_state& st, const chat_event& ev, const route_facts& route,
+              outcome_sink sink, std::int64_t first_try_ms) {
+  core_effects fx;
+  turn_outcome out = st.core->chat(ev, route, fx);
+  if (out.st.code() == errc::locked) {
+    for (auto& e : fx.events) publish(self, st.deps.bus, *st.deps.hub, std::move(e));
+    const std::int64_t now = st.deps.core.time->now_ms();
+    const std::int64_t limit = st.deps.core.settings->session.write_lock.acquire_timeout_ms;
+    if (now - first_try_ms < limit) {
+      std::int64_t backoff = st.waiting ? std::min<std::int64_t>(st.waiting->backoff_ms * 2, 1000) : 50;
+      schedule_retry(self, st, retry_slot{ev, route, std::move(sink), first_try_ms, backoff});
+      return;
+    }
+    out.st = status(errc::locked, fmt::format("session file locked (timeout {}ms): {}", limit, out.st.message()));
+  }
+  apply(self, st, fx, std::move(sink), std::move(out));
+}
+
+
+void on_synced(caf::event_based_actor* self, session_state& st, int fd, std::uint64_t seq, const std::string& error) {
+  if (fd == st.core->transcript_fd() && error.empty()) st.core->note_synced(seq);
+  for (auto& p : st.pending) {
+    if (p.sync_seq == 0 || p.sync_seq > seq) continue;
+    p.sync_seq = 0;
+    if (!error.empty()) {
+      p.outcome.st = status(errc::io_error, "transcript sync failed: " + error);
+      p.outcome.reply.reset();
+    }
+  }
+  release_ready(st);
+  finish_passivation(self, st);
+}
+
+void on_passivate(caf::event_based_actor* self, session_state& st, const std::string& why) {
+  st.passivating = true;
+  st.passivate_why = why;
+  st.passivate_reply_to = caf::actor_cast<caf::actor>(self->current_sender());
+  finish_passivation(self, st);
+}
+
+std::string describe(const session_state& st) {
+  return fmt::format("key={} open={} pending={} queued={} waiting={}", st.core->key(), st.core->transcript_open(),
+                     st.pending.size(), st.core->queued_system_events(), st.waiting.has_value());
+}
+
+caf::behavior waiting_behavior(caf::event_based_actor* self, session_state& st) {
+  return {
+      [self, &st](retry_atom) {
+        retry_slot slot = std::move(*st.waiting);
+        st.waiting.reset();
+        run_chat(self, st, slot.ev, slot.route, std::move(slot.sink), slot.first_try_ms);
+        if (!st.waiting) {
+          self->unbecome();
+          finish_passivation(self, st);
+        }
+      },
+      [self, &st](synced_atom, int fd, std::uint64_t seq, const std::string& error) { on_synced(self, st, fd, seq, error); },
+      [self, &st](passivate_atom, const std::string& why) { on_passivate(self, st, why); },
+      [&st](stats_atom) { return describe(st); },
+  };
+}
+
+}  // namespace
+
+caf::behavior session_actor(caf::event_based_actor* self, std::string key, entry_reply row, session_actor_deps deps) {
+  auto st = std::make_shared<session_state>();
+  st->deps = std::move(deps);
+  st->core = std::make_unique<session_core>(std::move(key), row.found ? std::optional<session_entry>(std::move(row.entry))
+                                                                     : std::nullopt,
+                                            st->deps.core);
+  self->set_default_handler(caf::skip);
+  self->attach_functor([st] {
+    if (st->core) (void)st->core->close();
+  });
+  return {
+      [self, st](chat_atom, chat_event& ev, route_facts& route, outcome_sink& sink) {
+        run_chat(self, *st, ev, route, std::move(sink), st->deps.core.time->now_ms());
+      },
+      [self, st](system_atom, system_event& ev) {
+        core_effects fx;
+        st->core->system(ev, fx);
+        apply(self, *st, fx, [](turn_outcome) {}, turn_outcome{});
+      },
+      [self, st](synced_atom, int fd, std::uint64_t seq, const std::string& error) {
+        on_synced(self, *st, fd, seq, error);
+      },
+      [self, st](passivate_atom, const std::string& why) { on_passivate(self, *st, why); },
+      [st](stats_atom) { return describe(*st); },
+  };
+}
+
+}  // namespace sessionrt::actors

@@ -1,0 +1,426 @@
+#include "actors/session/session_core.hpp"
+
+#include <date/tz.h>
+#include <fmt/format.h>
+
+#include "actors/session/chat_commands.hpp"
+#include "actors/session/reset_policy.hpp"
+#include "actors/session/reset_trigger.hpp"
+#include "actors/session/session_rollover.hpp"
+#include "actors/session/token_estimate.hpp"
+#include "messages/ids.hpp"
+#include "messages/json_access.hpp"
+#include "messages/json_writer.hpp"
+#include "messages/transcript_entry.hpp"
+#include "storage/archive_names.hpp"
+#include "storage/session_paths.hpp"
+#include "storage/transcript_open.hpp"
+
+namespace sessionrt::actors {
+namespace {
+
+// Locks live as long as the session actor; they must not look abandoned to other processes
+// while it idles (hold-exceeded makes other acquirers fail at once instead of waiting).
+constexpr std::int64_t kSessionLockMaxHoldMs = 7LL * 24 * 3600 * 1000;
+
+std::string reply_text(const boost::json::object& message) {
+  std::string text;
+  if (auto s = json::get_string(message, "content")) return std::string(*s);
+  if (const auto* a = json::get_array(message, "content"))
+    for (const auto& b : *a)
+      if (b.is_object() && json::get_string(b.get_object(), "type") == std::optional<std::string_view>("text")) {
+        if (!text.empty()) text += "\n";
+        text += json::get_string(b.get_object(), "text").value_or("");
+      }
+  return text;
+}
+
+// The user's message as the model sees it this turn: runtime context and queued notices go
+// in front, the stored message stays what the user sent.
+void prefix_for_model(boost::json::object& message, const std::string& prefix) {
+  if (prefix.empty()) return;
+  auto* content = message.if_contains("content");
+  if (!content) return;
+  if (content->is_string()) {
+    *content = prefix + "\n\n" + std::string(content->get_string());
+  } else if (content->is_array()) {
+    content->get_array().insert(content->get_array().begin(), boost::json::value(text_block(prefix)));
+  }
+}
+
+}  // namespace
+
+std::optional<session_expiry> expiry_of(const std::string& key, const session_entry& row, const route_facts& route,
+                                        const session_reset_config& config, const date::time_zone& zone,
+                                        std::int64_t now_ms) {
+  const auto policy = resolve_reset_policy(config, resolve_reset_type(key, route.is_group, route.is_thread), route.channel);
+  const auto ts = lifecycle_timestamps_of(row);
+  auto at = stale_at(ts, policy, zone, now_ms);
+  if (!at) return std::nullopt;
+  auto fresh = evaluate_freshness(ts, *at, policy, zone);
+  return session_expiry{*at, fresh.stale_reason ? std::string(session_end_reason_name(*fresh.stale_reason)) : ""};
+}
+
+route_facts facts_from_row(const std::string& key, const session_entry& row) {
+  route_facts f;
+  f.channel = std::string(row.channel().value_or(row.last_channel().value_or("")));
+  f.chat_type = std::string(row.chat_type().value_or("direct"));
+  f.is_group = f.chat_type == "group" || f.chat_type == "channel";
+  f.is_thread = key.find(":thread:") != std::string::npos;
+  return f;
+}
+
+session_core::session_core(std::string key, std::optional<session_entry> row, session_core_deps deps)
+    : key_(std::move(key)), row_(std::move(row)), deps_(std::move(deps)) {}
+
+session_core::~session_core() { (void)close(); }
+
+int session_core::transcript_fd() const { return transcript_ ? transcript_->fd() : -1; }
+
+void session_core::note_synced(std::uint64_t seq) {
+  if (transcript_) transcript_->note_synced(seq);
+}
+
+lifecycle_event session_core::event(std::string_view type) const {
+  lifecycle_event e;
+  e.type = std::string(type);
+  e.session_key = key_;
+  e.agent_id = deps_.agent_id;
+  e.session_id = row_ ? std::string(row_->session_id().value_or("")) : std::string();
+  e.at_ms = deps_.time->now_ms();
+  return e;
+}
+
+std::string session_core::transcript_path_for(const std::string& session_id) const {
+  if (row_ && row_->session_id() == std::optional<std::string_view>(session_id))
+    if (auto file = row_->session_file()) {
+      auto confined = storage::confine_session_file(*deps_.files, deps_.sessions_dir, std::string(*file));
+      if (confined.ok()) return *confined;
+    }
+  auto path = storage::transcript_path(deps_.sessions_dir, session_id);
+  return path.ok() ? *path : std::string();
+}
+
+status session_core::open_current(core_effects& fx) {
+  if (transcript_) return {};
+  if (!row_ || !row_->session_id()) return status(errc::internal, "no session id to open");
+  const std::string id(*row_->session_id());
+  const std::string path = transcript_path_for(id);
+  if (path.empty())
+    return status(errc::unsafe_path, fmt::format("session id {} of {} cannot name a transcript file", id, key_));
+  storage::write_lock_options lo = deps_.settings->session.write_lock;
+  lo.acquire_timeout_ms = 0;  // one try; the actor retries without blocking its thread
+  lo.max_hold_ms = std::max(lo.max_hold_ms, kSessionLockMaxHoldMs);
+  lo.on_contended = [&](const storage::lock_contention& c) {
+    auto e = event(event_types::lock_contended);
+    e.data["lockPath"] = c.inspection.lock_path;
+    e.data["pid"] = c.inspection.pid ? boost::json::value(*c.inspection.pid) : boost::json::value(nullptr);
+    e.data["alive"] = c.inspection.pid_alive;
+    e.data["ageMs"] = c.inspection.age_ms ? boost::json::value(*c.inspection.age_ms) : boost::json::value(nullptr);
+    e.data["reasons"] = c.inspection.reasons_text();
+    fx.events.push_back(std::move(e));
+  };
+  auto lock = storage::acquire_write_lock(*deps_.files, *deps_.time, *deps_.probe, path, lo);
+  if (!lock.ok()) return lock.error();
+  header_fields h;
+  h.id = id;
+  h.timestamp_ms = deps_.time->now_ms();
+  h.cwd = deps_.settings->workspace_dir.empty() ? deps_.sessions_dir : deps_.settings->workspace_dir;
+  h.session_key = key_;
+  storage::transcript_options to;
+  to.mode = deps_.settings->storage.durability;
+  to.batch_window_ms = deps_.settings->storage.batch_window_ms;
+  to.max_line_bytes = deps_.settings->storage.max_line_bytes;
+  auto opened = storage::open_or_create_transcript(*deps_.files, *deps_.time, path, h, to);
+  if (!opened.ok()) return opened.error();
+  if (opened->repair) {
+    auto e = event(event_types::transcript_repaired);
+    e.data["path"] = path;
+    e.data["summary"] = opened->repair->summary();
+    e.data["droppedLines"] = opened->repair->dropped.size();
+    e.data["tornTailBytes"] = opened->repair->torn_tail_bytes;
+    fx.events.push_back(std::move(e));
+  }
+  auto ctx = opened->file->context();
+  if (!ctx.ok()) return ctx.error();
+  context_ = std::move(ctx->messages);
+  transcript_ = std::move(opened->file);
+  lock_ = std::move(*lock);
+  return {};
+}
+
+status session_core::close_transcript() {
+  status st;
+  if (transcript_) {
+    st = deps_.settings->storage.durability == storage::durability::none ? transcript_->flush() : transcript_->sync();
+    transcript_.reset();
+  }
+  context_.clear();
+  if (lock_) {
+    (void)lock_->release();
+    lock_.reset();
+  }
+  return st;
+}
+
+status session_core::close() { return close_transcript(); }
+
+status session_core::start_new_session(const std::string& old_id, core_effects& fx) {
+  SRT_RETURN_IF_ERROR(close_transcript());
+  if (!old_id.empty()) {
+    auto path = storage::transcript_path(deps_.sessions_dir, old_id);
+    if (path.ok() && deps_.files->lstat(*path).ok()) {
+      auto archived = storage::archive_transcript(*deps_.files, *deps_.time, *path, storage::archive_reason::reset);
+      if (!archived.ok()) return archived.error().with_context("archiving the previous transcript");
+    }
+  }
+  return open_current(fx);
+}
+
+void session_core::append_and_track(const boost::json::object& message, core_effects& fx) {
+  auto id = transcript_->append_message(message);
+  if (!id.ok()) return;  // reported by the commit that follows (or the caller)
+  context_.emplace_back(message);
+  auto e = event(event_types::message_appended);
+  e.data["entryId"] = *id;
+  e.data["role"] = json::get_string(message, "role").value_or("");
+  fx.events.push_back(std::move(e));
+}
+
+boost::json::object session_core::inbound_patch(const chat_event& ev, const route_facts& route) const {
+  boost::json::object p;
+  p["chatType"] = route.chat_type;
+  if (!route.channel.empty()) {
+    const std::string to = ev.to.empty() ? route.channel + ":" + route.peer_id : ev.to;
+    boost::json::object delivery{{"channel", route.channel}, {"to", to}};
+    if (!route.account_id.empty()) delivery["accountId"] = route.account_id;
+    if (!route.thread_id.empty()) delivery["threadId"] = route.thread_id;
+    p["deliveryContext"] = std::move(delivery);
+    p["lastChannel"] = route.channel;
+    p["lastTo"] = to;
+    if (!route.account_id.empty()) p["lastAccountId"] = route.account_id;
+    boost::json::object origin{{"provider", route.channel}, {"surface", route.channel}, {"chatType", route.chat_type}};
+    const std::string& sender = ev.sender_id.empty() ? ev.peer_id : ev.sender_id;
+    if (!sender.empty()) origin["from"] = route.channel + ":" + sender;
+    origin["to"] = to;
+    if (!route.account_id.empty()) origin["accountId"] = route.account_id;
+    p["origin"] = std::move(origin);
+  }
+  if (route.is_group) {
+    if (!route.channel.empty()) p["channel"] = route.channel;
+    p["groupId"] = route.peer_id;
+    if (!ev.subject.empty()) p["subject"] = ev.subject;
+  }
+  return p;
+}
+
+void session_core::finish_effects(core_effects& fx, const route_facts& route) {
+  fx.store_put = true;
+  fx.stale_at.reset();
+  fx.stale_reason.clear();
+  if (!row_ || !deps_.zone) return;
+  if (auto ex = expiry_of(key_, *row_, route, deps_.settings->session.reset, *deps_.zone, deps_.time->now_ms())) {
+    fx.stale_at = ex->at_ms;
+    fx.stale_reason = ex->reason;
+  }
+}
+
+status session_core::durability_commit(core_effects& fx) {
+  if (!transcript_) return {};
+  status st = deps_.settings->storage.durability == storage::durability::batch ? transcript_->flush()
+                                                                                : transcript_->commit();
+  if (!st.ok()) {
+    // The failed appends were rolled back in the file; rebuild the context to match it.
+    if (auto ctx = transcript_->context(); ctx.ok()) context_ = std::move(ctx->messages);
+    return st;
+  }
+  if (deps_.settings->storage.durability == storage::durability::batch &&
+      transcript_->durable_seq() < transcript_->written_seq())
+    fx.sync_seq = transcript_->written_seq();
+  return {};
+}
+
+turn_outcome session_core::chat(const chat_event& ev, const route_facts& route, core_effects& fx) {
+  turn_outcome out;
+  out.session_key = key_;
+  last_route_ = route;
+  const auto& settings = *deps_.settings;
+  const std::size_t size = ev.text.size() + (ev.content.empty() ? 0 : json::to_compact(ev.content).size());
+  if (size > settings.session.max_message_bytes) {
+    out.st = status(errc::limit_exceeded, fmt::format("message of {} bytes exceeds session.maxMessageBytes ({} bytes)",
+                                                      size, settings.session.max_message_bytes));
+    return out;
+  }
+  // The current transcript's lock first: if another process holds it, nothing changes here.
+  if (row_ && row_->session_id())
+    if (status st = open_current(fx); !st.ok()) {
+      out.st = st;
+      return out;
+    }
+
+  const std::int64_t now = deps_.time->now_ms();
+  reset_trigger_options topt;
+  topt.triggers = settings.session.reset.reset_triggers;
+  topt.sender_authorized = ev.sender_authorized;
+  topt.is_group = route.is_group;
+  const reset_trigger_result trigger = parse_reset_trigger(ev.text, topt);
+  const auto policy =
+      resolve_reset_policy(settings.session.reset, resolve_reset_type(key_, route.is_group, route.is_thread), route.channel);
+  rollover_input in;
+  in.current = row_ ? &*row_ : nullptr;
+  in.session_key = key_;
+  in.kind = inbound_kind::message;
+  if (row_ && deps_.zone) in.freshness = evaluate_freshness(lifecycle_timestamps_of(*row_), now, policy, *deps_.zone);
+  in.trigger = trigger;
+  in.now_ms = now;
+  in.new_session_id = new_session_id();
+  in.transcript_path = [this](std::string_view id) { return transcript_path_for(std::string(id)); };
+  in.inbound_patch = inbound_patch(ev, route);
+  const std::string old_id = row_ ? std::string(row_->session_id().value_or("")) : std::string();
+  rollover_result roll = roll_session(in);
+  row_ = std::move(roll.entry);
+  if (roll.new_session) {
+    if (roll.drop_queued_system_events) queued_.clear();
+    if (status st = start_new_session(old_id, fx); !st.ok()) {
+      out.st = st;
+      return out;
+    }
+    out.new_session = true;
+    if (!old_id.empty()) {
+      auto e = event(event_types::session_reset);
+      out.reset_reason = roll.reason ? std::string(session_end_reason_name(*roll.reason)) : "new";
+      e.data["reason"] = out.reset_reason;
+      e.data["oldSessionId"] = old_id;
+      e.data["newSessionId"] = std::string(row_->session_id().value_or(""));
+      fx.events.push_back(std::move(e));
+    } else {
+      fx.events.push_back(event(event_types::session_created));
+    }
+    fx.store_durable = true;  // a new sessionId must be on disk before the turn is acknowledged
+  } else if (status st = open_current(fx); !st.ok()) {
+    out.st = st;
+    return out;
+  }
+  out.session_id = std::string(row_->session_id().value_or(""));
+
+  std::string text = ev.text;
+  if (trigger.command == reset_command::reset) {
+    text = trigger.first_message;
+    if (text.empty() && ev.content.empty()) {
+      out.command = trigger.matched_trigger;
+      out.command_output = fmt::format("New session started ({}).", out.session_id);
+      finish_effects(fx, route);
+      return out;
+    }
+  }
+  std::string args;
+  switch (parse_chat_command(text, args)) {
+    case chat_command::status: {
+      out.command = "/status";
+      status_inputs si{key_, &*row_, settings.model.context_window, settings.model.provider, settings.model.model, now};
+      out.command_output = format_status(si);
+      finish_effects(fx, route);
+      return out;
+    }
+    case chat_command::context_list:
+      out.command = "/context list";
+      out.command_output = format_context_list(context_, settings.model.context_window);
+      finish_effects(fx, route);
+      return out;
+    default: break;
+  }
+  return run_turn(ev, std::move(text), fx, std::move(out));
+}
+
+turn_outcome session_core::run_turn(const chat_event& ev, std::string text, core_effects& fx, turn_outcome out) {
+  const auto& settings = *deps_.settings;
+  const std::int64_t started = deps_.time->now_ms();
+  const std::int64_t ts = ev.timestamp_ms ? ev.timestamp_ms : started;
+  boost::json::object user = ev.content.empty() ? user_message(text, ts) : user_message(ev.content, ts);
+  append_and_track(user, fx);
+
+  // The request: the cached context, with this turn's runtime context in front of the last
+  // (the user's) message — in the request only.
+  std::string prefix;
+  for (const auto& notice : queued_) prefix += notice + "\n";
+  queued_.clear();
+  prefix += ev.runtime_context;
+  while (!prefix.empty() && prefix.back() == '\n') prefix.pop_back();
+  model_request req;
+  req.session_key = key_;
+  req.session_id = out.session_id;
+  req.provider = std::string(row_->provider_override().value_or(settings.model.provider));
+  req.model = std::string(row_->model_override().value_or(settings.model.model));
+  req.context_window = settings.model.context_window;
+  req.max_tokens = settings.model.max_tokens;
+  req.messages = std::move(context_);
+  boost::json::value stored_last;
+  if (!prefix.empty() && !req.messages.empty()) {
+    stored_last = req.messages.back();
+    prefix_for_model(req.messages.back().as_object(), prefix);
+  }
+  auto reply = deps_.runner ? deps_.runner->run(req)
+                            : result<boost::json::object>(errc::unsupported, "no model runner is registered");
+  context_ = std::move(req.messages);
+  if (!stored_last.is_null()) context_.back() = std::move(stored_last);
+
+  if (!reply.ok()) {
+    auto e = event(event_types::turn_failed);
+    e.data["error"] = reply.error().message();
+    fx.events.push_back(std::move(e));
+    out.st = reply.error().with_context("model call failed");
+    if (status st = durability_commit(fx); !st.ok()) out.st = st;
+    finish_effects(fx, last_route_);
+    return out;
+  }
+  boost::json::object& msg = *reply;
+  if (!msg.contains("timestamp")) msg["timestamp"] = deps_.time->now_ms();
+  append_and_track(msg, fx);
+  if (const auto* usage = json::get_object(msg, "usage")) {
+    row_->set_input_tokens(json::get_int(*usage, "input").value_or(0));
+    row_->set_output_tokens(json::get_int(*usage, "output").value_or(0));
+    row_->set_cache_read(json::get_int(*usage, "cacheRead").value_or(0));
+    row_->set_cache_write(json::get_int(*usage, "cacheWrite").value_or(0));
+    row_->set_total_tokens(prompt_tokens_of_usage(*usage));
+    row_->set_total_tokens_fresh(true);
+  }
+  row_->set_context_tokens(settings.model.context_window);
+  if (auto p = json::get_string(msg, "provider")) row_->set_model_provider(*p);
+  if (auto m = json::get_string(msg, "model")) row_->set_model(*m);
+  out.reply = reply_text(msg);
+  auto e = event(event_types::turn_completed);
+  e.data["totalTokens"] = row_->total_tokens().value_or(0);
+  e.data["latencyMs"] = deps_.time->now_ms() - started;
+  fx.events.push_back(std::move(e));
+  if (status st = durability_commit(fx); !st.ok()) {
+    out.st = st;
+    out.reply.reset();
+  }
+  finish_effects(fx, last_route_);
+  return out;
+}
+
+void session_core::system(const system_event& ev, core_effects& fx) {
+  rollover_input in;
+  in.current = row_ ? &*row_ : nullptr;
+  in.session_key = key_;
+  switch (ev.kind) {
+    case system_event_kind::heartbeat: in.kind = inbound_kind::heartbeat; break;
+    case system_event_kind::cron: in.kind = inbound_kind::cron_event; break;
+    case system_event_kind::exec: in.kind = inbound_kind::exec_event; break;
+  }
+  in.now_ms = deps_.time->now_ms();
+  in.new_session_id = new_session_id();
+  in.transcript_path = [this](std::string_view id) { return transcript_path_for(std::string(id)); };
+  const bool existed = row_.has_value();
+  rollover_result roll = roll_session(in);
+  row_ = std::move(roll.entry);
+  if (!existed) {
+    fx.events.push_back(event(event_types::session_created));
+    fx.store_durable = true;
+  }
+  if (!ev.text.empty()) queued_.push_back(ev.text);
+  finish_effects(fx, last_route_);
+}
+
+}  // namespace sessionrt::actors

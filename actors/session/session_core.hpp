@@ -1,0 +1,118 @@
+// session_core: one session's state and its turn, without CAF (the actor beside it,
+// session_actor, sends and receives; this class decides and does the file work).
+// It owns the sessions.json row of its key, the transcript writer of the current sessionId,
+// the write lock of that transcript while it is open, and the in-memory context of the
+// active leaf (so a turn does not re-read the file). A turn:
+//   freshness + reset trigger -> reuse or roll over (archive the old transcript .reset.<ts>)
+//   -> append the user's message as sent -> model call on the context (+ per-turn runtime
+//   context, never stored) -> append the reply -> update the row (tokens, timestamps).
+// What must happen outside (store write, events, timers, group-commit sync) is returned in
+// core_effects; the caller acknowledges the turn after the sync when `sync_seq` is set.
+// Errors before anything was appended (lock held elsewhere, bad input) change nothing.
+#pragma once
+#include <boost/json/array.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actors/runtime_settings.hpp"
+#include "messages/chat_event.hpp"
+#include "messages/lifecycle_event.hpp"
+#include "messages/model_runner.hpp"
+#include "messages/session_entry.hpp"
+#include "storage/process_probe.hpp"
+#include "storage/transcript_file.hpp"
+#include "storage/write_lock.hpp"
+
+namespace date {
+class time_zone;
+}
+
+namespace sessionrt::actors {
+
+struct session_core_deps {
+  storage::fs* files = nullptr;
+  clock* time = nullptr;
+  storage::process_probe* probe = nullptr;
+  const runtime_settings* settings = nullptr;
+  model_runner* runner = nullptr;
+  const date::time_zone* zone = nullptr;  // for the daily boundary
+  std::string sessions_dir;               // <state>/agents/<agentId>/sessions
+  std::string agent_id;
+};
+
+// What the router learned about the chat an event came from.
+struct route_facts {
+  std::string channel, account_id;
+  std::string chat_type = "direct";  // direct | group | channel
+  std::string peer_id;
+  std::string thread_id;
+  bool is_group = false, is_thread = false;
+};
+
+struct core_effects {
+  std::vector<lifecycle_event> events;
+  bool store_put = false;      // write entry() to the store
+  bool store_durable = false;  // ... and wait for that write before acknowledging
+  std::optional<std::int64_t> stale_at;  // when the session expires (timer), if it does
+  std::string stale_reason;              // "daily" | "idle": why it expires then
+  std::optional<std::uint64_t> sync_seq;  // batch: durable once the syncer synced this seq
+};
+
+// When the session under `key` goes stale and why ("daily" | "idle"), or nullopt if never,
+// by the reset rules [R§4.1-4.2]; shared by the session and the start-up timer schedule.
+struct session_expiry {
+  std::int64_t at_ms;
+  std::string reason;
+};
+std::optional<session_expiry> expiry_of(const std::string& key, const session_entry& row, const route_facts& route,
+                                        const session_reset_config& config, const date::time_zone& zone,
+                                        std::int64_t now_ms);
+// What a stored row says about its chat (for sessions reloaded from the store).
+route_facts facts_from_row(const std::string& key, const session_entry& row);
+
+class session_core {
+ public:
+  session_core(std::string key, std::optional<session_entry> row, session_core_deps deps);
+  ~session_core();
+  session_core(const session_core&) = delete;
+  session_core& operator=(const session_core&) = delete;
+
+  turn_outcome chat(const chat_event& ev, const route_facts& route, core_effects& fx);
+  // Heartbeat / cron / exec notices: never roll a session, never extend its idle life; queued
+  // until the next turn's prompt (dropped if the session rolls over first).
+  void system(const system_event& ev, core_effects& fx);
+  // Flushes and syncs the transcript and releases its lock (passivation, shutdown).
+  status close();
+
+  const std::string& key() const { return key_; }
+  const std::optional<session_entry>& entry() const { return row_; }
+  int transcript_fd() const;
+  bool transcript_open() const { return transcript_ != nullptr; }
+  void note_synced(std::uint64_t seq);  // the syncer made appends up to `seq` durable
+  std::size_t queued_system_events() const { return queued_.size(); }
+
+ private:
+  lifecycle_event event(std::string_view type) const;
+  status open_current(core_effects& fx);
+  status start_new_session(const std::string& new_id, core_effects& fx);
+  status close_transcript();
+  std::string transcript_path_for(const std::string& session_id) const;
+  void append_and_track(const boost::json::object& message, core_effects& fx);
+  turn_outcome run_turn(const chat_event& ev, std::string text, core_effects& fx, turn_outcome out);
+  void finish_effects(core_effects& fx, const route_facts& route);
+  boost::json::object inbound_patch(const chat_event& ev, const route_facts& route) const;
+  status durability_commit(core_effects& fx);
+
+  std::string key_;
+  std::optional<session_entry> row_;
+  session_core_deps deps_;
+  std::unique_ptr<storage::transcript_file> transcript_;
+  std::optional<storage::write_lock> lock_;
+  boost::json::array context_;  // the active leaf's model context (valid when transcript_ is open)
+  std::vector<std::string> queued_;  // system notices for the next prompt
+  route_facts last_route_;
+};
+
+}  // namespace sessionrt::actors

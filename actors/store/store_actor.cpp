@@ -1,0 +1,113 @@
+#include "actors/store/store_actor.hpp"
+
+#include <chrono>
+
+#include "actors/events/event_bus.hpp"
+
+namespace sessionrt::actors {
+namespace {
+
+struct store_state {
+  std::shared_ptr<storage::session_store_file> file;
+  store_actor_config cfg;
+  bool dirty = false;
+  bool window_scheduled = false;
+  bool immediate_scheduled = false;
+  std::vector<caf::response_promise> durable_waiters;
+};
+
+void schedule_window(caf::event_based_actor* self, store_state& st) {
+  if (st.window_scheduled) return;
+  st.window_scheduled = true;
+  self->delayed_send(self, std::chrono::milliseconds(st.cfg.flush_window_ms), flush_atom::value);
+}
+
+// Writes the file if dirty and answers the durable waiters. Returns the write's status.
+status write_now(caf::event_based_actor* self, store_state& st) {
+  status result;
+  if (st.dirty) {
+    result = st.file->save();
+    if (result.ok()) {
+      st.dirty = false;
+      lifecycle_event e;
+      e.type = std::string(event_types::store_flushed);
+      e.agent_id = st.cfg.agent_id;
+      e.at_ms = st.cfg.time ? st.cfg.time->now_ms() : 0;
+      e.data["path"] = st.file->path();
+      e.data["rows"] = st.file->store().size();
+      publish(self, st.cfg.bus, *st.cfg.hub, std::move(e));
+    } else {
+      schedule_window(self, st);  // retry at the next window
+    }
+  }
+  auto waiters = std::move(st.durable_waiters);
+  st.durable_waiters.clear();
+  for (auto& rp : waiters) {
+    if (result.ok())
+      rp.deliver(true);
+    else
+      rp.deliver(caf::make_error(caf::sec::runtime_error, result.message()));
+  }
+  return result;
+}
+
+}  // namespace
+
+caf::behavior store_actor(caf::event_based_actor* self, std::shared_ptr<storage::session_store_file> file,
+                          store_actor_config cfg) {
+  auto st = std::make_shared<store_state>();
+  st->file = std::move(file);
+  st->cfg = std::move(cfg);
+  return {
+      [st](get_atom, const std::string& key) {
+        entry_reply r;
+        if (const auto* e = st->file->store().find(key)) {
+          r.found = true;
+          r.entry = *e;
+        }
+        return r;
+      },
+      [self, st](put_atom, const std::string& key, session_entry& entry) {
+        st->file->store().upsert(key, std::move(entry));
+        st->dirty = true;
+        schedule_window(self, *st);
+      },
+      [self, st](put_atom, const std::string& key, session_entry& entry, flush_atom) -> caf::result<bool> {
+        st->file->store().upsert(key, std::move(entry));
+        st->dirty = true;
+        st->durable_waiters.push_back(self->make_response_promise());
+        if (!st->immediate_scheduled) {
+          st->immediate_scheduled = true;
+          self->send(self, flush_atom::value, spawned_atom::value);
+        }
+        return st->durable_waiters.back();
+      },
+      [self, st](erase_atom, const std::string& key) {
+        if (st->file->store().erase(key)) {
+          st->dirty = true;
+          schedule_window(self, *st);
+        }
+      },
+      [st](list_atom) {
+        entry_rows rows;
+        rows.reserve(st->file->store().size());
+        for (const auto& r : st->file->store()) rows.emplace_back(std::string(r.key), r.entry);
+        return rows;
+      },
+      [self, st](flush_atom) {  // the coalescing window closed
+        st->window_scheduled = false;
+        (void)write_now(self, *st);
+      },
+      [self, st](flush_atom, spawned_atom) {  // durable acks are waiting
+        st->immediate_scheduled = false;
+        (void)write_now(self, *st);
+      },
+      [self, st](flush_atom, stop_atom) -> caf::result<bool> {
+        status s = write_now(self, *st);
+        if (!s.ok()) return caf::make_error(caf::sec::runtime_error, s.message());
+        return true;
+      },
+  };
+}
+
+}  // namespace sessionrt::actors

@@ -1,0 +1,47 @@
+#include "actors/syncer/transcript_syncer.hpp"
+
+#include <unordered_map>
+#include <vector>
+
+namespace sessionrt::actors {
+namespace {
+
+struct sync_request {
+  int fd;
+  std::uint64_t seq;
+  caf::actor requester;
+};
+
+struct syncer_state {
+  std::vector<sync_request> pending;
+  bool round_scheduled = false;
+};
+
+}  // namespace
+
+caf::behavior transcript_syncer(caf::event_based_actor* self, storage::fs* files) {
+  auto st = std::make_shared<syncer_state>();
+  return {
+      [self, st](sync_atom, int fd, std::uint64_t seq) {
+        st->pending.push_back({fd, seq, caf::actor_cast<caf::actor>(self->current_sender())});
+        if (!st->round_scheduled) {  // queued behind every request already in the mailbox
+          st->round_scheduled = true;
+          self->send(self, flush_atom::value);
+        }
+      },
+      [self, st, files](flush_atom) {
+        st->round_scheduled = false;
+        auto round = std::move(st->pending);
+        st->pending.clear();
+        std::unordered_map<int, std::string> result;  // fd -> "" or the error
+        for (const auto& r : round) {
+          if (result.count(r.fd)) continue;
+          status s = files->fdatasync(r.fd);
+          result[r.fd] = s.ok() ? std::string() : s.message();
+        }
+        for (auto& r : round) self->send(r.requester, synced_atom::value, r.fd, r.seq, result[r.fd]);
+      },
+  };
+}
+
+}  // namespace sessionrt::actors

@@ -1,0 +1,15 @@
+// transcript_syncer: group commit for storage.durability=batch (SPEC §1.2). Session actors
+// write their lines, then ask it to make them durable: (sync, fd, seq). Requests that arrive
+// while a round is running wait for the next round, and one round fdatasyncs each distinct fd
+// once, then answers every request with (synced, fd, seq, error) — error "" when durable.
+// Under load many appends and many sessions share one round. Spawn it detached: fdatasync
+// blocks. A requester must not close an fd while a request for it is unanswered.
+#pragma once
+#include "actors/caf_types.hpp"
+#include "storage/fs.hpp"
+
+namespace sessionrt::actors {
+
+caf::behavior transcript_syncer(caf::event_based_actor* self, storage::fs* files);
+
+}  // namespace sessionrt::actors
