@@ -1,0 +1,161 @@
+// simulated_model: the built-in deterministic model runner (SPEC §8) and compaction provider
+// (SPEC §4) for the demo, the simulations, the tests and the benchmarks. No network, no randomness.
+// - Same request and same clock reading -> byte-identical assistant message.
+// - Prompt tokens = sum of actors::estimate_tokens over the request's messages + ceil(UTF-16
+//   length of the system prompt / 4) [R§10], counted afresh on every call as a provider would:
+//   an assistant usage inside the context is not reused (estimate_context_tokens would, and
+//   after a compaction the kept tail's old usage would still report the pre-compaction size).
+//   Without usage in the context both counts are equal.
+// - Prompt tokens > options.context_window -> errc::limit_exceeded with Anthropic's overflow text
+//   "prompt is too long: N tokens > W maximum" (is_context_overflow_error matches it). The
+//   request's context_window is the runtime's belief and does not change the model's limit.
+// - purpose "memory_flush", or a last user message containing "Pre-compaction memory flush" or
+//   options.silent_marker -> the reply is exactly "NO_REPLY". purpose "compaction_summary" -> a
+//   structured summary of the request's <conversation> block. An unknown purpose is
+//   errc::invalid_argument. A reply longer than request.max_tokens (> 0) is cut, stopReason "length".
+// - Usage: input = prompt tokens, output = estimate of the reply, no cache; cost in USD at the
+//   per-token prices of the options (defaults $3 / $15 per million, fixed numbers).
+// - Thread-safe: run() may be called concurrently from several session actors; the knobs and
+//   the counters are atomics or under a mutex. The clock must outlive the model.
+#pragma once
+#include <atomic>
+#include <boost/json.hpp>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "messages/clock.hpp"
+#include "messages/model_runner.hpp"
+#include "messages/status.hpp"
+
+namespace sessionrt::runtime {
+
+// The first words of OpenClaw's default flush prompt and system prompt [R§7.1].
+inline constexpr std::string_view kFlushPromptMarker = "Pre-compaction memory flush";
+inline constexpr std::string_view kSilentReplyText = "NO_REPLY";
+
+struct simulated_model_options {
+  std::int64_t context_window = 200000;
+  std::string provider = "sessionrt";  // used when the request names none
+  std::string model = "sim-1";         // used when the request names none
+  std::string api = "sim";
+  std::int64_t reply_tokens = 60;      // approximate estimate of an ordinary reply
+  std::string silent_marker = "[sim:silent]";  // a user message containing it gets NO_REPLY
+  double input_cost_per_token = 3.0 / 1'000'000;
+  double output_cost_per_token = 15.0 / 1'000'000;
+};
+
+// A snapshot of what the model has done since it was made.
+struct simulated_model_counters {
+  std::int64_t turn_calls = 0;
+  std::int64_t memory_flush_calls = 0;
+  std::int64_t compaction_summary_calls = 0;
+  std::int64_t failed_calls = 0;       // every error returned (forced, overflow, bad purpose)
+  std::int64_t forced_failures = 0;    // errors from fail_next
+  std::int64_t window_overflows = 0;   // prompts larger than the context window
+  std::int64_t input_tokens = 0;       // sums over successful calls
+  std::int64_t output_tokens = 0;
+};
+
+class simulated_model final : public model_runner {
+ public:
+  explicit simulated_model(clock& clock, simulated_model_options options = {});
+
+  result<boost::json::object> run(const model_request& request) override;
+
+  // The next `count` calls (any purpose) fail with `error_text`; count <= 0 cancels what is
+  // pending. The code defaults to limit_exceeded for an overflow text, io_error otherwise.
+  void fail_next(int count, std::string error_text, std::optional<errc> code = std::nullopt);
+
+  simulated_model_counters counters() const;
+  const simulated_model_options& options() const { return options_; }
+
+ private:
+  struct forced_failure {
+    int remaining = 0;
+    std::string text;
+    errc code = errc::io_error;
+  };
+
+  std::optional<status> take_forced_failure();
+  status failed(status error);
+  void count_purpose(std::string_view purpose);
+  result<boost::json::object> answer(const model_request& request, std::int64_t prompt_tokens);
+
+  clock& clock_;
+  const simulated_model_options options_;
+  std::mutex failure_mutex_;
+  forced_failure forced_;
+  std::atomic<std::int64_t> turn_calls_{0}, memory_flush_calls_{0}, compaction_summary_calls_{0};
+  std::atomic<std::int64_t> failed_calls_{0}, forced_failures_{0}, window_overflows_{0};
+  std::atomic<std::int64_t> input_tokens_{0}, output_tokens_{0};
+};
+
+// What the summarizer reads. `conversation` is pi's serialized form ("[User]: ...", see
+// actors::serialize_conversation); `previous_summary` is an earlier summary whose Goal,
+// Constraints, Done items and Key Decisions are carried; `focus` is the custom instructions.
+struct summary_source {
+  std::string_view conversation;
+  std::string_view previous_summary;
+  std::string_view focus;
+  bool turn_prefix = false;  // answer the split-turn prefix prompt (## Original Request ...)
+};
+
+// The deterministic summary both the model and the provider give, with the headings of pi's
+// summarization prompt [R§6.4], cut to max_tokens (<= 0: no limit) at a line when possible.
+std::string simulated_summary(const summary_source& source, std::int64_t max_tokens);
+
+// The summarizer's input taken from a compaction_summary request's user text (the layout of
+// actors::history_summary_request / turn_prefix_summary_request). Views into `user_text`.
+summary_source summary_source_of(std::string_view user_text);
+
+// Prompt tokens as the model counts them (see the contract above).
+std::int64_t simulated_prompt_tokens(const model_request& request);
+
+// "prompt is too long: <prompt_tokens> tokens > <context_window> maximum"
+std::string simulated_overflow_text(std::int64_t prompt_tokens, std::int64_t context_window);
+
+// The ordinary reply to a user text: a quote of its first words, a hash-based reference and
+// fixed sentences until the estimate reaches about reply_tokens.
+std::string simulated_reply_text(std::string_view user_text, std::int64_t reply_tokens);
+
+// `text`, cut so that ceil(UTF-16 length / 4) <= max_tokens; at the last line break inside
+// the budget when there is one, else at a code point. max_tokens <= 0 means no limit.
+std::string truncate_to_tokens(std::string_view text, std::int64_t max_tokens);
+
+// A compaction_provider over simulated_summary, with knobs for the runtime's fallback paths.
+// `cancel` is checked before starting and between the steps (convert, serialize, summarize);
+// when set, the answer is errc::cancelled. Thread-safe.
+class simulated_compaction_provider final : public compaction_provider {
+ public:
+  using step_observer = std::function<void(std::string_view step)>;
+
+  result<std::string> summarize(const summarize_request& request, const cancellation& cancel) override;
+
+  // Every later call fails with `error` (an ok status means succeed()).
+  void fail_with(status error);
+  // Every later call returns "".
+  void return_empty();
+  // Back to ordinary summaries.
+  void succeed();
+  // Called after each step ("convert", "serialize", "summarize"), before the cancellation check.
+  void observe_steps(step_observer observer);
+
+  std::int64_t calls() const { return calls_.load(); }
+
+ private:
+  enum class mode { summarize, fail, empty };
+
+  bool stop_after(std::string_view step, const cancellation& cancel);
+
+  std::mutex mutex_;
+  mode mode_ = mode::summarize;
+  status error_;
+  step_observer observer_;
+  std::atomic<std::int64_t> calls_{0};
+};
+
+}  // namespace sessionrt::runtime
