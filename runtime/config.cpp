@@ -1,0 +1,665 @@
+#include "runtime/config.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <span>
+
+#include "messages/json_access.hpp"
+#include "messages/json_reader.hpp"
+#include "runtime/config_values.hpp"
+#include "storage/durable_file.hpp"
+
+namespace sessionrt::runtime {
+namespace {
+
+namespace bj = boost::json;
+using actors::runtime_settings;
+
+// ---- the key walker ----------------------------------------------------------------------------
+
+struct load_state {
+  std::vector<std::string>& warnings;
+  const bj::value* compaction_block = nullptr;  // `compaction`, read after the walk
+  const bj::value* compaction_alias = nullptr;  // `agents.defaults.compaction`, read before it
+};
+
+// One known key of an object: its name and how its value is read into the target.
+template <class Target>
+struct config_key {
+  std::string_view name;
+  status (*read)(const bj::value& value, const std::string& path, Target& target, load_state& state);
+};
+
+template <class Field, class Value>
+status assign(Field& field, result<Value> read) {
+  if (!read.ok()) return std::move(read).take_error();
+  field = std::move(*read);
+  return {};
+}
+
+template <class Target, std::size_t N>
+void warn_unknown_key(load_state& state, const std::string& parent, std::string_view key,
+                      const config_key<Target> (&keys)[N]) {
+  std::vector<std::string_view> names;
+  for (const auto& known : keys) names.push_back(known.name);
+  std::string warning = "unknown config key " + child_key_path(parent, key);
+  if (auto suggestion = closest_key(key, names))
+    warning += " (did you mean " + child_key_path(parent, *suggestion) + "?)";
+  state.warnings.push_back(std::move(warning));
+}
+
+// Reads every member of the object at `path` with its key's reader, in file order. Unknown
+// keys are warned about; null values keep the default.
+template <class Target, std::size_t N>
+status read_keys(const bj::value& value, const std::string& path, const config_key<Target> (&keys)[N], Target& target,
+                 load_state& state) {
+  if (!value.is_object()) return config_key_error(path, "expected an object, got " + describe_json_value(value));
+  for (const auto& member : value.get_object()) {
+    const auto* known = std::find_if(std::begin(keys), std::end(keys),
+                                     [&](const config_key<Target>& k) { return k.name == member.key(); });
+    if (known == std::end(keys)) {
+      warn_unknown_key(state, path, member.key(), keys);
+      continue;
+    }
+    if (member.value().is_null()) continue;
+    SRT_RETURN_IF_ERROR(known->read(member.value(), child_key_path(path, member.key()), target, state));
+  }
+  return {};
+}
+
+// Reads an array item by item; `read_item` appends to `target`.
+template <class Target, class ReadItem>
+status read_items(const bj::value& value, const std::string& path, Target& target, ReadItem read_item) {
+  if (!value.is_array()) return config_key_error(path, "expected an array, got " + describe_json_value(value));
+  const auto& items = value.get_array();
+  for (std::size_t i = 0; i < items.size(); ++i)
+    SRT_RETURN_IF_ERROR(read_item(items[i], item_key_path(path, i), target));
+  return {};
+}
+
+status missing_key(const std::string& parent, std::string_view key, std::string_view what) {
+  return config_key_error(child_key_path(parent, key), fmt::format("is required ({})", what));
+}
+
+std::string ascii_lower_trimmed(std::string_view text) {
+  constexpr std::string_view blanks = " \t\n\r\f\v";
+  auto first = text.find_first_not_of(blanks);
+  if (first == std::string_view::npos) return {};
+  std::string out(text.substr(first, text.find_last_not_of(blanks) - first + 1));
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+// ---- session.reset-shaped blocks [R§4.1] ---------------------------------------------------------
+
+constexpr config_key<actors::reset_config> reset_block_keys[] = {
+    {"mode",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.mode,
+                     read_enum<actors::reset_mode>(v, p, actors::parse_reset_mode, "\"daily\", \"idle\", \"none\""));
+     }},
+    {"atHour",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.at_hour, read_whole_number(v, p, 0, 23)); }},
+    {"idleMinutes",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.idle_minutes, read_whole_number(v, p, 0)); }},
+};
+
+status read_reset_block(const bj::value& value, const std::string& path, std::optional<actors::reset_config>& target,
+                        load_state& state) {
+  actors::reset_config block;
+  SRT_RETURN_IF_ERROR(read_keys(value, path, reset_block_keys, block, state));
+  target = block;
+  return {};
+}
+
+constexpr config_key<actors::reset_by_type_config> reset_by_type_keys[] = {
+    {"direct", [](const auto& v, const auto& p, auto& t, auto& st) { return read_reset_block(v, p, t.direct, st); }},
+    {"dm", [](const auto& v, const auto& p, auto& t, auto& st) { return read_reset_block(v, p, t.dm, st); }},
+    {"group", [](const auto& v, const auto& p, auto& t, auto& st) { return read_reset_block(v, p, t.group, st); }},
+    {"thread", [](const auto& v, const auto& p, auto& t, auto& st) { return read_reset_block(v, p, t.thread, st); }},
+};
+
+// session.resetByChannel: any channel name; names are trimmed and lowercased as the policy
+// looks them up, so two spellings of one channel are an error rather than a silent choice.
+status read_reset_by_channel(const bj::value& value, const std::string& path, actors::session_reset_config& target,
+                             load_state& state) {
+  if (!value.is_object()) return config_key_error(path, "expected an object, got " + describe_json_value(value));
+  std::map<std::string, std::string> path_of_channel;
+  for (const auto& member : value.get_object()) {
+    std::string member_path = child_key_path(path, member.key());
+    std::string channel = ascii_lower_trimmed(member.key());
+    if (channel.empty()) return config_key_error(member_path, "a channel name must not be empty");
+    if (auto seen = path_of_channel.find(channel); seen != path_of_channel.end())
+      return config_key_error(member_path, "names the same channel as " + seen->second +
+                                               " (channel names are compared trimmed and lowercased)");
+    path_of_channel.emplace(channel, member_path);
+    if (member.value().is_null()) continue;
+    std::optional<actors::reset_config> block;
+    SRT_RETURN_IF_ERROR(read_reset_block(member.value(), member_path, block, state));
+    target.reset_by_channel[channel] = *block;
+  }
+  return {};
+}
+
+// ---- session ------------------------------------------------------------------------------------
+
+status read_identity_links(const bj::value& value, const std::string& path, actors::identity_links& links) {
+  if (!value.is_object())
+    return config_key_error(path, "expected an object of name -> [ids], got " + describe_json_value(value));
+  links.clear();
+  for (const auto& member : value.get_object()) {
+    std::string member_path = child_key_path(path, member.key());
+    if (ascii_lower_trimmed(member.key()).empty())
+      return config_key_error(member_path, "a canonical name must not be empty");
+    if (member.value().is_null()) continue;
+    auto ids = read_string_list(member.value(), member_path);
+    if (!ids.ok()) return std::move(ids).take_error();
+    links.emplace_back(std::string(member.key()), std::move(*ids));
+  }
+  return {};
+}
+
+status read_timezone(const bj::value& value, const std::string& path, std::string& timezone) {
+  auto name = read_string(value, path);
+  if (!name.ok()) return std::move(name).take_error();
+  if (!name->empty() && !actors::resolve_reset_zone(*name).ok())
+    return config_key_error(path, describe_json_value(value) +
+                                      " is not a time zone of the IANA database; use a name such as "
+                                      "\"Europe/Berlin\", or \"\" for the host's zone");
+  timezone = std::move(*name);
+  return {};
+}
+
+constexpr config_key<storage::write_lock_options> write_lock_keys[] = {
+    {"acquireTimeoutMs",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.acquire_timeout_ms, read_duration_ms(v, p, 1, storage::write_lock_options::infinite));
+     }},
+    {"staleMs",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.stale_ms, read_duration_ms(v, p, 1)); }},
+    {"maxHoldMs",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_hold_ms, read_duration_ms(v, p, 1)); }},
+};
+
+constexpr std::string_view dm_scope_names =
+    "\"main\", \"per-peer\", \"per-channel-peer\", \"per-account-channel-peer\"";
+
+constexpr config_key<runtime_settings> session_keys[] = {
+    {"dmScope",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.routing.session.direct_message_scope,
+                     read_enum<actors::dm_scope>(v, p, actors::parse_dm_scope, dm_scope_names));
+     }},
+    {"mainKey",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.routing.session.main_key, read_string(v, p));
+     }},
+    {"scope",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.routing.session.scope,
+                     read_enum<actors::session_scope>(v, p, actors::parse_session_scope, "\"per-sender\", \"global\""));
+     }},
+    {"identityLinks",
+     [](const auto& v, const auto& p, auto& t, auto&) { return read_identity_links(v, p, t.routing.session.links); }},
+    {"reset",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_reset_block(v, p, t.session.reset.reset, st); }},
+    {"resetByType",
+     [](const auto& v, const auto& p, auto& t, auto& st) {
+       actors::reset_by_type_config by_type;
+       SRT_RETURN_IF_ERROR(read_keys(v, p, reset_by_type_keys, by_type, st));
+       t.session.reset.reset_by_type = by_type;
+       return status{};
+     }},
+    {"resetByChannel",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_reset_by_channel(v, p, t.session.reset, st); }},
+    {"idleMinutes",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.session.reset.idle_minutes, read_whole_number(v, p, 0));
+     }},
+    {"resetTriggers",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.session.reset.reset_triggers, read_string_list(v, p));
+     }},
+    {"timezone",
+     [](const auto& v, const auto& p, auto& t, auto&) { return read_timezone(v, p, t.session.reset.timezone); }},
+    {"writeLock",
+     [](const auto& v, const auto& p, auto& t, auto& st) {
+       return read_keys(v, p, write_lock_keys, t.session.write_lock, st);
+     }},
+    {"passivateIdleMs",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.session.passivate_idle_ms, read_duration_ms(v, p, 1));
+     }},
+    {"maxLiveSessions",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.session.max_live_sessions, read_whole_number(v, p, 1));
+     }},
+    {"maxMessageBytes",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.session.max_message_bytes, read_byte_size(v, p, 1));
+     }},
+};
+
+// ---- agents and bindings [R§1.2] -----------------------------------------------------------------
+
+constexpr config_key<actors::agent_entry> agent_keys[] = {
+    {"id", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.id, read_non_empty_string(v, p)); }},
+    {"default", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.is_default, read_bool(v, p)); }},
+};
+
+status read_agent_list(const bj::value& value, const std::string& path, std::vector<actors::agent_entry>& agents,
+                       load_state& state) {
+  agents.clear();
+  std::map<std::string, std::string> path_of_agent;
+  return read_items(value, path, agents, [&](const bj::value& item, const std::string& item_path, auto& list) {
+    actors::agent_entry agent;
+    SRT_RETURN_IF_ERROR(read_keys(item, item_path, agent_keys, agent, state));
+    if (agent.id.empty()) return missing_key(item_path, "id", "a non-empty string");
+    std::string normalized = actors::normalize_agent_id(agent.id);
+    if (auto seen = path_of_agent.find(normalized); seen != path_of_agent.end())
+      return config_key_error(child_key_path(item_path, "id"),
+                              fmt::format("agent \"{}\" is already listed at {}", normalized, seen->second));
+    path_of_agent.emplace(normalized, item_path);
+    list.push_back(std::move(agent));
+    return status{};
+  });
+}
+
+constexpr config_key<runtime_settings> agent_defaults_keys[] = {
+    {"compaction",
+     [](const auto& v, const auto&, auto&, auto& st) {
+       st.compaction_alias = &v;
+       return status{};
+     }},
+};
+
+constexpr config_key<runtime_settings> agents_keys[] = {
+    {"list",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_agent_list(v, p, t.routing.agents, st); }},
+    {"defaults",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, agent_defaults_keys, t, st); }},
+};
+
+constexpr config_key<actors::route_peer> peer_keys[] = {
+    {"kind", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.kind, read_non_empty_string(v, p)); }},
+    {"id", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.id, read_non_empty_string(v, p)); }},
+};
+
+status read_peer(const bj::value& value, const std::string& path, std::optional<actors::route_peer>& target,
+                 load_state& state) {
+  actors::route_peer peer;
+  SRT_RETURN_IF_ERROR(read_keys(value, path, peer_keys, peer, state));
+  if (peer.kind.empty()) return missing_key(path, "kind", "\"direct\", \"group\", \"channel\", ...");
+  if (peer.id.empty()) return missing_key(path, "id", "a peer id, or \"*\" for every peer of the kind");
+  target = std::move(peer);
+  return {};
+}
+
+constexpr config_key<actors::binding_match> match_keys[] = {
+    {"channel",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.channel, read_non_empty_string(v, p)); }},
+    {"accountId", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.account_id, read_string(v, p)); }},
+    {"peer", [](const auto& v, const auto& p, auto& t, auto& st) { return read_peer(v, p, t.peer, st); }},
+    {"guildId", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.guild_id, read_string(v, p)); }},
+    {"teamId", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.team_id, read_string(v, p)); }},
+    {"roles", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.roles, read_string_list(v, p)); }},
+};
+
+constexpr config_key<actors::route_binding> binding_session_keys[] = {
+    {"dmScope",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.session_dm_scope, read_enum<actors::dm_scope>(v, p, actors::parse_dm_scope, dm_scope_names));
+     }},
+};
+
+constexpr config_key<actors::route_binding> binding_keys[] = {
+    {"agentId",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.agent_id, read_non_empty_string(v, p)); }},
+    {"match", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, match_keys, t.match, st); }},
+    {"session",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, binding_session_keys, t, st); }},
+};
+
+status read_bindings(const bj::value& value, const std::string& path, std::vector<actors::route_binding>& bindings,
+                     load_state& state) {
+  bindings.clear();
+  return read_items(value, path, bindings, [&](const bj::value& item, const std::string& item_path, auto& list) {
+    actors::route_binding binding;
+    SRT_RETURN_IF_ERROR(read_keys(item, item_path, binding_keys, binding, state));
+    if (binding.agent_id.empty()) return missing_key(item_path, "agentId", "the agent this binding routes to");
+    if (binding.match.channel.empty())
+      return missing_key(child_key_path(item_path, "match"), "channel", "a binding without a channel never matches");
+    list.push_back(std::move(binding));
+    return status{};
+  });
+}
+
+// A bound agent missing from a non-empty agents.list silently routes to the default agent.
+void warn_unlisted_bound_agents(const actors::routing_config& routing, std::vector<std::string>& warnings) {
+  if (routing.agents.empty()) return;
+  for (std::size_t i = 0; i < routing.bindings.size(); ++i) {
+    std::string wanted = actors::normalize_agent_id(routing.bindings[i].agent_id);
+    bool listed = std::any_of(routing.agents.begin(), routing.agents.end(),
+                              [&](const actors::agent_entry& a) { return actors::normalize_agent_id(a.id) == wanted; });
+    if (!listed)
+      warnings.push_back(
+          fmt::format("config key bindings[{}].agentId: agent \"{}\" is not in agents.list; its events go "
+                      "to the default agent \"{}\"",
+                      i, wanted, actors::default_agent_of(routing)));
+  }
+}
+
+// ---- storage, model, compaction, context ---------------------------------------------------------
+
+constexpr config_key<actors::storage_settings> storage_keys[] = {
+    {"durability",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.durability,
+                     read_enum<storage::durability>(v, p, storage::parse_durability, "\"none\", \"batch\", \"sync\""));
+     }},
+    {"batchWindowMs",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.batch_window_ms, read_duration_ms(v, p, 0)); }},
+    {"maxLineBytes",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_line_bytes, read_byte_size(v, p, 1)); }},
+    {"storeFlushWindowMs",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.store_flush_window_ms, read_duration_ms(v, p, 0));
+     }},
+};
+
+constexpr config_key<actors::model_settings> model_keys[] = {
+    {"contextWindow",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.context_window, read_whole_number(v, p, 1)); }},
+    {"provider", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.provider, read_string(v, p)); }},
+    {"model", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.model, read_string(v, p)); }},
+    {"maxTokens",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_tokens, read_whole_number(v, p, 0)); }},
+};
+
+constexpr config_key<actors::memory_flush_settings> memory_flush_keys[] = {
+    {"enabled", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.enabled, read_bool(v, p)); }},
+    {"softThresholdTokens",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.soft_threshold_tokens, read_whole_number(v, p, 0));
+     }},
+    {"forceFlushTranscriptBytes",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.force_flush_transcript_bytes, read_byte_size(v, p, 0));
+     }},
+    {"prompt", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.prompt, read_string(v, p)); }},
+    {"systemPrompt",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.system_prompt, read_string(v, p)); }},
+    {"model", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.model, read_string(v, p)); }},
+};
+
+constexpr config_key<runtime_settings> compaction_keys[] = {
+    {"enabled",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.compaction.enabled, read_bool(v, p)); }},
+    {"reserveTokens",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.compaction.reserve_tokens, read_whole_number(v, p, 0));
+     }},
+    {"keepRecentTokens",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.compaction.keep_recent_tokens, read_whole_number(v, p, 1));
+     }},
+    {"reserveTokensFloor",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.compaction.reserve_tokens_floor, read_whole_number(v, p, 0));
+     }},
+    {"truncateAfterCompaction",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.compaction.truncate_after_compaction, read_bool(v, p));
+     }},
+    {"maxActiveTranscriptBytes",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.compaction.max_active_transcript_bytes, read_byte_size(v, p, 1));
+     }},
+    {"memoryFlush",
+     [](const auto& v, const auto& p, auto& t, auto& st) {
+       return read_keys(v, p, memory_flush_keys, t.memory_flush, st);
+     }},
+};
+
+status read_pressure_fractions(const bj::value& value, const std::string& path, actors::pressure_config& target) {
+  actors::pressure_config config;
+  config.fractions.clear();
+  SRT_RETURN_IF_ERROR(
+      read_items(value, path, config.fractions, [](const bj::value& item, const std::string& item_path, auto& list) {
+        auto number = json::as_number(item);
+        if (!number)
+          return config_key_error(item_path, "expected a number in (0, 1), got " + describe_json_value(item));
+        list.push_back(*number);
+        return status{};
+      }));
+  if (status valid = actors::validate_pressure_config(config); !valid.ok())
+    return config_key_error(path, valid.message());
+  target = std::move(config);
+  return {};
+}
+
+constexpr config_key<actors::pressure_config> context_keys[] = {
+    {"pressureFractions",
+     [](const auto& v, const auto& p, auto& t, auto&) { return read_pressure_fractions(v, p, t); }},
+};
+
+// ---- top level -----------------------------------------------------------------------------------
+
+constexpr config_key<runtime_settings> top_level_keys[] = {
+    {"stateDir", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.state_dir, read_string(v, p)); }},
+    {"workspaceDir",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.workspace_dir, read_string(v, p)); }},
+    {"workspaceWritable",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.workspace_writable, read_bool(v, p)); }},
+    {"agents", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, agents_keys, t, st); }},
+    {"bindings",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_bindings(v, p, t.routing.bindings, st); }},
+    {"session", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, session_keys, t, st); }},
+    {"storage",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, storage_keys, t.storage, st); }},
+    {"model", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, model_keys, t.model, st); }},
+    {"compaction",
+     [](const auto& v, const auto&, auto&, auto& st) {
+       st.compaction_block = &v;
+       return status{};
+     }},
+    {"context",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, context_keys, t.pressure, st); }},
+};
+
+// `agents.defaults.compaction` first, then `compaction` over it, whatever their order in the file.
+status read_compaction_blocks(runtime_settings& settings, load_state& state) {
+  if (state.compaction_alias) {
+    SRT_RETURN_IF_ERROR(
+        read_keys(*state.compaction_alias, "agents.defaults.compaction", compaction_keys, settings, state));
+    if (state.compaction_block)
+      state.warnings.push_back(
+          "config keys compaction and agents.defaults.compaction are both set; where both set a key, compaction wins");
+  }
+  if (state.compaction_block)
+    SRT_RETURN_IF_ERROR(read_keys(*state.compaction_block, "compaction", compaction_keys, settings, state));
+  settings.memory_flush.reserve_tokens_floor = settings.compaction.reserve_tokens_floor;
+  if (settings.compaction.max_active_transcript_bytes && !settings.compaction.truncate_after_compaction)
+    state.warnings.push_back(
+        "config key compaction.maxActiveTranscriptBytes has no effect unless compaction.truncateAfterCompaction is "
+        "true");
+  return {};
+}
+
+status apply_environment(runtime_settings& settings, const env_lookup& env) {
+  if (!env) return {};
+  if (settings.state_dir.empty()) {
+    if (auto dir = env("SESSIONRT_STATE_DIR"); dir && !dir->empty()) settings.state_dir = *dir;
+  }
+  return storage::apply_write_lock_env(settings.session.write_lock, env);
+}
+
+// ---- settings -> JSON ----------------------------------------------------------------------------
+
+bj::value number_value(double number) {
+  if (std::isfinite(number) && std::trunc(number) == number &&
+      std::fabs(number) <= static_cast<double>(max_config_integer))
+    return static_cast<std::int64_t>(number);
+  return number;
+}
+
+bj::value size_value(std::uint64_t number) {
+  return static_cast<std::int64_t>(std::min<std::uint64_t>(number, INT64_MAX));
+}
+
+bj::array string_array(const std::vector<std::string>& texts) {
+  bj::array out;
+  for (const auto& text : texts) out.emplace_back(text);
+  return out;
+}
+
+bj::object reset_block_json(const actors::reset_config& block) {
+  bj::object out;
+  if (block.mode) out["mode"] = actors::reset_mode_name(*block.mode);
+  if (block.at_hour) out["atHour"] = number_value(*block.at_hour);
+  if (block.idle_minutes) out["idleMinutes"] = number_value(*block.idle_minutes);
+  return out;
+}
+
+bj::object reset_by_type_json(const actors::reset_by_type_config& by_type) {
+  bj::object out;
+  if (by_type.direct) out["direct"] = reset_block_json(*by_type.direct);
+  if (by_type.dm) out["dm"] = reset_block_json(*by_type.dm);
+  if (by_type.group) out["group"] = reset_block_json(*by_type.group);
+  if (by_type.thread) out["thread"] = reset_block_json(*by_type.thread);
+  return out;
+}
+
+bj::value duration_value(std::int64_t ms) {
+  if (ms == storage::write_lock_options::infinite) return "Infinity";
+  return ms;
+}
+
+bj::object session_json(const runtime_settings& s) {
+  const auto& routing = s.routing.session;
+  const auto& reset = s.session.reset;
+  bj::object out;
+  out["dmScope"] = actors::to_string(routing.direct_message_scope);
+  out["mainKey"] = routing.main_key;
+  out["scope"] = routing.scope == actors::session_scope::global ? "global" : "per-sender";
+  bj::object links;
+  for (const auto& [name, ids] : routing.links) links[name] = string_array(ids);
+  out["identityLinks"] = std::move(links);
+  if (reset.reset) out["reset"] = reset_block_json(*reset.reset);
+  if (reset.reset_by_type) out["resetByType"] = reset_by_type_json(*reset.reset_by_type);
+  if (!reset.reset_by_channel.empty()) {
+    bj::object by_channel;
+    for (const auto& [channel, block] : reset.reset_by_channel) by_channel[channel] = reset_block_json(block);
+    out["resetByChannel"] = std::move(by_channel);
+  }
+  if (reset.idle_minutes) out["idleMinutes"] = number_value(*reset.idle_minutes);
+  if (!reset.reset_triggers.empty()) out["resetTriggers"] = string_array(reset.reset_triggers);
+  out["timezone"] = reset.timezone;
+  out["writeLock"] = bj::object{{"acquireTimeoutMs", duration_value(s.session.write_lock.acquire_timeout_ms)},
+                                {"staleMs", duration_value(s.session.write_lock.stale_ms)},
+                                {"maxHoldMs", duration_value(s.session.write_lock.max_hold_ms)}};
+  out["passivateIdleMs"] = s.session.passivate_idle_ms;
+  out["maxLiveSessions"] = size_value(s.session.max_live_sessions);
+  out["maxMessageBytes"] = size_value(s.session.max_message_bytes);
+  return out;
+}
+
+bj::object binding_json(const actors::route_binding& binding) {
+  const auto& match = binding.match;
+  bj::object match_json{{"channel", match.channel}};
+  if (!match.account_id.empty()) match_json["accountId"] = match.account_id;
+  if (match.peer) match_json["peer"] = bj::object{{"kind", match.peer->kind}, {"id", match.peer->id}};
+  if (!match.guild_id.empty()) match_json["guildId"] = match.guild_id;
+  if (!match.team_id.empty()) match_json["teamId"] = match.team_id;
+  if (!match.roles.empty()) match_json["roles"] = string_array(match.roles);
+  bj::object out{{"agentId", binding.agent_id}, {"match", std::move(match_json)}};
+  if (binding.session_dm_scope) out["session"] = bj::object{{"dmScope", actors::to_string(*binding.session_dm_scope)}};
+  return out;
+}
+
+bj::object compaction_json(const runtime_settings& s) {
+  const auto& c = s.compaction;
+  const auto& flush = s.memory_flush;
+  bj::object out{{"enabled", c.enabled},
+                 {"reserveTokens", c.reserve_tokens},
+                 {"keepRecentTokens", c.keep_recent_tokens},
+                 {"reserveTokensFloor", c.reserve_tokens_floor},
+                 {"truncateAfterCompaction", c.truncate_after_compaction}};
+  if (c.max_active_transcript_bytes) out["maxActiveTranscriptBytes"] = size_value(*c.max_active_transcript_bytes);
+  out["memoryFlush"] = bj::object{{"enabled", flush.enabled},
+                                  {"softThresholdTokens", flush.soft_threshold_tokens},
+                                  {"forceFlushTranscriptBytes", flush.force_flush_transcript_bytes},
+                                  {"prompt", flush.prompt},
+                                  {"systemPrompt", flush.system_prompt},
+                                  {"model", flush.model}};
+  return out;
+}
+
+}  // namespace
+
+env_lookup process_environment() {
+  return [](std::string_view name) -> std::optional<std::string> {
+    const char* value = std::getenv(std::string(name).c_str());
+    if (!value) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+result<config_load> load_config_text(std::string_view json_text, const env_lookup& env) {
+  auto parsed = json::parse(json_text, json::parse_limits{max_config_file_bytes, 64});
+  if (!parsed.ok()) return parsed.error().with_context("config");
+  if (!parsed->is_object())
+    return status(errc::invalid_argument,
+                  "config: the top level must be a JSON object ({...}), got " + describe_json_value(*parsed));
+  config_load loaded;
+  load_state state{loaded.warnings};
+  SRT_RETURN_IF_ERROR(read_keys(*parsed, std::string(), top_level_keys, loaded.settings, state));
+  SRT_RETURN_IF_ERROR(read_compaction_blocks(loaded.settings, state));
+  warn_unlisted_bound_agents(loaded.settings.routing, loaded.warnings);
+  SRT_RETURN_IF_ERROR(apply_environment(loaded.settings, env));
+  return loaded;
+}
+
+result<config_load> load_config_file(storage::fs& files, const std::string& path, const env_lookup& env) {
+  auto text = storage::read_file(files, path, max_config_file_bytes);
+  if (!text.ok()) return text.error().with_context("reading the config file");  // the message names the path
+  auto loaded = load_config_text(*text, env);
+  if (!loaded.ok()) return loaded.error().with_context(path);
+  return loaded;
+}
+
+bj::object settings_to_json(const runtime_settings& s) {
+  bj::object out;
+  out["stateDir"] = s.state_dir;
+  out["workspaceDir"] = s.workspace_dir;
+  out["workspaceWritable"] = s.workspace_writable;
+  bj::array agents;
+  for (const auto& agent : s.routing.agents)
+    agents.emplace_back(bj::object{{"id", agent.id}, {"default", agent.is_default}});
+  out["agents"] = bj::object{{"list", std::move(agents)}};
+  bj::array bindings;
+  for (const auto& binding : s.routing.bindings) bindings.emplace_back(binding_json(binding));
+  out["bindings"] = std::move(bindings);
+  out["session"] = session_json(s);
+  out["storage"] = bj::object{{"durability", storage::durability_name(s.storage.durability)},
+                              {"batchWindowMs", s.storage.batch_window_ms},
+                              {"maxLineBytes", size_value(s.storage.max_line_bytes)},
+                              {"storeFlushWindowMs", s.storage.store_flush_window_ms}};
+  out["model"] = bj::object{{"contextWindow", s.model.context_window},
+                            {"provider", s.model.provider},
+                            {"model", s.model.model},
+                            {"maxTokens", s.model.max_tokens}};
+  out["compaction"] = compaction_json(s);
+  bj::array fractions;
+  for (double fraction : s.pressure.fractions) fractions.emplace_back(fraction);
+  out["context"] = bj::object{{"pressureFractions", std::move(fractions)}};
+  return out;
+}
+
+}  // namespace sessionrt::runtime

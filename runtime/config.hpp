@@ -1,0 +1,113 @@
+// config: the runtime's configuration file <-> actors::runtime_settings (SPEC §9: a config
+// file either works or gets a clear error that names what was wrong).
+// - The file is one JSON object (strict JSON, no comments; parsed bounded by json::parse) in
+//   OpenClaw's shape where OpenClaw has the key [R§1.2, §4.1, §6.1, §7.1, §9]. Every key is
+//   optional; an absent key or a JSON null keeps the default below (the SPEC's defaults).
+// - A wrong type or value fails the whole load with errc::invalid_argument naming the full key
+//   path and the reason: `config key session.reset.atHour: expected a whole number from 0 to
+//   23, got "four"`. Invalid JSON is errc::corrupt naming the byte offset; a top level that is
+//   not an object is errc::invalid_argument. Nothing is partially applied: on error the caller
+//   gets no settings.
+// - An unknown key is not an error but is reported in `warnings`, with the closest known key
+//   of the same object when it looks like a typo:
+//   `unknown config key session.resetTrigger (did you mean session.resetTriggers?)`.
+// - The environment (a lookup function, so tests inject it) is applied after the file:
+//   SESSIONRT_STATE_DIR gives stateDir when the file has none; the write-lock variables of
+//   storage::apply_write_lock_env override session.writeLock.* (the environment wins, [R§9]).
+// - settings_to_json() writes the effective settings in the same layout; loading its output
+//   gives equal settings (the memory flush's floor is written once, as reserveTokensFloor).
+//
+// Key table. Paths as in error messages; "ms" keys also take duration strings and "bytes" keys
+// size strings (config_values.hpp); "req." keys must be present in their object.
+//   key                                     type           default       meaning
+//   stateDir                                string         ""            state dir; "" = $SESSIONRT_STATE_DIR, else the
+//                                                                        caller's ~/.sessionrt
+//   workspaceDir                            string         ""            cwd written into transcript headers
+//   workspaceWritable                       bool           true          false skips memory flushes [R§7.2]
+//   agents.list[]                           array          []            [] = the single agent "main"
+//   agents.list[].id                        string, req.                 agent id, listed once (after normalization)
+//   agents.list[].default                   bool           false         the default agent
+//   agents.defaults.compaction              object                       OpenClaw's place for `compaction`; if both are
+//                                                                        given (warning) `compaction` wins key by key
+//   bindings[]                              array          []            routing bindings [R§1.2], file order per tier
+//   bindings[].agentId                      string, req.                 target agent (warned if not in agents.list)
+//   bindings[].match.channel                string, req.                 "telegram", "discord", ...
+//   bindings[].match.accountId              string         ""            "" = the default account, "*" = any
+//   bindings[].match.peer.{kind,id}         string, req.   (no peer)     "direct" | "group" | ...; id "*" = any peer
+//   bindings[].match.{guildId,teamId}       string         ""            Discord guild / Slack team
+//   bindings[].match.roles                  string[]       []            any one of these member roles
+//   bindings[].session.dmScope              enum           (session's)   this binding's dmScope
+//   session.dmScope                         enum           "main"        main | per-peer | per-channel-peer |
+//                                                                        per-account-channel-peer
+//   session.mainKey                         string         "main"        the main session's key segment
+//   session.scope                           enum           "per-sender"  per-sender | global
+//   session.identityLinks                   {name: [ids]}  {}            person -> "channel:id" / "id"; file order kept
+//   session.reset                           reset block    unset         unset: daily at 4 (SPEC §3, [R§4.1])
+//   session.resetByType.<type>              reset block    unset         direct | dm (old name of direct) | group | thread
+//   session.resetByChannel.<channel>        reset block    {}            channel name trimmed and lowercased
+//     a reset block: {mode: daily | idle | none, atHour: whole 0..23, idleMinutes: whole >= 0 (0 = never)}
+//   session.idleMinutes                     whole >= 0     unset         legacy idle minutes
+//   session.resetTriggers                   string[]       []            [] = ["/new", "/reset"]
+//   session.timezone                        string         ""            IANA zone of daily resets, must resolve;
+//                                                                        "" = the host's zone
+//   session.writeLock.acquireTimeoutMs      ms >= 1        60000         or "Infinity" [R§9]
+//   session.writeLock.staleMs               ms >= 1        1800000       older locks are "too-old"
+//   session.writeLock.maxHoldMs             ms >= 1        300000        written into the lock payload
+//   session.passivateIdleMs                 ms >= 1        600000        idle live actor -> passivated
+//   session.maxLiveSessions                 whole >= 1     10000         LRU passivation beyond this
+//   session.maxMessageBytes                 bytes >= 1     1048576       a longer chat event is refused
+//   storage.durability                      enum           "batch"       none | batch | sync (SPEC §1.2)
+//   storage.batchWindowMs                   ms >= 0        5             longest wait for a group commit
+//   storage.maxLineBytes                    bytes >= 1     16777216      longest transcript line
+//   storage.storeFlushWindowMs              ms >= 0        50            sessions.json write coalescing (SPEC §1.1)
+//   model.contextWindow                     whole >= 1     200000        context window, tokens
+//   model.provider, model.model             string         ""            "" = the runner's default
+//   model.maxTokens                         whole >= 0     0             0 = the runner's default
+//   compaction.enabled                      bool           true          automatic compaction [R§6.1]
+//   compaction.reserveTokens                whole >= 0     16384
+//   compaction.keepRecentTokens             whole >= 1     20000         tail kept at a cut
+//   compaction.reserveTokensFloor           whole >= 0     20000         0 = no floor; also the flush's floor [R§7.1]
+//   compaction.truncateAfterCompaction      bool           false         rotate to a successor transcript
+//   compaction.maxActiveTranscriptBytes     bytes >= 1     unset         compact before a turn at this size
+//                                                                        (warned unless truncateAfterCompaction)
+//   compaction.memoryFlush.enabled          bool           true          pre-compaction memory flush [R§7]
+//   ...memoryFlush.softThresholdTokens      whole >= 0     4000
+//   ...memoryFlush.forceFlushTranscriptBytes  bytes >= 0   2097152       0 disables the byte trigger
+//   ...memoryFlush.prompt, .systemPrompt    string         ""            "" = the default texts of [R§7.1]
+//   ...memoryFlush.model                    string         ""            exact "provider/model"; "" = the session's
+//   context.pressureFractions               number[]       [0.75, 0.9]   ascending, each in (0, 1); [] = no events
+#pragma once
+#include <boost/json/object.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "actors/runtime_settings.hpp"
+#include "messages/status.hpp"
+#include "storage/fs.hpp"
+#include "storage/write_lock.hpp"
+
+namespace sessionrt::runtime {
+
+// Returns an environment variable's value, or nullopt when unset.
+using env_lookup = storage::env_lookup;
+// The process environment (std::getenv).
+env_lookup process_environment();
+
+struct config_load {
+  actors::runtime_settings settings;
+  std::vector<std::string> warnings;  // one sentence each: unknown keys, settings without effect
+};
+
+result<config_load> load_config_text(std::string_view json_text, const env_lookup& env);
+// Reads `path` (at most max_config_file_bytes) through `files`. A read error names the path;
+// an error in the content is load_config_text's, prefixed with "<path>: ".
+inline constexpr std::size_t max_config_file_bytes = 8u << 20;
+result<config_load> load_config_file(storage::fs& files, const std::string& path, const env_lookup& env);
+
+// The effective settings in the layout above (for `sessionrt config show`): every key is
+// written except unset optional values (session.reset, resetByType, resetByChannel when empty,
+// session.idleMinutes, compaction.maxActiveTranscriptBytes) and an empty resetTriggers.
+boost::json::object settings_to_json(const actors::runtime_settings& settings);
+
+}  // namespace sessionrt::runtime
