@@ -26,7 +26,8 @@
 //   user still exists, and removing its lock would let two writers interleave.
 // - clean_stale_locks never removes a lock this process holds (OpenClaw's cleanup assumes it
 //   holds none and would judge its own live locks "orphan-self-pid").
-// - acquire is always reentrant per process (OpenClaw's allowReentrant is opt-in).
+// - acquire is reentrant per process unless options.reentrant is false (OpenClaw's
+//   allowReentrant is opt-in).
 // remove-if-unchanged is check-then-unlink: between the check and the unlink another process
 // could replace the file; the window is two syscalls, as in OpenClaw.
 
@@ -392,6 +393,9 @@ result<write_lock> acquire_write_lock(fs& files, clock& time, process_probe& pro
     {
       std::lock_guard<std::mutex> guard(t.mutex);
       if (auto it = t.locks.find(lock_path); it != t.locks.end()) {
+        if (!options.reentrant)
+          return status(errc::locked, fmt::format("{} is already held by this process (pid {})", lock_path,
+                                                  probe.self_pid()));
         ++it->second.holds;
         return write_lock(lock_path, it->second.token);
       }

@@ -43,6 +43,9 @@ struct write_lock_options {
   std::int64_t acquire_timeout_ms = 60000;  // `infinite` waits forever ("Infinity")
   std::int64_t stale_ms = 1800000;          // a createdAt older than this is "too-old"
   std::int64_t max_hold_ms = 300000;        // written into the payload
+  // false: a lock this process already holds counts as held by someone else (errc::locked at
+  // once), for owners that must be unique even within one process (a runtime's store).
+  bool reentrant = true;
   // Called once per acquire attempt that finds the lock held by someone else (outside the
   // table's mutex, on the acquiring thread). For the actor layer's `lock.contended` event.
   std::function<void(const lock_contention&)> on_contended;

@@ -29,6 +29,7 @@ struct router_state {
   std::unordered_map<std::string, key_slot> slots;
   std::size_t live = 0;
   caf::response_promise stop_promise;
+  std::vector<caf::response_promise> quiet_waiters;  // (tick, sync): answered when nothing passivates
   bool stopping = false;
   std::uint64_t turns = 0;
 };
@@ -36,6 +37,7 @@ struct router_state {
 std::int64_t now_ms(const router_state& st) { return st.cfg.core.time->now_ms(); }
 
 void activate(caf::event_based_actor* self, std::shared_ptr<router_state> st, const std::string& key);
+void deliver_if_quiet(router_state& st);
 void passivate(caf::event_based_actor* self, router_state& st, const std::string& key, const std::string& why);
 
 void deliver_or_wait(caf::event_based_actor* self, std::shared_ptr<router_state> st, const std::string& key,
@@ -104,6 +106,19 @@ void on_passivated(caf::event_based_actor* self, std::shared_ptr<router_state> s
     st->slots.erase(it);
   }
   if (st->stopping && st->slots.empty() && st->stop_promise.pending()) st->stop_promise.deliver(true);
+  deliver_if_quiet(*st);
+}
+
+bool any_passivating(const router_state& st) {
+  for (const auto& [key, slot] : st.slots)
+    if (slot.state == key_slot::phase::passivating) return true;
+  return false;
+}
+
+void deliver_if_quiet(router_state& st) {
+  if (st.quiet_waiters.empty() || any_passivating(st)) return;
+  for (auto& rp : st.quiet_waiters) rp.deliver(true);
+  st.quiet_waiters.clear();
 }
 
 void sweep(caf::event_based_actor* self, router_state& st) {
@@ -225,6 +240,13 @@ caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
       [self, st](tick_atom) {
         sweep(self, *st);
         schedule_sweep(self, *st);
+      },
+      [self, st](tick_atom, sync_atom) -> caf::result<bool> {  // virtual time: sweep, wait for quiet
+        sweep(self, *st);
+        st->quiet_waiters.push_back(self->make_response_promise());
+        auto rp = st->quiet_waiters.back();
+        deliver_if_quiet(*st);
+        return rp;
       },
       [self, st](stop_atom) -> caf::result<bool> {
         st->stopping = true;

@@ -21,7 +21,7 @@ struct retry_slot {
   chat_event ev;
   route_facts route;
   outcome_sink sink;
-  std::int64_t first_try_ms = 0;
+  std::int64_t waited_ms = 0;  // sum of the backoffs so far (real time: delayed_send)
   std::int64_t backoff_ms = 50;
 };
 
@@ -30,6 +30,7 @@ struct session_state {
   session_actor_deps deps;
   std::deque<pending_ack> pending;
   std::optional<retry_slot> waiting;
+  std::int64_t last_backoff_ms = 25;
   std::optional<std::int64_t> scheduled_stale_at;
   bool passivating = false;
   std::string passivate_why;
@@ -106,7 +107,7 @@ void apply(caf::event_based_actor* self, session_state& st, core_effects& fx, ou
 }
 
 void run_chat(caf::event_based_actor* self, session_state& st, const chat_event& ev, const route_facts& route,
-              outcome_sink sink, std::int64_t first_try_ms);
+              outcome_sink sink, std::int64_t waited_ms);
 
 caf::behavior waiting_behavior(caf::event_based_actor* self, session_state& st);
 
@@ -121,16 +122,18 @@ void schedule_retry(caf::event_based_actor* self, session_state& st, retry_slot 
 }
 
 void run_chat(caf::event_based_actor* self, session_state& st, const chat_event& ev, const route_facts& route,
-              outcome_sink sink, std::int64_t first_try_ms) {
+              outcome_sink sink, std::int64_t waited_ms) {
   core_effects fx;
   turn_outcome out = st.core->chat(ev, route, fx);
   if (out.st.code() == errc::locked) {
     for (auto& e : fx.events) publish(self, st.deps.bus, *st.deps.hub, std::move(e));
-    const std::int64_t now = st.deps.core.time->now_ms();
     const std::int64_t limit = st.deps.core.settings->session.write_lock.acquire_timeout_ms;
-    if (now - first_try_ms < limit) {
-      std::int64_t backoff = st.waiting ? std::min<std::int64_t>(st.waiting->backoff_ms * 2, 1000) : 50;
-      schedule_retry(self, st, retry_slot{ev, route, std::move(sink), first_try_ms, backoff});
+    if (waited_ms < limit) {
+      // 50 ms doubling to 1 s, as [R§9]'s acquire loop; never past the configured timeout.
+      const std::int64_t last = waited_ms == 0 ? 25 : st.last_backoff_ms;
+      const std::int64_t backoff = std::min<std::int64_t>({last * 2, 1000, limit - waited_ms});
+      st.last_backoff_ms = backoff;
+      schedule_retry(self, st, retry_slot{ev, route, std::move(sink), waited_ms + backoff, backoff});
       return;
     }
     out.st = status(errc::locked, fmt::format("session file locked (timeout {}ms): {}", limit, out.st.message()));
@@ -170,7 +173,7 @@ caf::behavior waiting_behavior(caf::event_based_actor* self, session_state& st) 
       [self, &st](retry_atom) {
         retry_slot slot = std::move(*st.waiting);
         st.waiting.reset();
-        run_chat(self, st, slot.ev, slot.route, std::move(slot.sink), slot.first_try_ms);
+        run_chat(self, st, slot.ev, slot.route, std::move(slot.sink), slot.waited_ms);
         if (!st.waiting) {
           self->unbecome();
           finish_passivation(self, st);
@@ -196,7 +199,7 @@ caf::behavior session_actor(caf::event_based_actor* self, std::string key, entry
   });
   return {
       [self, st](chat_atom, chat_event& ev, route_facts& route, outcome_sink& sink) {
-        run_chat(self, *st, ev, route, std::move(sink), st->deps.core.time->now_ms());
+        run_chat(self, *st, ev, route, std::move(sink), 0);
       },
       [self, st](system_atom, system_event& ev) {
         core_effects fx;

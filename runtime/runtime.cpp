@@ -1,0 +1,329 @@
+#include "runtime/runtime.hpp"
+
+#include <caf/all.hpp>
+#include <date/tz.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <map>
+
+#include "actors/caf_types.hpp"
+#include "actors/events/event_bus.hpp"
+#include "actors/events/event_hub.hpp"
+#include "actors/router/route_resolver.hpp"
+#include "actors/router/router_actor.hpp"
+#include "actors/router/session_key.hpp"
+#include "actors/session/session_core.hpp"
+#include "actors/store/store_actor.hpp"
+#include "actors/syncer/transcript_syncer.hpp"
+#include "actors/timers/timer_actor.hpp"
+#include "messages/iso_time.hpp"
+#include "storage/durable_file.hpp"
+#include "storage/session_paths.hpp"
+#include "storage/system_clock.hpp"
+#include "storage/write_lock.hpp"
+
+namespace sessionrt::runtime {
+
+using namespace sessionrt::actors;
+
+struct runtime::impl {
+  runtime_options opt;
+  actors::runtime_settings settings;
+  clock* time = nullptr;
+  storage::fs* files = nullptr;
+  storage::process_probe* probe = nullptr;
+  const date::time_zone* zone = nullptr;
+  std::string state_dir;
+  startup_report report;
+  std::vector<storage::write_lock> store_locks;
+  std::shared_ptr<event_hub> hub = std::make_shared<event_hub>();
+  std::unique_ptr<caf::actor_system_config> cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  caf::actor router, bus, syncer, timers;
+  std::map<std::string, caf::actor> stores;
+  bool stopped = false;
+};
+
+namespace {
+
+std::vector<std::string> agent_ids(const actors::runtime_settings& s) {
+  std::vector<std::string> ids;
+  for (const auto& a : s.routing.agents) ids.push_back(normalize_agent_id(a.id));
+  if (ids.empty()) ids.push_back(default_agent_of(s.routing));
+  return ids;
+}
+
+void publish_startup(const event_hub& hub, const caf::actor& bus, lifecycle_event e) {
+  if (hub.wants(e.type)) caf::anon_send(bus, publish_atom::value, std::move(e));
+}
+
+}  // namespace
+
+runtime::runtime(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+
+runtime::~runtime() {
+  if (impl_ && !impl_->stopped) (void)stop();
+}
+
+result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
+  auto st = std::make_unique<impl>();
+  st->opt = options;
+  st->settings = options.settings;
+  st->time = options.time ? options.time : &storage::real_clock();
+  st->files = options.files ? options.files : &storage::posix_fs();
+  st->probe = options.probe ? options.probe : &storage::real_process_probe();
+  if (options.virtual_time && !options.time)
+    return status(errc::invalid_argument, "virtual_time needs a manual clock in runtime_options.time");
+
+  auto zone = resolve_reset_zone(st->settings.session.reset.timezone);
+  if (!zone.ok()) return zone.error().with_context("session.timezone");
+  st->zone = *zone;
+  if (st->settings.state_dir.empty()) {
+    const char* env = std::getenv("SESSIONRT_STATE_DIR");
+    const char* home = std::getenv("HOME");
+    auto dir = storage::resolve_state_dir(env ? std::optional<std::string_view>(env) : std::nullopt,
+                                          home ? std::optional<std::string_view>(home) : std::nullopt);
+    if (!dir.ok()) return dir.error();
+    st->settings.state_dir = *dir;
+  }
+  st->state_dir = st->settings.state_dir;
+
+  // Each agent's store: directory, lock (one runtime per state dir), load.
+  std::map<std::string, std::shared_ptr<storage::session_store_file>> loaded;
+  agent_stores agents;
+  for (const auto& agent : agent_ids(st->settings)) {
+    auto dir = storage::agent_sessions_dir(st->state_dir, agent);
+    if (!dir.ok()) return dir.error();
+    SRT_RETURN_IF_ERROR(storage::ensure_dir(*st->files, *dir));
+    auto path = storage::store_path(st->state_dir, agent);
+    if (!path.ok()) return path.error();
+    storage::write_lock_options lo = st->settings.session.write_lock;
+    lo.acquire_timeout_ms = options.store_lock_timeout_ms;
+    lo.reentrant = false;  // one runtime per store, even within a process
+    lo.max_hold_ms = std::max<std::int64_t>(lo.max_hold_ms, 7LL * 24 * 3600 * 1000);
+    auto lock = storage::acquire_write_lock(*st->files, *st->time, *st->probe, *path, lo);
+    if (!lock.ok())
+      return lock.error().with_context(fmt::format("another runtime owns {} (stop it, or use another stateDir)", *path));
+    st->store_locks.push_back(std::move(*lock));
+    auto file = std::make_shared<storage::session_store_file>(*st->files, *st->time, *path);
+    auto rep = file->load();
+    if (!rep.ok()) return rep.error();
+    if (rep->quarantine)
+      spdlog::error("sessions.json of agent {} was unreadable ({}); moved to {}; rebuilt {} row(s) from transcript headers, "
+                    "{} key(s) could not be recovered",
+                    agent, rep->quarantine->cause, rep->quarantine->quarantined_path,
+                    rep->quarantine->rows_from_headers.size(), rep->quarantine->unrecoverable_keys.size());
+    st->report.stores.push_back(*rep);
+    loaded[agent] = file;
+    agents.sessions_dir[agent] = *dir;
+  }
+
+  // The actor system and the actors.
+  st->cfg = std::make_unique<caf::actor_system_config>();
+  const unsigned threads = options.threads ? options.threads : std::max(2u, std::thread::hardware_concurrency());
+  st->cfg->set("scheduler.max-threads", static_cast<std::size_t>(threads));
+  st->cfg->set("logger.verbosity", caf::atom("quiet"));
+  st->sys = std::make_unique<caf::actor_system>(*st->cfg);
+  auto& sys = *st->sys;
+  st->bus = sys.spawn(event_bus, st->hub);
+  st->syncer = sys.spawn<caf::detached>(transcript_syncer, st->files);
+  for (auto& [agent, file] : loaded) {
+    store_actor_config sc;
+    sc.flush_window_ms = st->settings.storage.store_flush_window_ms;
+    sc.agent_id = agent;
+    sc.bus = st->bus;
+    sc.hub = st->hub;
+    sc.time = st->time;
+    st->stores[agent] = sys.spawn<caf::detached>(store_actor, file, sc);
+    agents.store[agent] = st->stores[agent];
+  }
+  // The router needs the timers and the timers the router: the timers get it by message.
+  timer_actor_config tc;
+  tc.time = st->time;
+  tc.self_scheduling = !options.virtual_time;
+  tc.bus = st->bus;
+  tc.hub = st->hub;
+  tc.agent_of_keys = default_agent_of(st->settings.routing);
+  router_config rc;
+  rc.core.files = st->files;
+  rc.core.time = st->time;
+  rc.core.probe = st->probe;
+  rc.core.settings = &st->settings;
+  rc.core.runner = options.runner.get();
+  rc.core.zone = st->zone;
+  rc.agents = agents;
+  rc.syncer = st->syncer;
+  rc.bus = st->bus;
+  rc.hub = st->hub;
+  rc.self_scheduling = !options.virtual_time;
+  // The timers start by waiting for the router's address, then become the timer actor.
+  caf::scoped_actor self{sys};
+  st->timers = sys.spawn([tc](caf::event_based_actor* t) mutable -> caf::behavior {
+    return {[t, tc](spawned_atom, caf::actor& router) mutable {
+      tc.router = router;
+      t->become(timer_actor(t, tc));
+    }};
+  });
+  rc.timers = st->timers;
+  st->router = sys.spawn(router_actor, rc);
+  self->send(st->timers, spawned_atom::value, st->router);
+
+  // Start-up schedule: when every stored session goes stale.
+  const std::int64_t now = st->time->now_ms();
+  for (auto& [agent, file] : loaded)
+    for (const auto& row : file->store()) {
+      const std::string key(row.key);
+      if (auto ex = expiry_of(key, row.entry, facts_from_row(key, row.entry), st->settings.session.reset, *st->zone, now))
+        self->send(st->timers, schedule_atom::value, key, ex->at_ms, ex->reason);
+    }
+  for (const auto& rep : st->report.stores) {
+    if (!rep.quarantine) continue;
+    lifecycle_event e;
+    e.type = std::string(event_types::store_quarantined);
+    e.at_ms = now;
+    e.data["path"] = rep.quarantine->quarantined_path;
+    e.data["cause"] = rep.quarantine->cause;
+    e.data["rowsFromHeaders"] = rep.quarantine->rows_from_headers.size();
+    e.data["unrecoverableKeys"] = rep.quarantine->unrecoverable_keys.size();
+    publish_startup(*st->hub, st->bus, std::move(e));
+  }
+  return std::unique_ptr<runtime>(new runtime(std::move(st)));
+}
+
+std::future<turn_outcome> runtime::send(chat_event ev) {
+  auto p = std::make_shared<std::promise<turn_outcome>>();
+  auto f = p->get_future();
+  send(std::move(ev), [p](turn_outcome out) { p->set_value(std::move(out)); });
+  return f;
+}
+
+void runtime::send(chat_event ev, std::function<void(turn_outcome)> done) {
+  if (impl_->stopped) {
+    turn_outcome out;
+    out.st = status(errc::cancelled, "the runtime is stopped");
+    done(std::move(out));
+    return;
+  }
+  caf::anon_send(impl_->router, chat_atom::value, std::move(ev), outcome_sink(std::move(done)));
+}
+
+void runtime::send(system_event ev) {
+  if (!impl_->stopped) caf::anon_send(impl_->router, system_atom::value, std::move(ev));
+}
+
+const caf::actor& runtime::router() const { return impl_->router; }
+
+std::uint64_t runtime::subscribe(event_filter filter, std::function<void(const lifecycle_event&)> fn) {
+  return impl_->hub->subscribe(std::move(filter), std::move(fn));
+}
+
+bool runtime::unsubscribe(std::uint64_t id) { return impl_->hub->unsubscribe(id); }
+
+std::vector<session_row> runtime::sessions() {
+  std::vector<session_row> out;
+  if (impl_->stopped) return out;
+  caf::scoped_actor self{*impl_->sys};
+  for (auto& [agent, store] : impl_->stores)
+    self->request(store, caf::infinite, list_atom::value)
+        .receive(
+            [&, agent = agent](entry_rows& rows) {
+              for (auto& [k, e] : rows) out.push_back({agent, k, std::move(e)});
+            },
+            [](caf::error&) {});
+  return out;
+}
+
+std::optional<session_entry> runtime::session(const std::string& key, const std::string& agent_id) {
+  if (impl_->stopped) return std::nullopt;
+  std::string agent = agent_id;
+  if (agent.empty()) {
+    auto parsed = parse_agent_session_key(key);
+    agent = parsed ? parsed->agent_id : default_agent_of(impl_->settings.routing);
+  }
+  auto it = impl_->stores.find(agent);
+  if (it == impl_->stores.end()) return std::nullopt;
+  std::optional<session_entry> out;
+  caf::scoped_actor self{*impl_->sys};
+  self->request(it->second, caf::infinite, get_atom::value, key)
+      .receive(
+          [&](entry_reply& r) {
+            if (r.found) out = std::move(r.entry);
+          },
+          [](caf::error&) {});
+  return out;
+}
+
+std::string runtime::stats() {
+  if (impl_->stopped) return "stopped";
+  caf::scoped_actor self{*impl_->sys};
+  std::string out;
+  self->request(impl_->router, caf::infinite, stats_atom::value)
+      .receive([&](std::string& s) { out = s; }, [](caf::error&) {});
+  self->request(impl_->timers, caf::infinite, stats_atom::value)
+      .receive([&](std::size_t n) { out += fmt::format(" timers={}", n); }, [](caf::error&) {});
+  return out;
+}
+
+void runtime::settle() {
+  if (impl_->stopped) return;
+  caf::scoped_actor self{*impl_->sys};
+  self->request(impl_->router, caf::infinite, stats_atom::value).receive([](std::string&) {}, [](caf::error&) {});
+  self->request(impl_->bus, caf::infinite, sync_atom::value).receive([] {}, [](caf::error&) {});
+}
+
+status runtime::advance(std::int64_t ms) {
+  if (!impl_->opt.virtual_time) return status(errc::unsupported, "advance() needs virtual time (runtime_options.virtual_time)");
+  auto* manual = dynamic_cast<manual_clock*>(impl_->time);
+  if (!manual) return status(errc::invalid_argument, "virtual time needs a manual_clock");
+  manual->advance(ms);
+  caf::scoped_actor self{*impl_->sys};
+  // The timers fire what became due (their passivation requests reach the router before the
+  // sweep below, being sent earlier to the same router).
+  self->request(impl_->timers, caf::infinite, tick_atom::value).receive([] {}, [](caf::error&) {});
+  // The router sweeps, and answers once every passivation it started (or the timers asked
+  // for) is done; then the bus has every event those passivations published.
+  self->request(impl_->router, caf::infinite, tick_atom::value, sync_atom::value).receive([](bool) {}, [](caf::error&) {});
+  self->request(impl_->bus, caf::infinite, sync_atom::value).receive([] {}, [](caf::error&) {});
+  return {};
+}
+
+status runtime::stop(std::chrono::milliseconds deadline) {
+  if (impl_->stopped) return {};
+  impl_->stopped = true;
+  status result;
+  {
+    caf::scoped_actor self{*impl_->sys};
+    const auto t = caf::duration(deadline);
+    self->request(impl_->router, t, stop_atom::value)
+        .receive([](bool) {},
+                 [&](caf::error& e) {
+                   result = status(errc::timeout, "stopping the sessions: " + self->system().render(e));
+                 });
+    for (auto& [agent, store] : impl_->stores)
+      self->request(store, t, flush_atom::value, stop_atom::value)
+          .receive([](bool) {},
+                   [&, agent = agent](caf::error& e) {
+                     if (result.ok())
+                       result = status(errc::io_error,
+                                       fmt::format("writing the store of agent {}: {}", agent, self->system().render(e)));
+                   });
+    // Let the last events reach subscribers.
+    self->request(impl_->bus, t, sync_atom::value).receive([] {}, [](caf::error&) {});
+    for (auto* a : {&impl_->router, &impl_->timers, &impl_->bus, &impl_->syncer})
+      self->send_exit(*a, caf::exit_reason::user_shutdown);
+    for (auto& [agent, store] : impl_->stores) self->send_exit(store, caf::exit_reason::user_shutdown);
+  }
+  impl_->router = impl_->timers = impl_->bus = impl_->syncer = caf::actor();
+  impl_->stores.clear();
+  impl_->sys.reset();  // waits for every actor to finish
+  impl_->store_locks.clear();
+  return result;
+}
+
+bool runtime::stopped() const { return impl_->stopped; }
+const startup_report& runtime::startup() const { return impl_->report; }
+const actors::runtime_settings& runtime::settings() const { return impl_->settings; }
+const std::string& runtime::state_dir() const { return impl_->state_dir; }
+
+}  // namespace sessionrt::runtime

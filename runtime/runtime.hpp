@@ -1,0 +1,96 @@
+// runtime: sessionrt embedded in a host process (SPEC §7). start() loads each agent's
+// sessions.json (a corrupt one is set aside and rebuilt, and said so), takes each store's
+// lock (a second runtime on the same state dir fails here, naming the holder), spawns the
+// actors (router, store writers, group-commit syncer, timers, event bus) and returns.
+//   send(chat_event)   -> std::future<turn_outcome>, ready once the turn is acknowledged
+//   router()           -> the actor that takes (chat, chat_event) -> turn_outcome requests
+//   send(system_event) -> heartbeat / cron / exec notices
+//   subscribe(filter, fn) -> lifecycle events; fn runs on the event bus, one event at a time
+//   sessions() / session(key) -> rows as the store holds them now
+//   advance(ms)        -> virtual time only: moves the clock and fires what became due
+//   stop(deadline)     -> passivates every session (flush, sync, release locks), writes the
+//                         stores, stops the actors; bounded by the deadline
+// The model runner is called from session actors; it must be thread-safe.
+#pragma once
+#include <chrono>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/runtime_settings.hpp"
+#include "messages/chat_event.hpp"
+#include "messages/clock.hpp"
+#include "messages/lifecycle_event.hpp"
+#include "messages/model_runner.hpp"
+#include "messages/session_entry.hpp"
+#include "storage/fs.hpp"
+#include "storage/process_probe.hpp"
+#include "storage/session_store_file.hpp"
+
+namespace caf {
+class actor;
+}
+
+namespace sessionrt::runtime {
+
+struct runtime_options {
+  actors::runtime_settings settings;
+  std::shared_ptr<model_runner> runner;   // required for turns (the simulated model serves demos)
+  clock* time = nullptr;                  // nullptr: the system clock
+  bool virtual_time = false;              // `time` is a manual_clock moved by advance()
+  unsigned threads = 0;                   // scheduler threads; 0 = number of cores
+  std::int64_t store_lock_timeout_ms = 2000;  // waiting for another runtime's store lock
+  storage::fs* files = nullptr;           // nullptr: the real filesystem
+  storage::process_probe* probe = nullptr;
+};
+
+struct session_row {
+  std::string agent_id;
+  std::string key;
+  session_entry entry;
+};
+
+struct startup_report {
+  std::vector<storage::store_load_report> stores;  // one per agent, with any quarantine
+};
+
+class runtime {
+ public:
+  static result<std::unique_ptr<runtime>> start(runtime_options options);
+  ~runtime();
+  runtime(const runtime&) = delete;
+  runtime& operator=(const runtime&) = delete;
+
+  std::future<turn_outcome> send(chat_event ev);
+  void send(chat_event ev, std::function<void(turn_outcome)> done);
+  void send(system_event ev);
+  const caf::actor& router() const;
+
+  std::uint64_t subscribe(event_filter filter, std::function<void(const lifecycle_event&)> fn);
+  bool unsubscribe(std::uint64_t id);
+
+  std::vector<session_row> sessions();
+  std::optional<session_entry> session(const std::string& key, const std::string& agent_id = "");
+  std::string stats();  // router and timer counters, for diagnostics
+
+  // Virtual time: advance the manual clock by `ms` and let the timers and the idle sweep run;
+  // returns once the router and the timers have handled it.
+  status advance(std::int64_t ms);
+  // Waits until every message sent so far to the router has been handled (testing aid).
+  void settle();
+
+  status stop(std::chrono::milliseconds deadline = std::chrono::seconds(10));
+  bool stopped() const;
+
+  const startup_report& startup() const;
+  const actors::runtime_settings& settings() const;
+  const std::string& state_dir() const;
+
+ private:
+  struct impl;
+  explicit runtime(std::unique_ptr<impl> p);
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace sessionrt::runtime

@@ -1,0 +1,289 @@
+// The embedded runtime end to end: turns through the public API with the simulated model,
+// lifecycle events, /new, restart continuity, one runtime per state dir, passivation order,
+// the daily and idle timers on virtual time, and heartbeat traffic.
+#include <catch2/catch.hpp>
+
+#include <mutex>
+
+#include "messages/iso_time.hpp"
+#include "messages/json_access.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/simulated_model.hpp"
+#include "storage/context_builder.hpp"
+#include "storage/durable_file.hpp"
+#include "storage/session_paths.hpp"
+#include "storage/transcript_reader.hpp"
+#include "tests/test_support.hpp"
+
+using namespace sessionrt;
+using namespace sessionrt::runtime;
+
+namespace {
+
+// node: new Date("2026-11-30T03:59:00.000Z").getTime()
+constexpr std::int64_t kT0 = 1796011140000;
+
+struct harness {
+  testing::temp_dir dir;
+  manual_clock clk{kT0};
+  std::shared_ptr<simulated_model> model = std::make_shared<simulated_model>(clk);
+  std::vector<lifecycle_event> events;
+  std::mutex mu;
+
+  runtime_options options(std::function<void(actors::runtime_settings&)> tweak = {}) {
+    runtime_options o;
+    o.settings.state_dir = dir.path();
+    o.settings.session.reset.timezone = "UTC";
+    o.runner = model;
+    o.time = &clk;
+    o.virtual_time = true;
+    o.threads = 2;
+    if (tweak) tweak(o.settings);
+    return o;
+  }
+  std::unique_ptr<runtime::runtime> start(std::function<void(actors::runtime_settings&)> tweak = {}) {
+    auto rt = runtime::runtime::start(options(std::move(tweak)));
+    REQUIRE(rt.ok());
+    (*rt)->subscribe({}, [this](const lifecycle_event& e) {
+      std::lock_guard<std::mutex> g(mu);
+      events.push_back(e);
+    });
+    return std::move(*rt);
+  }
+  std::vector<std::string> types_for(const std::string& key) {
+    std::lock_guard<std::mutex> g(mu);
+    std::vector<std::string> out;
+    for (const auto& e : events)
+      if (e.session_key == key) out.push_back(e.type);
+    return out;
+  }
+  std::size_t count(std::string_view type) {
+    std::lock_guard<std::mutex> g(mu);
+    return std::count_if(events.begin(), events.end(), [&](const lifecycle_event& e) { return e.type == type; });
+  }
+};
+
+chat_event dm(const std::string& peer, const std::string& text, const std::string& channel = "telegram") {
+  chat_event e;
+  e.channel = channel;
+  e.peer_kind = "direct";
+  e.peer_id = peer;
+  e.text = text;
+  return e;
+}
+
+turn_outcome turn(runtime::runtime& rt, chat_event ev) {
+  auto out = rt.send(std::move(ev)).get();
+  INFO(out.st.to_string());
+  return out;
+}
+
+std::vector<std::string> transcript_texts(const std::string& path) {
+  auto rd = storage::transcript_reader::open(storage::posix_fs(), path);
+  REQUIRE(rd.ok());
+  auto ctx = storage::build_context(**rd);
+  REQUIRE(ctx.ok());
+  std::vector<std::string> out;
+  for (const auto& m : ctx->messages) {
+    const auto& o = m.as_object();
+    if (auto s = json::get_string(o, "content")) out.emplace_back(*s);
+    else out.emplace_back(json::get_string(o.at("content").as_array()[0].as_object(), "text").value_or(""));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a turn through the public API: routed, appended, answered, the row stored") {
+  harness h;
+  auto rt = h.start();
+  auto out = turn(*rt, dm("123", "Hello there"));
+  REQUIRE(out.st.ok());
+  CHECK(out.session_key == "agent:main:main");  // dmScope main: every DM shares the main session
+  CHECK(out.new_session);
+  REQUIRE(out.reply.has_value());
+  CHECK_FALSE(out.reply->empty());
+  auto row = rt->session("agent:main:main");
+  REQUIRE(row.has_value());
+  CHECK(row->session_id() == std::optional<std::string_view>(out.session_id));
+  CHECK(row->total_tokens().value_or(0) > 0);
+  CHECK(row->last_channel() == std::optional<std::string_view>("telegram"));
+  const std::string path(row->session_file().value_or(""));
+  CHECK(transcript_texts(path).front() == "Hello there");
+  REQUIRE(rt->stop().ok());
+  CHECK(h.types_for("agent:main:main") ==
+        std::vector<std::string>{"session.created", "message.appended", "message.appended", "turn.completed",
+                                 "session.passivated"});
+}
+
+TEST_CASE("the stored user turn is what the user sent; runtime context reaches only the model") {
+  harness h;
+  auto rt = h.start();
+  auto ev = dm("123", "What time is it?");
+  ev.runtime_context = "[runtime] current time: 04:00";
+  auto out = turn(*rt, ev);
+  REQUIRE(out.st.ok());
+  auto row = rt->session("agent:main:main");
+  auto texts = transcript_texts(std::string(row->session_file().value_or("")));
+  CHECK(texts.front() == "What time is it?");
+  CHECK(out.reply->find("current time") != std::string::npos);  // the simulated model quotes its prompt's start
+}
+
+TEST_CASE("/new starts a new sessionId, archives the old transcript, says why, keeps preferences") {
+  harness h;
+  auto rt = h.start();
+  auto first = turn(*rt, dm("123", "one"));
+  REQUIRE(first.st.ok());
+  auto row = rt->session("agent:main:main");
+  const std::string old_path(row->session_file().value_or(""));
+  auto reset = turn(*rt, dm("123", "/new"));
+  REQUIRE(reset.st.ok());
+  CHECK(reset.new_session);
+  CHECK(reset.reset_reason == "new");
+  CHECK(reset.command == "/new");
+  CHECK_FALSE(reset.reply.has_value());
+  CHECK(reset.session_id != first.session_id);
+  CHECK_FALSE(testing::exists(old_path));
+  bool archived = false;
+  for (const auto& n : testing::list_names(storage::path_dirname(old_path)))
+    if (n.rfind(storage::path_basename(old_path) + ".reset.", 0) == 0) archived = true;
+  CHECK(archived);
+  auto after = turn(*rt, dm("123", "/new and carry on"));
+  REQUIRE(after.st.ok());
+  CHECK(after.reply.has_value());
+  REQUIRE(rt->stop().ok());
+  std::lock_guard<std::mutex> g(h.mu);
+  auto it = std::find_if(h.events.begin(), h.events.end(), [](auto& e) { return e.type == "session.reset"; });
+  REQUIRE(it != h.events.end());
+  CHECK(json::get_string(it->data, "reason") == std::optional<std::string_view>("new"));
+  CHECK(json::get_string(it->data, "oldSessionId") == std::optional<std::string_view>(first.session_id));
+  CHECK(json::get_string(it->data, "newSessionId") == std::optional<std::string_view>(reset.session_id));
+}
+
+TEST_CASE("restart: a new runtime on the same dir continues every session with the same id and context") {
+  harness h;
+  std::string id, path;
+  {
+    auto rt = h.start([](auto& s) { s.routing.session.direct_message_scope = actors::dm_scope::per_channel_peer; });
+    auto a = turn(*rt, dm("alice", "remember the number 42"));
+    auto b = turn(*rt, dm("bob", "hi from bob", "discord"));
+    REQUIRE(a.st.ok());
+    REQUIRE(b.st.ok());
+    CHECK(a.session_key == "agent:main:telegram:direct:alice");
+    CHECK(b.session_key == "agent:main:discord:direct:bob");
+    id = a.session_id;
+    REQUIRE(rt->stop().ok());
+  }
+  auto rt = h.start([](auto& s) { s.routing.session.direct_message_scope = actors::dm_scope::per_channel_peer; });
+  auto again = turn(*rt, dm("alice", "what was the number?"));
+  REQUIRE(again.st.ok());
+  CHECK(again.session_id == id);
+  CHECK_FALSE(again.new_session);
+  auto row = rt->session("agent:main:telegram:direct:alice");
+  auto texts = transcript_texts(std::string(row->session_file().value_or("")));
+  REQUIRE(texts.size() == 4);
+  CHECK(texts[0] == "remember the number 42");
+  CHECK(texts[2] == "what was the number?");
+  CHECK(rt->sessions().size() == 2);
+}
+
+TEST_CASE("a second runtime on the same state dir fails at start with the lock holder named") {
+  harness h;
+  auto rt = h.start();
+  REQUIRE(turn(*rt, dm("1", "hi")).st.ok());
+  auto opts = h.options();
+  opts.store_lock_timeout_ms = 0;
+  auto second = runtime::runtime::start(opts);
+  REQUIRE_FALSE(second.ok());
+  CHECK_THAT(second.error().message(), Catch::Contains("sessions.json.lock"));
+  CHECK_THAT(second.error().message(), Catch::Contains("another runtime owns"));
+}
+
+TEST_CASE("passivated sessions come back in order and lose nothing") {
+  harness h;
+  auto rt = h.start([](auto& s) {
+    s.session.passivate_idle_ms = 60000;
+    actors::reset_config off;  // the clock starts at 03:59: keep the 04:00 reset out of this test
+    off.mode = actors::reset_mode::none;
+    s.session.reset.reset = off;
+  });
+  std::vector<std::future<turn_outcome>> futures;
+  for (int i = 0; i < 20; ++i) futures.push_back(rt->send(dm("123", "message " + std::to_string(i))));
+  for (auto& f : futures) REQUIRE(f.get().st.ok());
+  REQUIRE(rt->advance(61000).ok());  // idle: the sweep passivates the actor
+  CHECK(h.count("session.passivated") == 1);
+  CHECK_THAT(rt->stats(), Catch::Contains("live=0"));
+  futures.clear();
+  for (int i = 20; i < 40; ++i) futures.push_back(rt->send(dm("123", "message " + std::to_string(i))));
+  for (auto& f : futures) REQUIRE(f.get().st.ok());
+  auto row = rt->session("agent:main:main");
+  auto texts = transcript_texts(std::string(row->session_file().value_or("")));
+  REQUIRE(texts.size() == 80);
+  for (int i = 0; i < 40; ++i) CHECK(texts[static_cast<std::size_t>(2 * i)] == "message " + std::to_string(i));
+}
+
+TEST_CASE("daily reset: the 04:00 timer expires the session, the next message starts a new one (reason daily)") {
+  harness h;  // clock at 03:59 UTC
+  auto rt = h.start();
+  auto before = turn(*rt, dm("123", "at 03:59"));
+  REQUIRE(before.st.ok());
+  REQUIRE(rt->advance(60 * 1000).ok());  // 04:00:00.000: the boundary
+  REQUIRE(rt->advance(1).ok());
+  CHECK(h.count("session.expired") == 1);
+  CHECK(h.count("session.passivated") == 1);
+  REQUIRE(rt->advance(60 * 1000).ok());  // 04:01
+  auto after = turn(*rt, dm("123", "at 04:01"));
+  REQUIRE(after.st.ok());
+  CHECK(after.new_session);
+  CHECK(after.reset_reason == "daily");
+  CHECK(after.session_id != before.session_id);
+  REQUIRE(rt->stop().ok());
+  std::lock_guard<std::mutex> g(h.mu);
+  auto it = std::find_if(h.events.begin(), h.events.end(), [](auto& e) { return e.type == "session.expired"; });
+  REQUIRE(it != h.events.end());
+  CHECK(json::get_string(it->data, "reason") == std::optional<std::string_view>("daily"));
+}
+
+TEST_CASE("heartbeats do not keep a session alive: idle expiry still happens, then a new session") {
+  harness h;
+  auto rt = h.start([](auto& s) {
+    actors::reset_config r;
+    r.mode = actors::reset_mode::idle;
+    r.idle_minutes = 60;
+    s.session.reset.reset = r;
+  });
+  auto first = turn(*rt, dm("123", "hello"));
+  REQUIRE(first.st.ok());
+  for (int i = 0; i < 6; ++i) {
+    REQUIRE(rt->advance(10 * 60 * 1000).ok());
+    system_event hb;
+    hb.kind = system_event_kind::heartbeat;
+    hb.session_key = "agent:main:main";
+    hb.text = "heartbeat " + std::to_string(i);
+    rt->send(hb);
+    rt->settle();
+  }
+  REQUIRE(rt->advance(60 * 1000 + 1).ok());  // 61 minutes after the last real message
+  auto row = rt->session("agent:main:main");
+  CHECK(row->last_interaction_at() == std::optional<std::int64_t>(kT0));
+  auto next = turn(*rt, dm("123", "back"));
+  REQUIRE(next.st.ok());
+  CHECK(next.new_session);
+  CHECK(next.reset_reason == "idle");
+  CHECK(h.count("session.expired") >= 1);
+}
+
+TEST_CASE("bad input is refused with the limit named and nothing stored") {
+  harness h;
+  auto rt = h.start([](auto& s) { s.session.max_message_bytes = 100; });
+  auto big = turn(*rt, dm("123", std::string(200, 'x')));
+  REQUIRE_FALSE(big.st.ok());
+  CHECK(big.st.code() == errc::limit_exceeded);
+  CHECK_THAT(big.st.message(), Catch::Contains("maxMessageBytes"));
+  auto bad_key = dm("123", "hi");
+  bad_key.session_key = "agent:main:../../etc";
+  auto out = turn(*rt, bad_key);
+  REQUIRE_FALSE(out.st.ok());
+  CHECK(out.st.code() == errc::invalid_argument);
+  CHECK_FALSE(rt->session("agent:main:main").has_value());
+}
