@@ -30,6 +30,7 @@ struct session_state {
   session_actor_deps deps;
   std::deque<pending_ack> pending;
   std::optional<retry_slot> waiting;
+  bool in_waiting_behavior = false;  // waiting_behavior is on top of the behavior stack
   std::int64_t last_backoff_ms = 25;
   std::optional<std::int64_t> scheduled_stale_at;
   bool passivating = false;
@@ -113,12 +114,14 @@ caf::behavior waiting_behavior(caf::event_based_actor* self, session_state& st);
 
 void schedule_retry(caf::event_based_actor* self, session_state& st, retry_slot slot) {
   const std::int64_t delay = slot.backoff_ms;
-  const bool was_waiting = st.waiting.has_value();
   st.waiting = std::move(slot);
   self->delayed_send(self, std::chrono::milliseconds(delay), retry_atom::value);
   // Chat and system messages are not handled while waiting: the skip default handler keeps
   // them in the mailbox until unbecome().
-  if (!was_waiting) self->become(caf::keep_behavior, waiting_behavior(self, st));
+  if (!st.in_waiting_behavior) {
+    self->become(caf::keep_behavior, waiting_behavior(self, st));
+    st.in_waiting_behavior = true;
+  }
 }
 
 void run_chat(caf::event_based_actor* self, session_state& st, const chat_event& ev, const route_facts& route,
@@ -176,6 +179,7 @@ caf::behavior waiting_behavior(caf::event_based_actor* self, session_state& st) 
         run_chat(self, st, slot.ev, slot.route, std::move(slot.sink), slot.waited_ms);
         if (!st.waiting) {
           self->unbecome();
+          st.in_waiting_behavior = false;
           finish_passivation(self, st);
         }
       },

@@ -1,0 +1,162 @@
+// Locks across processes: a second runtime on the same state dir fails cleanly, and a
+// transcript locked by another process makes a turn wait, report lock.contended, then fail
+// with the lock's error, leaving the file untouched. Children are forked before any runtime
+// thread exists in the parent, and talk to it through pipes (no sleeps).
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <mutex>
+
+#include "runtime/runtime.hpp"
+#include "runtime/simulated_model.hpp"
+#include "storage/durable_file.hpp"
+#include "storage/session_paths.hpp"
+#include "storage/system_clock.hpp"
+#include "storage/write_lock.hpp"
+#include "tests/test_support.hpp"
+
+using namespace sessionrt;
+using namespace sessionrt::runtime;
+
+namespace {
+
+struct child_process {
+  pid_t pid = -1;
+  int to_child = -1, from_child = -1;
+  void wait_ready() {
+    char c = 0;
+    REQUIRE(read(from_child, &c, 1) == 1);
+    REQUIRE(c == 'R');
+  }
+  void finish() {
+    char c = 'Q';
+    REQUIRE(write(to_child, &c, 1) == 1);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    close(to_child);
+    close(from_child);
+  }
+};
+
+// Runs `body` in a child; the child writes 'R' when body returned ok, then waits for a byte.
+child_process fork_child(const std::function<bool()>& body) {
+  int down[2], up[2];
+  REQUIRE(pipe(down) == 0);
+  REQUIRE(pipe(up) == 0);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(down[1]);
+    close(up[0]);
+    const bool ok = body();
+    char c = ok ? 'R' : 'F';
+    if (write(up[1], &c, 1) != 1) _exit(3);
+    if (read(down[0], &c, 1) < 0) _exit(4);
+    _exit(ok ? 0 : 1);
+  }
+  close(down[0]);
+  close(up[1]);
+  return {pid, down[1], up[0]};
+}
+
+runtime_options options_for(const std::string& dir, std::shared_ptr<model_runner> model) {
+  runtime_options o;
+  o.settings.state_dir = dir;
+  o.settings.session.reset.timezone = "UTC";
+  o.runner = std::move(model);
+  o.threads = 2;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("a second runtime in another process fails at start naming the lock, and writes nothing") {
+  testing::temp_dir dir;
+  std::unique_ptr<runtime::runtime> holder;
+  auto child = fork_child([&] {
+    auto model = std::make_shared<simulated_model>(storage::real_clock());
+    auto rt = runtime::runtime::start(options_for(dir.path(), model));
+    if (!rt.ok()) return false;
+    chat_event ev;
+    ev.channel = "telegram";
+    ev.peer_id = "1";
+    ev.text = "from the first runtime";
+    if (!(*rt)->send(ev).get().st.ok()) return false;
+    holder = std::move(*rt);
+    return true;
+  });
+  child.wait_ready();
+  const auto store = *storage::store_path(dir.path(), "main");
+  auto before = testing::list_names(storage::path_dirname(store));
+  auto opts = options_for(dir.path(), std::make_shared<simulated_model>(storage::real_clock()));
+  opts.store_lock_timeout_ms = 0;
+  auto second = runtime::runtime::start(opts);
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.error().code() == errc::locked);
+  CHECK_THAT(second.error().message(), Catch::Contains(fmt::format("pid={}", child.pid)));
+  CHECK_THAT(second.error().message(), Catch::Contains("alive=true"));
+  CHECK(testing::list_names(storage::path_dirname(store)) == before);
+  child.finish();
+}
+
+TEST_CASE("a transcript locked by another process: the turn waits, reports lock.contended, then fails cleanly") {
+  testing::temp_dir dir;
+  auto model = std::make_shared<simulated_model>(storage::real_clock());
+  std::string transcript;
+  {  // A first turn creates the session and its transcript; then the runtime stops.
+    auto rt = runtime::runtime::start(options_for(dir.path(), model));
+    REQUIRE(rt.ok());
+    chat_event ev;
+    ev.channel = "telegram";
+    ev.peer_id = "1";
+    ev.text = "first";
+    REQUIRE((*rt)->send(ev).get().st.ok());
+    transcript = std::string((*rt)->session("agent:main:main")->session_file().value_or(""));
+    REQUIRE((*rt)->stop().ok());
+  }
+  const std::string before = testing::read_text(transcript);
+  std::optional<storage::write_lock> held;
+  auto child = fork_child([&] {
+    auto lock = storage::acquire_write_lock(storage::posix_fs(), storage::real_clock(), storage::real_process_probe(),
+                                            transcript);
+    if (!lock.ok()) return false;
+    held = std::move(*lock);
+    return true;
+  });
+  child.wait_ready();
+  auto opts = options_for(dir.path(), model);
+  opts.settings.session.write_lock.acquire_timeout_ms = 300;
+  auto rt = runtime::runtime::start(opts);
+  REQUIRE(rt.ok());
+  std::mutex mu;
+  std::vector<lifecycle_event> contended;
+  (*rt)->subscribe({{"lock.contended"}, "", ""}, [&](const lifecycle_event& e) {
+    std::lock_guard<std::mutex> g(mu);
+    contended.push_back(e);
+  });
+  chat_event ev;
+  ev.channel = "telegram";
+  ev.peer_id = "1";
+  ev.text = "second";
+  auto out = (*rt)->send(ev).get();
+  REQUIRE_FALSE(out.st.ok());
+  CHECK(out.st.code() == errc::locked);
+  CHECK_THAT(out.st.message(), Catch::Contains("session file locked (timeout 300ms)"));
+  CHECK_THAT(out.st.message(), Catch::Contains(fmt::format("pid={}", child.pid)));
+  (*rt)->settle();
+  {
+    std::lock_guard<std::mutex> g(mu);
+    REQUIRE(contended.size() >= 2);  // the first try and the retries with backoff
+    CHECK(contended.front().data.at("pid").as_int64() == child.pid);
+  }
+  CHECK(testing::read_text(transcript) == before);
+  child.finish();  // the holder exits and releases its lock
+  auto again = (*rt)->send(ev).get();
+  CHECK(again.st.ok());
+  REQUIRE((*rt)->stop().ok());
+}
