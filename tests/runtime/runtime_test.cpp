@@ -116,7 +116,7 @@ TEST_CASE("a turn through the public API: routed, appended, answered, the row st
                                  "session.passivated"});
 }
 
-TEST_CASE("the stored user turn is what the user sent; runtime context reaches only the model") {
+TEST_CASE("the stored user turn is what the user sent and runtime context reaches only the model") {
   harness h;
   auto rt = h.start();
   auto ev = dm("123", "What time is it?");
