@@ -12,7 +12,6 @@ int run_cli(int argc, char** argv) {
   cli_state st;
   add_transcript_commands(app, st);
   add_store_commands(app, st);
-  add_demo_command(app, st);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

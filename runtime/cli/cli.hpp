@@ -16,6 +16,5 @@ int run_cli(int argc, char** argv);
 
 void add_transcript_commands(CLI::App& app, cli_state& st);
 void add_store_commands(CLI::App& app, cli_state& st);
-void add_demo_command(CLI::App& app, cli_state& st);
 
 }  // namespace sessionrt::runtime

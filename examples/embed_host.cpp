@@ -1,0 +1,117 @@
+// embed_host: a small host that embeds sessionrt.
+// It starts a runtime on a fresh state dir with the built-in simulated model, subscribes to
+// every lifecycle event, and has "alice" talk on Telegram and then Discord (one person, one
+// session: dmScope per-peer with an identity link), a team chat in a Telegram group, a /new,
+// and a /status. It prints the replies, the events as they happen, and the sessions at the end.
+//   embed_host [--state DIR] [--quiet-events]
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <mutex>
+
+#include "messages/json_writer.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/simulated_model.hpp"
+#include "storage/system_clock.hpp"
+
+using namespace sessionrt;
+
+namespace {
+
+std::mutex out_mu;
+
+void say(const std::string& line) {
+  std::lock_guard<std::mutex> g(out_mu);
+  std::cout << line << "\n";
+}
+
+chat_event message(const std::string& channel, const std::string& kind, const std::string& peer,
+                   const std::string& text, const std::string& sender = "") {
+  chat_event ev;
+  ev.channel = channel;
+  ev.peer_kind = kind;
+  ev.peer_id = peer;
+  ev.sender_id = sender;
+  ev.text = text;
+  return ev;
+}
+
+void exchange(runtime::runtime& rt, const chat_event& ev) {
+  const std::string who = ev.sender_id.empty() ? ev.peer_id : ev.sender_id;
+  say("\n" + ev.channel + " " + who + " > " + ev.text);
+  turn_outcome out = rt.send(ev).get();  // ready once the turn is durable (storage.durability)
+  rt.settle();                           // let the events of this turn print first
+  if (!out.st.ok())
+    say("  ! " + out.st.to_string());
+  else if (!out.command.empty()) {
+    std::string text = "  [" + out.command + "]";
+    std::size_t start = 0;
+    while (start < out.command_output.size()) {
+      std::size_t nl = out.command_output.find('\n', start);
+      if (nl == std::string::npos) nl = out.command_output.size();
+      text += "\n    " + out.command_output.substr(start, nl - start);
+      start = nl + 1;
+    }
+    say(text);
+  }
+  else if (out.reply)
+    say("  < " + *out.reply);
+  else if (out.suppressed)
+    say("  (reply suppressed)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string state;
+  bool events = true;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--state") && i + 1 < argc) state = argv[++i];
+    else if (!std::strcmp(argv[i], "--quiet-events")) events = false;
+    else {
+      std::cerr << "usage: embed_host [--state DIR] [--quiet-events]\n";
+      return 2;
+    }
+  }
+  if (state.empty()) {
+    char tmpl[] = "/tmp/sessionrt-demo-XXXXXX";
+    if (!mkdtemp(tmpl)) return 2;
+    state = tmpl;
+  }
+
+  runtime::runtime_options opt;
+  opt.settings.state_dir = state;
+  opt.settings.routing.session.direct_message_scope = actors::dm_scope::per_peer;
+  opt.settings.routing.session.links = {{"alice", {"telegram:111", "discord:222"}}};
+  opt.runner = std::make_shared<runtime::simulated_model>(storage::real_clock());
+  auto started = runtime::runtime::start(opt);
+  if (!started.ok()) {
+    std::cerr << "embed_host: " << started.error().to_string() << "\n";
+    return 1;
+  }
+  auto& rt = **started;
+  say("sessionrt embedded; state dir " + state);
+  if (events)
+    rt.subscribe({}, [](const lifecycle_event& e) {
+      std::string data = json::to_compact(e.data);
+      if (data.size() > 110) data = data.substr(0, 107) + "...";
+      say("  event " + e.type + " " + e.session_key + (e.data.empty() ? "" : " " + data));
+    });
+
+  exchange(rt, message("telegram", "direct", "111", "Hi, I'm Alice. Plan the release for Friday."));
+  exchange(rt, message("telegram", "direct", "111", "Add a rollback step."));
+  exchange(rt, message("discord", "direct", "222", "Same person on Discord: what did we plan?"));
+  exchange(rt, message("telegram", "group", "-100123", "Team: the release is Friday at 17:00.", "333"));
+  exchange(rt, message("telegram", "direct", "111", "/new"));
+  exchange(rt, message("telegram", "direct", "111", "Fresh start: a new topic."));
+  exchange(rt, message("telegram", "direct", "111", "/status"));
+
+  say("\nsessions in " + state + ":");
+  for (const auto& row : rt.sessions())
+    say("  " + row.key + "  " + std::string(row.entry.session_id().value_or("")) + "  " +
+        std::to_string(row.entry.total_tokens().value_or(0)) + " prompt tokens");
+  status stopped = rt.stop();
+  say(stopped.ok() ? "stopped cleanly (transcripts synced, locks released, store written)" : stopped.to_string());
+  say("look at the files: build/sessionrt store check " + state + "/agents/main/sessions/sessions.json");
+  return stopped.ok() ? 0 : 1;
+}
