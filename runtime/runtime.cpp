@@ -20,6 +20,7 @@
 #include "messages/iso_time.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/session_paths.hpp"
+#include "storage/store_reconcile.hpp"
 #include "storage/system_clock.hpp"
 #include "storage/write_lock.hpp"
 
@@ -114,7 +115,18 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
                     "{} key(s) could not be recovered",
                     agent, rep->quarantine->cause, rep->quarantine->quarantined_path,
                     rep->quarantine->rows_from_headers.size(), rep->quarantine->unrecoverable_keys.size());
+    // A crash between a turn's ack and the store's next write leaves a newer transcript than
+    // its row: adopt it (store_reconcile.hpp).
+    auto rec = storage::reconcile_store(*st->files, file->store(), *dir);
+    if (!rec.ok()) return rec.error().with_context("reconciling " + *path + " with its transcripts");
+    if (!rec->adopted.empty()) {
+      SRT_RETURN_IF_ERROR(file->save());
+      for (const auto& a : rec->adopted)
+        spdlog::warn("adopted transcript {} for {} (the row named {}): its row write was lost", a.path, a.key,
+                     a.previous_session_id.empty() ? std::string("nothing") : a.previous_session_id);
+    }
     st->report.stores.push_back(*rep);
+    st->report.adopted.insert(st->report.adopted.end(), rec->adopted.begin(), rec->adopted.end());
     loaded[agent] = file;
     agents.sessions_dir[agent] = *dir;
   }

@@ -27,6 +27,7 @@
 #include "storage/fs.hpp"
 #include "storage/process_probe.hpp"
 #include "storage/session_store_file.hpp"
+#include "storage/store_reconcile.hpp"
 
 namespace caf {
 class actor;
@@ -53,6 +54,7 @@ struct session_row {
 
 struct startup_report {
   std::vector<storage::store_load_report> stores;  // one per agent, with any quarantine
+  std::vector<storage::adopted_transcript> adopted;  // rows repaired from newer transcripts
 };
 
 class runtime {

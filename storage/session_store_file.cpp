@@ -19,6 +19,7 @@
 #include "messages/utf8.hpp"
 #include "storage/archive_names.hpp"
 #include "storage/durable_file.hpp"
+#include "storage/transcript_header.hpp"
 
 namespace sessionrt::storage {
 namespace {
@@ -303,12 +304,6 @@ bool is_temp_name(std::string_view name, std::string_view base) {
   return (a.kind == artifact_kind::store_temp || a.kind == artifact_kind::temp) && a.base == base;
 }
 
-// A header "sessionKey" we accept as a store key: short, trimmed, no control characters.
-bool is_plausible_key(std::string_view key) {
-  if (key.empty() || key.size() > 512 || js_trim(key).size() != key.size()) return false;
-  return std::none_of(key.begin(), key.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; });
-}
-
 struct transcript_candidate {
   std::string session_id;
   std::string path;  // absolute
@@ -320,29 +315,6 @@ struct transcript_candidate {
   std::int64_t age_key() const { return started_ms.value_or(mtime_ms); }
 };
 
-// Line 1 of a file, read 4 KiB at a time (headers are short; a directory may hold thousands).
-result<std::string> read_first_line(fs& f, const std::string& path, std::size_t max_bytes) {
-  auto fd = f.open(path, O_RDONLY | O_NOFOLLOW);
-  if (!fd.ok()) return fd.error();
-  std::string line;
-  std::size_t nl = std::string::npos;
-  while (nl == std::string::npos && line.size() <= max_bytes) {
-    auto chunk = pread_all(f, *fd, 4096, line.size());
-    if (!chunk.ok()) {
-      (void)f.close(*fd);
-      return chunk.error().with_context(path);
-    }
-    const std::size_t start = line.size();
-    line += *chunk;
-    nl = line.find('\n', start);
-    if (chunk->size() < 4096) break;
-  }
-  (void)f.close(*fd);
-  if (nl == std::string::npos && line.size() > max_bytes)
-    return status(errc::limit_exceeded, fmt::format("its first line is longer than {} bytes", max_bytes));
-  if (nl != std::string::npos) line.resize(nl);
-  return line;
-}
 
 class store_rebuilder {
  public:
@@ -407,37 +379,19 @@ class store_rebuilder {
 
   std::optional<transcript_candidate> read_candidate(const std::string& name) {
     const std::string p = path_join(dir_, name);
-    auto info = fs_.lstat(p);
-    if (!info.ok() || !info->is_regular()) {
-      note(p, "skipped this transcript", info.ok() ? "it is not a regular file" : info.error().message());
-      return std::nullopt;
-    }
-    auto line = read_first_line(fs_, p, 64 * 1024);
-    json::parse_limits limits;
-    limits.max_depth = options_.max_depth;
-    auto header = line.ok() ? json::parse_object(*line, limits) : result<bj::object>(line.error());
+    auto header = read_transcript_header(fs_, p);
     if (!header.ok()) {
-      note(p, "skipped this transcript", "its header line is unreadable: " + header.error().message());
-      return std::nullopt;
-    }
-    auto type = json::get_string(*header, "type");
-    auto id = json::get_string(*header, "id");
-    if (type != "session" || !id) {
-      note(p, "skipped this transcript", "its first line is not a session header with an id");
-      return std::nullopt;
-    }
-    if (!is_safe_session_id(*id)) {
-      note(p, "skipped this transcript", fmt::format("its session id \"{}\" is not a safe session id", *id));
+      note(p, "skipped this transcript", header.error().message());
       return std::nullopt;
     }
     transcript_candidate c;
-    c.session_id = std::string(*id);
+    c.session_id = header->session_id;
     c.name = name;
     c.path = path_join(abs_dir_, name);
-    c.mtime_ms = info->mtime_ns / 1000000;
-    if (auto ts = json::get_string(*header, "timestamp")) c.started_ms = parse_iso_ms(*ts);
-    if (auto key = json::get_string(*header, "sessionKey"); key && is_plausible_key(*key)) {
-      c.key = std::string(*key);
+    c.mtime_ms = header->mtime_ms;
+    c.started_ms = header->started_ms;
+    if (header->session_key) {
+      c.key = *header->session_key;
       c.key_source = "header sessionKey";
     }
     return c;
@@ -480,7 +434,7 @@ class store_rebuilder {
 
     std::vector<transcript_candidate> rows;
     for (auto& [id, c] : by_id) {
-      if (c.key.empty() && key_of_id.count(id) && !ambiguous.count(id) && is_plausible_key(key_of_id[id])) {
+      if (c.key.empty() && key_of_id.count(id) && !ambiguous.count(id) && is_plausible_header_key(key_of_id[id])) {
         c.key = key_of_id[id];
         c.key_source = "corrupt file text";
       }

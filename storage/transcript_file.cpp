@@ -35,9 +35,13 @@ result<std::unique_ptr<transcript_file>> transcript_file::create(fs& f, clock& c
   std::string line = json::to_compact(make_header(header));
   line += '\n';
   replace_options ro;
-  ro.durable = opt.mode != durability::none;
+  // sync: durable before create() returns. batch: the caller's group commit syncs the file and
+  // its directory (see transcript_syncer). none: never.
+  ro.durable = opt.mode == durability::sync;
   SRT_RETURN_IF_ERROR(create_file_exclusive(f, path, line, ro));
-  return open(f, c, path, opt);
+  auto t = open(f, c, path, opt);
+  if (t.ok() && opt.mode == durability::batch) (*t)->dir_unsynced_ = true;
+  return t;
 }
 
 namespace {
@@ -292,6 +296,10 @@ status transcript_file::flush() {
 
 status transcript_file::sync() {
   SRT_RETURN_IF_ERROR(flush());
+  if (dir_unsynced_) {
+    SRT_RETURN_IF_ERROR(fsync_dir(fs_, path_dirname(path())));
+    dir_unsynced_ = false;
+  }
   if (durable_seq_ == written_seq_ && unsynced_bytes_ == 0) return {};
   SRT_RETURN_IF_ERROR(fs_.fdatasync(reader_->fd()).with_context(fmt::format("syncing {}", path())));
   ++stats_.syncs;
@@ -301,7 +309,8 @@ status transcript_file::sync() {
   return {};
 }
 
-void transcript_file::note_synced(std::uint64_t seq) {
+void transcript_file::note_synced(std::uint64_t seq, bool dir_synced) {
+  if (dir_synced) dir_unsynced_ = false;
   if (seq <= durable_seq_) return;
   durable_seq_ = std::min(seq, written_seq_);
   if (durable_seq_ == written_seq_) {

@@ -52,7 +52,9 @@ struct writer_stats {
 class transcript_file {
  public:
   // A new transcript with the given header; fails with already_exists if the file exists.
-  // The header is written whole (no torn header), fsync'd unless durability is none.
+  // The header is written whole (no torn header); with durability sync the file and its
+  // directory are fsync'd here, with batch the caller's group commit must fsync the directory
+  // too (a new file's name is durable only then).
   static result<std::unique_ptr<transcript_file>> create(fs& f, clock& c, const std::string& path,
                                                          const header_fields& header, const transcript_options& opt = {});
   // An existing transcript for appending. A torn final line is refused (errc::corrupt, naming
@@ -95,8 +97,11 @@ class transcript_file {
   std::uint64_t durable_seq() const { return durable_seq_; }
   std::uint64_t written_seq() const { return written_seq_; }
   // Someone else fdatasync'd fd() after the appends up to `seq` were written (group commit by
-  // a syncer): they are durable now.
-  void note_synced(std::uint64_t seq);
+  // a syncer): they are durable now; `dir_synced`: the directory was fsync'd too.
+  void note_synced(std::uint64_t seq, bool dir_synced);
+  // Created by create() with durability batch and the directory not fsync'd since: the file's
+  // name is not durable yet. sync() fsyncs the directory; a syncer must do it (and say so).
+  bool dir_unsynced() const { return dir_unsynced_; }
   int fd() const { return reader_->fd(); }
   std::size_t pending_bytes() const { return pending_.size(); }
 
@@ -125,6 +130,7 @@ class transcript_file {
   std::int64_t oldest_unsynced_ms_ = 0;
   std::uint64_t unsynced_bytes_ = 0;
   bool fully_indexed_for_write_ = false;
+  bool dir_unsynced_ = false;
   writer_stats stats_;
 };
 

@@ -229,12 +229,16 @@ result<held_entry> create_lock_file(fs& files, clock& time, const process_probe&
   if (!info.ok()) return fail(info.error());
   e.dev = info->dev;
   e.ino = info->ino;
+  // The lock is the file (its bytes and inode identify the holder), not the descriptor:
+  // closing it keeps a process with thousands of live sessions within its fd limit.
+  (void)files.close(*fd);
+  e.fd = -1;
   return e;
 }
 
 // Closes the fd of a lock whose last hold is gone and removes the file if it is still ours.
 status close_and_remove(held_entry& e, const std::string& lock_path) {
-  status closed = e.files->close(e.fd);
+  status closed = e.fd >= 0 ? e.files->close(e.fd) : status();
   e.fd = -1;
   auto removed = remove_if_unchanged(*e.files, lock_path, lock_snapshot{e.dev, e.ino, 0, e.payload});
   if (!removed.ok()) return removed.error().with_context("releasing the write lock " + lock_path);

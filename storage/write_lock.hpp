@@ -2,12 +2,13 @@
 // Node gateway and sessionrt sharing a state dir exclude each other.
 // - lock path: <realpath(dirname(file))>/<basename(file)>.lock (the directory is created 0700
 //   when missing);
-// - acquire: open O_CREAT|O_EXCL|O_NOFOLLOW 0600, write the payload through that fd, keep the fd
-//   open while held. Payload = JSON.stringify({pid, createdAt, maxHoldMs, starttime}, null, 2)
+// - acquire: open O_CREAT|O_EXCL|O_NOFOLLOW 0600, write the payload through that fd, close it
+//   (the file's inode and bytes identify the holder; OpenClaw keeps the fd, but a process
+//   holding thousands of locks must not spend a descriptor on each). Payload = JSON.stringify({pid, createdAt, maxHoldMs, starttime}, null, 2)
 //   + "\n" (starttime omitted when the probe cannot read it);
 // - reentrant per process: a second acquire of a lock this process holds adds a hold; the file
 //   goes when the last hold is released;
-// - release: close the fd, then unlink only if the file is still ours (same dev/ino, same bytes
+// - release: unlink only if the file is still ours (same dev/ino, same bytes
 //   as written); a replaced or vanished lock is left alone and reported (errc::locked);
 // - contention: the existing lock is read and judged (stale reasons and removal policy of [R§9]);
 //   a removable stale lock is removed only if its bytes are unchanged since read, and the
@@ -109,7 +110,7 @@ class write_lock {
 
   bool held() const noexcept { return token_ != 0; }
   const std::string& lock_path() const noexcept { return lock_path_; }
-  // Drops this hold; the last hold closes the fd and removes the file if it is unchanged.
+  // Drops this hold; the last hold removes the file if it is unchanged.
   // Releasing twice, or after release_all_held_locks(), is a no-op returning ok. errc::locked
   // when the file was replaced or removed by someone else while held (it is left as found).
   status release();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <list>
 #include <unordered_map>
 #include <vector>
 
@@ -22,11 +23,13 @@ struct key_slot {
   std::string agent;
   std::vector<deliver_fn> waiting;  // events that arrived while not live, in order
   std::int64_t last_active_ms = 0;
+  std::list<std::string>::iterator lru;  // position in router_state::lru while live
 };
 
 struct router_state {
   router_config cfg;
   std::unordered_map<std::string, key_slot> slots;
+  std::list<std::string> lru;  // live keys, most recently active first
   std::size_t live = 0;
   caf::response_promise stop_promise;
   std::vector<caf::response_promise> quiet_waiters;  // (tick, sync): answered when nothing passivates
@@ -52,6 +55,7 @@ void deliver_or_wait(caf::event_based_actor* self, std::shared_ptr<router_state>
   }
   if (slot.state == key_slot::phase::live) {
     slot.last_active_ms = now_ms(*st);
+    st->lru.splice(st->lru.begin(), st->lru, slot.lru);
     fn(self, slot.actor);
   } else {
     slot.waiting.push_back(std::move(fn));
@@ -80,7 +84,12 @@ void activate(caf::event_based_actor* self, std::shared_ptr<router_state> st, co
         slot.actor = self->spawn(session_actor, key, std::move(row), std::move(deps));
         slot.state = key_slot::phase::live;
         slot.last_active_ms = now_ms(*st);
+        st->lru.push_front(key);
+        slot.lru = st->lru.begin();
         ++st->live;
+        // session.maxLiveSessions holds at every activation, not only at the sweep.
+        const std::size_t cap = std::max<std::size_t>(1, st->cfg.core.settings->session.max_live_sessions);
+        while (st->lru.size() > cap) passivate(self, *st, st->lru.back(), "lru");
         auto waiting = std::move(slot.waiting);
         slot.waiting.clear();
         for (auto& fn : waiting) fn(self, slot.actor);
@@ -92,6 +101,7 @@ void passivate(caf::event_based_actor* self, router_state& st, const std::string
   auto it = st.slots.find(key);
   if (it == st.slots.end() || it->second.state != key_slot::phase::live) return;
   it->second.state = key_slot::phase::passivating;
+  st.lru.erase(it->second.lru);
   self->send(it->second.actor, passivate_atom::value, why);
 }
 
@@ -122,19 +132,14 @@ void deliver_if_quiet(router_state& st) {
 }
 
 void sweep(caf::event_based_actor* self, router_state& st) {
+  const std::int64_t idle = st.cfg.core.settings->session.passivate_idle_ms;
+  if (idle <= 0) return;
   const std::int64_t now = now_ms(st);
-  const auto& s = st.cfg.core.settings->session;
-  std::vector<std::pair<std::int64_t, std::string>> live;
-  for (auto& [key, slot] : st.slots) {
-    if (slot.state != key_slot::phase::live) continue;
-    if (s.passivate_idle_ms > 0 && now - slot.last_active_ms >= s.passivate_idle_ms)
-      passivate(self, st, key, "idle");
-    else
-      live.emplace_back(slot.last_active_ms, key);
-  }
-  if (live.size() > s.max_live_sessions) {
-    std::sort(live.begin(), live.end());
-    for (std::size_t i = 0; i + s.max_live_sessions < live.size(); ++i) passivate(self, st, live[i].second, "lru");
+  // Least recently active last: stop at the first key that is still within its idle time.
+  while (!st.lru.empty()) {
+    const std::string key = st.lru.back();
+    if (now - st.slots.at(key).last_active_ms < idle) break;
+    passivate(self, st, key, "idle");
   }
 }
 

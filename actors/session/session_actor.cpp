@@ -97,7 +97,7 @@ void apply(caf::event_based_actor* self, session_state& st, core_effects& fx, ou
   }
   if (fx.sync_seq) {
     ack.sync_seq = *fx.sync_seq;
-    self->send(st.deps.syncer, sync_atom::value, st.core->transcript_fd(), *fx.sync_seq);
+    self->send(st.deps.syncer, sync_atom::value, st.core->transcript_fd(), *fx.sync_seq, fx.sync_dir);
   }
   if (fx.stale_at != st.scheduled_stale_at && st.deps.timers) {
     st.scheduled_stale_at = fx.stale_at;
@@ -146,7 +146,7 @@ void run_chat(caf::event_based_actor* self, session_state& st, const chat_event&
 
 
 void on_synced(caf::event_based_actor* self, session_state& st, int fd, std::uint64_t seq, const std::string& error) {
-  if (fd == st.core->transcript_fd() && error.empty()) st.core->note_synced(seq);
+  if (fd == st.core->transcript_fd() && error.empty()) st.core->note_synced(seq, true);
   for (auto& p : st.pending) {
     if (p.sync_seq == 0 || p.sync_seq > seq) continue;
     p.sync_seq = 0;

@@ -13,6 +13,7 @@
 #include "messages/json_writer.hpp"
 #include "messages/transcript_entry.hpp"
 #include "storage/archive_names.hpp"
+#include "storage/durable_file.hpp"
 #include "storage/session_paths.hpp"
 #include "storage/transcript_open.hpp"
 
@@ -77,8 +78,8 @@ session_core::~session_core() { (void)close(); }
 
 int session_core::transcript_fd() const { return transcript_ ? transcript_->fd() : -1; }
 
-void session_core::note_synced(std::uint64_t seq) {
-  if (transcript_) transcript_->note_synced(seq);
+void session_core::note_synced(std::uint64_t seq, bool dir_synced) {
+  if (transcript_) transcript_->note_synced(seq, dir_synced);
 }
 
 lifecycle_event session_core::event(std::string_view type) const {
@@ -235,8 +236,10 @@ status session_core::durability_commit(core_effects& fx) {
     return st;
   }
   if (deps_.settings->storage.durability == storage::durability::batch &&
-      transcript_->durable_seq() < transcript_->written_seq())
+      (transcript_->durable_seq() < transcript_->written_seq() || transcript_->dir_unsynced())) {
     fx.sync_seq = transcript_->written_seq();
+    if (transcript_->dir_unsynced()) fx.sync_dir = storage::path_dirname(transcript_->path());
+  }
   return {};
 }
 
@@ -296,7 +299,8 @@ turn_outcome session_core::chat(const chat_event& ev, const route_facts& route, 
     } else {
       fx.events.push_back(event(event_types::session_created));
     }
-    fx.store_durable = true;  // a new sessionId must be on disk before the turn is acknowledged
+    // The row is written with the store's next window; the ack does not wait for it: after a
+    // crash the runtime adopts this transcript from its header (store_reconcile) at start-up.
   } else if (status st = open_current(fx); !st.ok()) {
     out.st = st;
     return out;
@@ -415,10 +419,7 @@ void session_core::system(const system_event& ev, core_effects& fx) {
   const bool existed = row_.has_value();
   rollover_result roll = roll_session(in);
   row_ = std::move(roll.entry);
-  if (!existed) {
-    fx.events.push_back(event(event_types::session_created));
-    fx.store_durable = true;
-  }
+  if (!existed) fx.events.push_back(event(event_types::session_created));
   if (!ev.text.empty()) queued_.push_back(ev.text);
   finish_effects(fx, last_route_);
 }

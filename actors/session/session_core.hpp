@@ -58,6 +58,7 @@ struct core_effects {
   std::optional<std::int64_t> stale_at;  // when the session expires (timer), if it does
   std::string stale_reason;              // "daily" | "idle": why it expires then
   std::optional<std::uint64_t> sync_seq;  // batch: durable once the syncer synced this seq
+  std::string sync_dir;                   // ... and fsync'd this directory (a new transcript)
 };
 
 // When the session under `key` goes stale and why ("daily" | "idle"), or nullopt if never,
@@ -90,7 +91,8 @@ class session_core {
   const std::optional<session_entry>& entry() const { return row_; }
   int transcript_fd() const;
   bool transcript_open() const { return transcript_ != nullptr; }
-  void note_synced(std::uint64_t seq);  // the syncer made appends up to `seq` durable
+  // The syncer made appends up to `seq` durable (and the directory, when it was asked to).
+  void note_synced(std::uint64_t seq, bool dir_synced);
   std::size_t queued_system_events() const { return queued_.size(); }
 
  private:

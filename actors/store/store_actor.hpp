@@ -1,6 +1,7 @@
 // store_actor: the one writer of a sessions.json (SPEC §1.1). Every mutation of the store goes
 // through its mailbox; writes are coalesced: a put marks the store dirty and the file is
-// written once per window (storage.storeFlushWindowMs, default 50 ms). A put that asks for a
+// written once per window (storage.storeFlushWindowMs, default 50 ms, stretched to 4x the last
+// write's duration so a large store is not rewritten back to back). A put that asks for a
 // durable ack is answered after the write that includes it, which then happens at once (all
 // durable puts already queued share it). A failed write keeps the rows dirty, is retried at
 // the next window and fails the durable acks waiting on it. Spawn it detached: a write

@@ -1,5 +1,7 @@
 #include "actors/syncer/transcript_syncer.hpp"
 
+#include "storage/durable_file.hpp"
+
 #include <unordered_map>
 #include <vector>
 
@@ -9,6 +11,7 @@ namespace {
 struct sync_request {
   int fd;
   std::uint64_t seq;
+  std::string dir;  // a directory to fsync too (a new file in it), or ""
   caf::actor requester;
 };
 
@@ -22,8 +25,8 @@ struct syncer_state {
 caf::behavior transcript_syncer(caf::event_based_actor* self, storage::fs* files) {
   auto st = std::make_shared<syncer_state>();
   return {
-      [self, st](sync_atom, int fd, std::uint64_t seq) {
-        st->pending.push_back({fd, seq, caf::actor_cast<caf::actor>(self->current_sender())});
+      [self, st](sync_atom, int fd, std::uint64_t seq, std::string& dir) {
+        st->pending.push_back({fd, seq, std::move(dir), caf::actor_cast<caf::actor>(self->current_sender())});
         if (!st->round_scheduled) {  // queued behind every request already in the mailbox
           st->round_scheduled = true;
           self->send(self, flush_atom::value);
@@ -39,7 +42,18 @@ caf::behavior transcript_syncer(caf::event_based_actor* self, storage::fs* files
           status s = files->fdatasync(r.fd);
           result[r.fd] = s.ok() ? std::string() : s.message();
         }
-        for (auto& r : round) self->send(r.requester, synced_atom::value, r.fd, r.seq, result[r.fd]);
+        // New files: their names become durable with one fsync per directory per round.
+        std::unordered_map<std::string, std::string> dirs;
+        for (const auto& r : round)
+          if (!r.dir.empty() && !dirs.count(r.dir)) {
+            status s = storage::fsync_dir(*files, r.dir);
+            dirs[r.dir] = s.ok() ? std::string() : s.message();
+          }
+        for (auto& r : round) {
+          std::string error = result[r.fd];
+          if (error.empty() && !r.dir.empty()) error = dirs[r.dir];
+          self->send(r.requester, synced_atom::value, r.fd, r.seq, error);
+        }
       },
   };
 }

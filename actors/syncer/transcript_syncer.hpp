@@ -1,7 +1,9 @@
 // transcript_syncer: group commit for storage.durability=batch (SPEC §1.2). Session actors
-// write their lines, then ask it to make them durable: (sync, fd, seq). Requests that arrive
+// write their lines, then ask it to make them durable: (sync, fd, seq, dir) — dir names a
+// directory whose new entries must become durable too ("" for none). Requests that arrive
 // while a round is running wait for the next round, and one round fdatasyncs each distinct fd
-// once, then answers every request with (synced, fd, seq, error) — error "" when durable.
+// once and each directory once, then answers every request with (synced, fd, seq, error) —
+// error "" when durable.
 // Under load many appends and many sessions share one round. Spawn it detached: fdatasync
 // blocks. A requester must not close an fd while a request for it is unanswered.
 #pragma once

@@ -160,3 +160,56 @@ TEST_CASE("a transcript locked by another process: the turn waits, reports lock.
   CHECK(again.st.ok());
   REQUIRE((*rt)->stop().ok());
 }
+
+TEST_CASE("kill -9 after an acknowledged turn but before the store write: the restarted runtime continues it") {
+  testing::temp_dir dir;
+  int up[2];
+  REQUIRE(pipe(up) == 0);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(up[0]);
+    auto opts = options_for(dir.path(), std::make_shared<simulated_model>(storage::real_clock()));
+    opts.settings.storage.store_flush_window_ms = 600000;  // the row write would come much later
+    auto rt = runtime::runtime::start(opts);
+    if (!rt.ok()) _exit(2);
+    chat_event ev;
+    ev.channel = "telegram";
+    ev.peer_id = "7";
+    ev.text = "acknowledged before the crash";
+    auto out = (*rt)->send(ev).get();
+    if (!out.st.ok()) _exit(3);
+    std::string line = out.session_id + "\n";
+    if (write(up[1], line.data(), line.size()) != static_cast<ssize_t>(line.size())) _exit(4);
+    for (;;) pause();  // wait for SIGKILL
+  }
+  close(up[1]);
+  char buf[128] = {};
+  std::string id;
+  for (ssize_t n; (n = read(up[0], buf, sizeof buf)) > 0;) {
+    id.append(buf, static_cast<std::size_t>(n));
+    if (id.find('\n') != std::string::npos) break;
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  close(up[0]);
+  REQUIRE(id.size() > 1);
+  id.pop_back();
+  const auto store = *storage::store_path(dir.path(), "main");
+  const std::string before = testing::exists(store) ? testing::read_text(store) : "";
+  CHECK(before.find(id) == std::string::npos);  // the row was never written
+
+  auto rt = runtime::runtime::start(options_for(dir.path(), std::make_shared<simulated_model>(storage::real_clock())));
+  REQUIRE(rt.ok());
+  REQUIRE((*rt)->startup().adopted.size() == 1);
+  CHECK((*rt)->startup().adopted[0].session_id == id);
+  chat_event ev;
+  ev.channel = "telegram";
+  ev.peer_id = "7";
+  ev.text = "after the restart";
+  auto out = (*rt)->send(ev).get();
+  REQUIRE(out.st.ok());
+  CHECK(out.session_id == id);
+  CHECK_FALSE(out.new_session);
+  REQUIRE((*rt)->stop().ok());
+}

@@ -1,0 +1,53 @@
+#include "storage/store_reconcile.hpp"
+
+#include <unordered_set>
+
+#include "storage/archive_names.hpp"
+#include "storage/durable_file.hpp"
+#include "storage/transcript_header.hpp"
+
+namespace sessionrt::storage {
+namespace {
+
+// Fields a new session starts without (the counters of the one it replaced) [R§4.3].
+constexpr const char* kPerSessionFields[] = {
+    "compactionCount", "totalTokens", "totalTokensFresh", "inputTokens", "outputTokens", "cacheRead", "cacheWrite",
+    "contextTokens", "memoryFlushAt", "memoryFlushCompactionCount", "memoryFlushFailureCount", "memoryFlushLastFailedAt",
+    "memoryFlushLastFailureError", "estimatedCostUsd", "modelProvider", "model"};
+
+}  // namespace
+
+result<reconcile_report> reconcile_store(fs& f, session_store& store, const std::string& sessions_dir) {
+  reconcile_report rep;
+  auto names = f.list_dir(sessions_dir);
+  if (!names.ok()) return names.error();
+  std::unordered_set<std::string> referenced;
+  for (const auto& row : store)
+    if (auto id = row.entry.session_id()) referenced.emplace(*id);
+  for (const auto& name : *names) {
+    const artifact_name a = classify(name);
+    if (a.kind != artifact_kind::primary_transcript || referenced.count(a.session_id)) continue;
+    const std::string path = path_join(sessions_dir, name);
+    auto header = read_transcript_header(f, path);
+    ++rep.scanned;
+    if (!header.ok() || !header->session_key || header->session_id != a.session_id) continue;
+    const std::string& key = *header->session_key;
+    const std::int64_t started = header->started_ms.value_or(header->mtime_ms);
+    const session_entry* row = store.find(key);
+    if (row && row->session_started_at().value_or(0) >= started) continue;  // the row is newer
+    adopted_transcript adopted{key, header->session_id, row ? std::string(row->session_id().value_or("")) : "", path};
+    session_entry next = row ? *row : session_entry();
+    if (row)
+      for (const char* field : kPerSessionFields) next.erase(field);
+    next.set_session_id(header->session_id);
+    next.set_updated_at(std::max(header->mtime_ms, next.updated_at().value_or(0)));
+    next.set_session_started_at(started);
+    next.set_session_file(path);
+    store.upsert(key, std::move(next));
+    referenced.insert(header->session_id);
+    rep.adopted.push_back(std::move(adopted));
+  }
+  return rep;
+}
+
+}  // namespace sessionrt::storage

@@ -1,0 +1,69 @@
+// Start-up reconciliation: a transcript newer than its key's row (the row write was lost in a
+// crash) is adopted; everything else is left alone.
+#include <catch2/catch.hpp>
+
+#include "messages/json_writer.hpp"
+#include "messages/transcript_entry.hpp"
+#include "storage/store_reconcile.hpp"
+#include "tests/test_support.hpp"
+
+using namespace sessionrt;
+using namespace sessionrt::storage;
+
+namespace {
+void write_transcript(const testing::temp_dir& dir, const std::string& id, std::int64_t ts,
+                      std::optional<std::string> key) {
+  header_fields h;
+  h.id = id;
+  h.timestamp_ms = ts;
+  h.cwd = "/w";
+  h.session_key = key;
+  testing::write_text(dir.file(id + ".jsonl"), json::to_compact(make_header(h)) + "\n");
+}
+session_entry row(const std::string& id, std::int64_t started) {
+  session_entry e;
+  e.set_session_id(id);
+  e.set_updated_at(started);
+  e.set_session_started_at(started);
+  e.set_label("kept");
+  e.set_compaction_count(3);
+  return e;
+}
+}  // namespace
+
+TEST_CASE("reconcile: a newer transcript of a key replaces the row's session, and a missing row is created") {
+  testing::temp_dir dir;
+  session_store store;
+  store.upsert("agent:main:main", row("old-id", 1000));
+  write_transcript(dir, "old-id", 1000, "agent:main:main");
+  write_transcript(dir, "new-id", 2000, "agent:main:main");           // the lost rollover
+  write_transcript(dir, "other-id", 3000, "agent:main:discord:direct:x");  // the lost first row
+  write_transcript(dir, "stale-id", 500, "agent:main:main");          // older than the row: ignored
+  write_transcript(dir, "nokey-id", 4000, std::nullopt);              // no key: ignored
+  testing::write_text(dir.file("new-id.jsonl.reset.2026-11-30T01-00-00.000Z"), "archive");
+  auto rep = reconcile_store(posix_fs(), store, dir.path());
+  REQUIRE(rep.ok());
+  REQUIRE(rep->adopted.size() == 2);
+  const auto* main = store.find("agent:main:main");
+  REQUIRE(main);
+  CHECK(main->session_id() == std::optional<std::string_view>("new-id"));
+  CHECK(main->session_started_at() == std::optional<std::int64_t>(2000));
+  CHECK(main->label() == std::optional<std::string_view>("kept"));  // preferences survive
+  CHECK_FALSE(main->compaction_count().has_value());              // counters start over
+  CHECK(main->session_file() == std::optional<std::string_view>(dir.file("new-id.jsonl")));
+  const auto* other = store.find("agent:main:discord:direct:x");
+  REQUIRE(other);
+  CHECK(other->session_id() == std::optional<std::string_view>("other-id"));
+  CHECK(store.size() == 2);
+}
+
+TEST_CASE("reconcile: nothing to do when every transcript is referenced") {
+  testing::temp_dir dir;
+  session_store store;
+  store.upsert("agent:main:main", row("a", 1000));
+  write_transcript(dir, "a", 1000, "agent:main:main");
+  auto rep = reconcile_store(posix_fs(), store, dir.path());
+  REQUIRE(rep.ok());
+  CHECK(rep->adopted.empty());
+  CHECK(rep->scanned == 0);
+}
