@@ -71,6 +71,14 @@ bool is_js_whitespace(char32_t cp) {
 }
 
 std::string_view js_trim(std::string_view text) {
+  // Most text neither starts nor ends with a non-ASCII character: trim ASCII whitespace by
+  // byte, and decode only when a non-ASCII byte sits at an end.
+  std::size_t b = 0, e = text.size();
+  auto ascii_space = [](unsigned char c) { return c == ' ' || (c >= 0x09 && c <= 0x0D); };
+  while (b < e && ascii_space(static_cast<unsigned char>(text[b]))) ++b;
+  while (e > b && ascii_space(static_cast<unsigned char>(text[e - 1]))) --e;
+  if ((b == e || (static_cast<unsigned char>(text[b]) < 0x80 && static_cast<unsigned char>(text[e - 1]) < 0x80)))
+    return text.substr(b, e - b);
   std::size_t begin = 0;
   while (begin < text.size()) {
     const code_point cp = decode_utf8_at(text, begin);
@@ -90,6 +98,18 @@ std::string_view js_trim(std::string_view text) {
 
 std::string js_lowercase(std::string_view text) {
   std::string out;
+  bool ascii = true;
+  for (char c : text)
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      ascii = false;
+      break;
+    }
+  if (ascii) {
+    out.assign(text);
+    for (char& c : out)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+    return out;
+  }
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
     const code_point cp = decode_utf8_at(text, i);

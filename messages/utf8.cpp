@@ -106,10 +106,28 @@ std::string to_valid_utf8(std::string_view in, std::size_t* replaced_out) {
 }
 
 std::size_t utf16_length(std::string_view sv) noexcept {
-  std::size_t units = 0;
-  for (unsigned char c : sv) {
-    if ((c & 0xC0) != 0x80) ++units;  // a lead byte starts a code point
-    if (c >= 0xF0) ++units;           // astral: a surrogate pair
+  // Each byte that is not a continuation byte (10xxxxxx) starts a code point; a 4-byte lead
+  // (11110xxx) starts one that needs two UTF-16 units. Counted 8 bytes at a time.
+  constexpr std::uint64_t lo = 0x0101010101010101ULL;
+  std::size_t units = 0, i = 0;
+  const char* p = sv.data();
+  for (; i + 8 <= sv.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    if (!(w & 0x8080808080808080ULL)) {
+      units += 8;
+      continue;
+    }
+    const std::uint64_t b7 = (w >> 7) & lo, b6 = (w >> 6) & lo, b5 = (w >> 5) & lo, b4 = (w >> 4) & lo;
+    const std::uint64_t continuation = b7 & ~b6 & lo;
+    const std::uint64_t astral_lead = b7 & b6 & b5 & b4;
+    units += 8 - static_cast<std::size_t>(__builtin_popcountll(continuation)) +
+             static_cast<std::size_t>(__builtin_popcountll(astral_lead));
+  }
+  for (; i < sv.size(); ++i) {
+    const auto c = static_cast<unsigned char>(p[i]);
+    if ((c & 0xC0) != 0x80) ++units;
+    if (c >= 0xF0) ++units;
   }
   return units;
 }

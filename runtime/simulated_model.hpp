@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <unordered_map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -88,6 +89,17 @@ class simulated_model final : public model_runner {
   clock& clock_;
   const simulated_model_options options_;
   std::mutex failure_mutex_;
+  // Prompt-token sums of the context prefix seen last time, per session: a session's context
+  // grows by appends, so a call estimates only the new messages. The fingerprint of the last
+  // counted message detects a rewritten context (after a compaction): then all is counted.
+  struct prefix_sum {
+    std::size_t count = 0;
+    std::int64_t tokens = 0;
+    std::uint64_t fingerprint = 0;
+  };
+  std::mutex prefix_mutex_;
+  std::unordered_map<std::string, prefix_sum> prefixes_;
+  std::int64_t prompt_tokens_of(const model_request& request);
   forced_failure forced_;
   std::atomic<std::int64_t> turn_calls_{0}, memory_flush_calls_{0}, compaction_summary_calls_{0};
   std::atomic<std::int64_t> failed_calls_{0}, forced_failures_{0}, window_overflows_{0};

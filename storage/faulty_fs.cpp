@@ -65,6 +65,12 @@ status faulty_fs::fdatasync(int fd) {
   return inner_.fdatasync(fd);
 }
 
+status faulty_fs::syncfs(int fd) {
+  if (crashed_) return dead("syncfs");
+  if (int e = step(fs_op::syncfs)) return errno_status(e, "syncfs", "");
+  return inner_.syncfs(fd);
+}
+
 status faulty_fs::ftruncate(int fd, std::uint64_t length) {
   if (crashed_) return dead("ftruncate");
   if (int e = step(fs_op::ftruncate)) return errno_status(e, "ftruncate", "");

@@ -14,7 +14,7 @@
 
 namespace sessionrt::storage {
 
-enum class fs_op { open, write, fsync, fdatasync, rename, link, unlink, ftruncate, mkdir };
+enum class fs_op { open, write, fsync, fdatasync, syncfs, rename, link, unlink, ftruncate, mkdir };
 
 class faulty_fs final : public fs {
  public:
@@ -46,6 +46,7 @@ class faulty_fs final : public fs {
   result<std::size_t> pread(int fd, char* buf, std::size_t n, std::uint64_t offset) override;
   status fsync(int fd) override;
   status fdatasync(int fd) override;
+  status syncfs(int fd) override;
   status ftruncate(int fd, std::uint64_t length) override;
   result<file_info> fstat(int fd) override;
   result<file_info> stat(const std::string& path) override;

@@ -14,6 +14,7 @@ class forwarding_fs : public fs {
   result<std::size_t> pread(int fd, char* b, std::size_t n, std::uint64_t o) override { return inner_.pread(fd, b, n, o); }
   status fsync(int fd) override { return inner_.fsync(fd); }
   status fdatasync(int fd) override { return inner_.fdatasync(fd); }
+  status syncfs(int fd) override { return inner_.syncfs(fd); }
   status ftruncate(int fd, std::uint64_t n) override { return inner_.ftruncate(fd, n); }
   result<file_info> fstat(int fd) override { return inner_.fstat(fd); }
   result<file_info> stat(const std::string& p) override { return inner_.stat(p); }

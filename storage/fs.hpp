@@ -35,6 +35,8 @@ class fs {
   virtual result<std::size_t> pread(int fd, char* buf, std::size_t n, std::uint64_t offset) = 0;
   virtual status fsync(int fd) = 0;
   virtual status fdatasync(int fd) = 0;
+  // Flushes the whole filesystem holding fd (one journal commit for every dirty file on it).
+  virtual status syncfs(int fd) = 0;
   virtual status ftruncate(int fd, std::uint64_t length) = 0;
   virtual result<file_info> fstat(int fd) = 0;
   virtual result<file_info> stat(const std::string& path) = 0;   // follows symlinks

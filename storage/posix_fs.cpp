@@ -55,6 +55,7 @@ class posix_fs_impl final : public fs {
   }
   status fsync(int fd) override { return fd_status(::fsync(fd), "fsync"); }
   status fdatasync(int fd) override { return fd_status(::fdatasync(fd), "fdatasync"); }
+  status syncfs(int fd) override { return fd_status(::syncfs(fd), "syncfs"); }
   status ftruncate(int fd, std::uint64_t length) override {
     return fd_status(::ftruncate(fd, static_cast<off_t>(length)), "ftruncate");
   }

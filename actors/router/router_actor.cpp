@@ -26,8 +26,29 @@ struct key_slot {
   std::list<std::string>::iterator lru;  // position in router_state::lru while live
 };
 
+// Routes depend only on an event's routing fields and the routing config, which is fixed for
+// the runtime's life: memoized, up to kRouteCacheSize distinct inputs (then started afresh).
+constexpr std::size_t kRouteCacheSize = 65536;
+
+std::string route_cache_key(const chat_event& ev) {
+  std::string k;
+  k.reserve(96);
+  for (const std::string* part : {&ev.channel, &ev.account_id, &ev.peer_kind, &ev.peer_id, &ev.parent_peer_kind,
+                                  &ev.parent_peer_id, &ev.guild_id, &ev.team_id, &ev.thread_id, &ev.session_key,
+                                  &ev.agent_id}) {
+    k += *part;
+    k += '\x1f';
+  }
+  for (const auto& role : ev.member_role_ids) {
+    k += role;
+    k += '\x1e';
+  }
+  return k;
+}
+
 struct router_state {
   router_config cfg;
+  std::unordered_map<std::string, route> route_cache;
   std::unordered_map<std::string, key_slot> slots;
   std::list<std::string> lru;  // live keys, most recently active first
   std::size_t live = 0;
@@ -75,6 +96,7 @@ void activate(caf::event_based_actor* self, std::shared_ptr<router_state> st, co
         deps.core = st->cfg.core;
         deps.core.agent_id = agent;
         deps.core.sessions_dir = st->cfg.agents.sessions_dir.at(agent);
+        deps.core.wants_event = [hub = st->cfg.hub](std::string_view type) { return hub->wants(type); };
         deps.store = st->cfg.agents.store.at(agent);
         deps.syncer = st->cfg.syncer;
         deps.bus = st->cfg.bus;
@@ -192,8 +214,15 @@ void on_chat(caf::event_based_actor* self, std::shared_ptr<router_state> st, cha
     sink(std::move(out));
     return;
   }
-  route r = resolve_route(to_route_input(ev), st->cfg.core.settings->routing);
-  if (!ev.agent_id.empty()) r.agent_id = normalize_agent_id(ev.agent_id);
+  std::string cache_key = route_cache_key(ev);
+  auto cached = st->route_cache.find(cache_key);
+  if (cached == st->route_cache.end()) {
+    route fresh = resolve_route(to_route_input(ev), st->cfg.core.settings->routing);
+    if (!ev.agent_id.empty()) fresh.agent_id = normalize_agent_id(ev.agent_id);
+    if (st->route_cache.size() >= kRouteCacheSize) st->route_cache.clear();
+    cached = st->route_cache.emplace(std::move(cache_key), std::move(fresh)).first;
+  }
+  const route& r = cached->second;
   if (!st->cfg.agents.store.count(r.agent_id)) {
     turn_outcome out;
     out.session_key = r.session_key;

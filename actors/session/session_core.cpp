@@ -182,6 +182,7 @@ void session_core::append_and_track(const boost::json::object& message, core_eff
   auto id = transcript_->append_message(message);
   if (!id.ok()) return;  // reported by the commit that follows (or the caller)
   context_.emplace_back(message);
+  if (!wants(event_types::message_appended)) return;
   auto e = event(event_types::message_appended);
   e.data["entryId"] = *id;
   e.data["role"] = json::get_string(message, "role").value_or("");
@@ -392,10 +393,12 @@ turn_outcome session_core::run_turn(const chat_event& ev, std::string text, core
   if (auto p = json::get_string(msg, "provider")) row_->set_model_provider(*p);
   if (auto m = json::get_string(msg, "model")) row_->set_model(*m);
   out.reply = reply_text(msg);
-  auto e = event(event_types::turn_completed);
-  e.data["totalTokens"] = row_->total_tokens().value_or(0);
-  e.data["latencyMs"] = deps_.time->now_ms() - started;
-  fx.events.push_back(std::move(e));
+  if (wants(event_types::turn_completed)) {
+    auto e = event(event_types::turn_completed);
+    e.data["totalTokens"] = row_->total_tokens().value_or(0);
+    e.data["latencyMs"] = deps_.time->now_ms() - started;
+    fx.events.push_back(std::move(e));
+  }
   if (status st = durability_commit(fx); !st.ok()) {
     out.st = st;
     out.reply.reset();

@@ -11,6 +11,7 @@
 // Errors before anything was appended (lock held elsewhere, bad input) change nothing.
 #pragma once
 #include <boost/json/array.hpp>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +41,8 @@ struct session_core_deps {
   const date::time_zone* zone = nullptr;  // for the daily boundary
   std::string sessions_dir;               // <state>/agents/<agentId>/sessions
   std::string agent_id;
+  // Whether anyone subscribed to an event type; events nobody wants are not built.
+  std::function<bool(std::string_view type)> wants_event;
 };
 
 // What the router learned about the chat an event came from.
@@ -97,6 +100,7 @@ class session_core {
 
  private:
   lifecycle_event event(std::string_view type) const;
+  bool wants(std::string_view type) const { return !deps_.wants_event || deps_.wants_event(type); }
   status open_current(core_effects& fx);
   status start_new_session(const std::string& new_id, core_effects& fx);
   status close_transcript();

@@ -61,6 +61,10 @@ const field_list elevation_fields = {"elevatedLevel", "execHost", "execSecurity"
 // with a value or JavaScript's undefined (delete). The first write of a key fixes its place.
 class row_patch {
  public:
+  // Reusing the session: the patch lands on the row it carries from, so `key: row.key` is a
+  // no-op and carry() is skipped (the hot path: most turns reuse their session); get() then
+  // answers from the row for keys the patch does not set.
+  explicit row_patch(const boost::json::object* reused_row = nullptr) : reused_(reused_row) {}
   void set(std::string_view key, boost::json::value v) { slot(key) = std::move(v); }
   void unset(std::string_view key) { slot(key).reset(); }
   void unset(field_list keys) {
@@ -68,6 +72,7 @@ class row_patch {
   }
   // `key: from.key` (undefined when absent).
   void carry(const boost::json::object& from, std::string_view key) {
+    if (reused_ == &from) return;
     if (const auto* v = from.if_contains(key))
       set(key, *v);
     else
@@ -79,7 +84,7 @@ class row_patch {
   const boost::json::value* get(std::string_view key) const {
     for (const auto& [k, v] : items_)
       if (k == key) return v ? &*v : nullptr;
-    return nullptr;
+    return reused_ ? reused_->if_contains(key) : nullptr;
   }
   // {...row, ...patch}; undefined members are deleted (JSON.stringify omits them).
   void apply_to(boost::json::object& row) const {
@@ -99,6 +104,7 @@ class row_patch {
     return items_.back().second;
   }
   std::vector<std::pair<std::string, std::optional<boost::json::value>>> items_;
+  const boost::json::object* reused_ = nullptr;
 };
 
 bool js_truthy(const boost::json::value* v) {
@@ -255,7 +261,7 @@ void put_new_session_counters(row_patch& p) {
 row_patch build_patch(const rollover_input& in, const turn_decision& d, const boost::json::object& old) {
   static const boost::json::object nothing;
   const boost::json::object& base = d.reuse ? old : nothing;  // OpenClaw's baseEntry
-  row_patch p;
+  row_patch p(d.reuse ? &old : nullptr);
   put_lifecycle(p, in, d, base);
   p.carry(old, preference_fields);
   put_usage_family(p, in, d, base);
@@ -317,7 +323,8 @@ void apply_model_selection(session_entry& entry, const model_selection& selectio
 
 rollover_result roll_session(const rollover_input& in) {
   const turn_decision d = decide(in);
-  const boost::json::object old = in.current ? in.current->json() : boost::json::object();
+  static const boost::json::object none;
+  const boost::json::object& old = in.current ? in.current->json() : none;
   boost::json::object row = old;
   build_patch(in, d, old).apply_to(row);
 

@@ -2,6 +2,7 @@
 
 #include "storage/durable_file.hpp"
 
+#include <chrono>
 #include <unordered_map>
 #include <vector>
 
@@ -15,6 +16,9 @@ struct sync_request {
   caf::actor requester;
 };
 
+// From this many distinct files in one round on, a round uses syncfs.
+constexpr std::size_t kSyncfsFrom = 4;
+
 struct syncer_state {
   std::vector<sync_request> pending;
   bool round_scheduled = false;
@@ -22,14 +26,17 @@ struct syncer_state {
 
 }  // namespace
 
-caf::behavior transcript_syncer(caf::event_based_actor* self, storage::fs* files) {
+caf::behavior transcript_syncer(caf::event_based_actor* self, storage::fs* files, std::int64_t window_ms) {
   auto st = std::make_shared<syncer_state>();
   return {
-      [self, st](sync_atom, int fd, std::uint64_t seq, std::string& dir) {
+      [self, st, window_ms](sync_atom, int fd, std::uint64_t seq, std::string& dir) {
         st->pending.push_back({fd, seq, std::move(dir), caf::actor_cast<caf::actor>(self->current_sender())});
-        if (!st->round_scheduled) {  // queued behind every request already in the mailbox
+        if (!st->round_scheduled) {
           st->round_scheduled = true;
-          self->send(self, flush_atom::value);
+          if (window_ms > 0)
+            self->delayed_send(self, std::chrono::milliseconds(window_ms), flush_atom::value);
+          else
+            self->send(self, flush_atom::value);  // queued behind every request already in the mailbox
         }
       },
       [self, st, files](flush_atom) {
@@ -37,10 +44,17 @@ caf::behavior transcript_syncer(caf::event_based_actor* self, storage::fs* files
         auto round = std::move(st->pending);
         st->pending.clear();
         std::unordered_map<int, std::string> result;  // fd -> "" or the error
-        for (const auto& r : round) {
-          if (result.count(r.fd)) continue;
-          status s = files->fdatasync(r.fd);
-          result[r.fd] = s.ok() ? std::string() : s.message();
+        for (const auto& r : round) result.emplace(r.fd, std::string());
+        if (result.size() >= kSyncfsFrom) {
+          // Many files: one syncfs is one journal commit for all of them, where fdatasync one by
+          // one would commit the journal once per file.
+          status s = files->syncfs(round.front().fd);
+          for (auto& [fd, err] : result) err = s.ok() ? std::string() : s.message();
+        } else {
+          for (auto& [fd, err] : result) {
+            status s = files->fdatasync(fd);
+            err = s.ok() ? std::string() : s.message();
+          }
         }
         // New files: their names become durable with one fsync per directory per round.
         std::unordered_map<std::string, std::string> dirs;

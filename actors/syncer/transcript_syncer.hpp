@@ -1,8 +1,9 @@
 // transcript_syncer: group commit for storage.durability=batch (SPEC §1.2). Session actors
 // write their lines, then ask it to make them durable: (sync, fd, seq, dir) — dir names a
 // directory whose new entries must become durable too ("" for none). Requests that arrive
-// while a round is running wait for the next round, and one round fdatasyncs each distinct fd
-// once and each directory once, then answers every request with (synced, fd, seq, error) —
+// while a round is running wait for the next round, and one round makes every fd in it
+// durable — fdatasync per fd for a few files, one syncfs (one journal commit for all) from 4
+// files on — and fsyncs each directory once, then answers every request with (synced, fd, seq, error) —
 // error "" when durable.
 // Under load many appends and many sessions share one round. Spawn it detached: fdatasync
 // blocks. A requester must not close an fd while a request for it is unanswered.
@@ -12,6 +13,8 @@
 
 namespace sessionrt::actors {
 
-caf::behavior transcript_syncer(caf::event_based_actor* self, storage::fs* files);
+// window_ms: how long a round stays open after its first request (storage.batchWindowMs), so
+// that concurrent sessions share it; 0 starts the round as soon as the mailbox is read.
+caf::behavior transcript_syncer(caf::event_based_actor* self, storage::fs* files, std::int64_t window_ms);
 
 }  // namespace sessionrt::actors

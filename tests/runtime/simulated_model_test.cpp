@@ -553,3 +553,32 @@ TEST_CASE("simulated model: the focus line shows the user's instructions under O
   CHECK(simulated_summary(summary_source_of(plain.user_text), 0).find("- Focus: Preserve all opaque identifiers") !=
         std::string::npos);
 }
+
+TEST_CASE("prompt tokens counted incrementally per session equal a full count, also after the context is rewritten") {
+  manual_clock clk(1796000000000);
+  runtime::simulated_model model(clk);
+  runtime::simulated_model fresh(clk);
+  model_request req;
+  req.session_id = "s1";
+  for (int i = 0; i < 30; ++i) {
+    req.messages.emplace_back(user_message("message number " + std::to_string(i) + std::string(static_cast<std::size_t>(i * 7), 'x'), i));
+    auto a = model.run(req);
+    auto b = fresh.run([&] {
+      model_request other = req;
+      other.session_id = "other-" + std::to_string(i);  // never cached
+      return other;
+    }());
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    CHECK(a->at("usage").as_object().at("input") == b->at("usage").as_object().at("input"));
+  }
+  // A compaction rewrites the context: fewer, different messages.
+  req.messages.clear();
+  req.messages.emplace_back(user_message("summary of everything", 99));
+  auto a = model.run(req);
+  model_request other = req;
+  other.session_id = "uncached";
+  auto b = fresh.run(other);
+  REQUIRE(a.ok());
+  CHECK(a->at("usage").as_object().at("input") == b->at("usage").as_object().at("input"));
+}

@@ -1,0 +1,257 @@
+// End-to-end figures through the public API (runtime::send), the simulated model and
+// storage.durability=batch; one JSON line per measurement on stdout, progress on stderr.
+//   throughput  N sessions x M turns, one turn in flight per session: turns/s, ack latency
+//               percentiles, bytes written per turn, peak RSS
+//   paced       the same at half the measured rate: ack latency percentiles
+//   memory      RSS per live idle session actor and per passivated session
+// A turn = the user entry + the assistant entry appended + the row updated in the store.
+// Usage: runtime_bench [--sessions N] [--turns M] [--quick] [--skip-paced] [--memory-sessions K]
+#include <malloc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "runtime/runtime.hpp"
+#include "runtime/simulated_model.hpp"
+#include "storage/system_clock.hpp"
+
+using namespace sessionrt;
+using steady = std::chrono::steady_clock;
+
+namespace {
+
+struct args {
+  int sessions = 1000;
+  int turns = 100;
+  bool paced = true;
+  int memory_sessions = 10000;
+};
+
+std::int64_t proc_status_kb(const char* field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(field, 0) == 0) return std::stoll(line.substr(std::strlen(field)));
+  return 0;
+}
+std::int64_t proc_io(const char* field) {
+  std::ifstream in("/proc/self/io");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(field, 0) == 0) return std::stoll(line.substr(std::strlen(field) + 1));
+  return 0;
+}
+
+std::string fresh_dir() {
+  char tmpl[] = "/tmp/sessionrt-rtbench-XXXXXX";
+  return mkdtemp(tmpl);
+}
+
+std::unique_ptr<runtime::runtime> start(const std::string& dir, sessionrt::clock* time, bool virtual_time, std::size_t max_live) {
+  runtime::runtime_options o;
+  o.settings.state_dir = dir;
+  o.settings.session.reset.timezone = "UTC";
+  actors::reset_config off;  // a benchmark must not roll sessions over at 04:00
+  off.mode = actors::reset_mode::none;
+  o.settings.session.reset.reset = off;
+  o.settings.session.max_live_sessions = max_live;
+  o.runner = std::make_shared<runtime::simulated_model>(*time);
+  o.time = time;
+  o.virtual_time = virtual_time;
+  auto rt = runtime::runtime::start(o);
+  if (!rt.ok()) throw std::runtime_error(rt.error().to_string());
+  return std::move(*rt);
+}
+
+chat_event turn_event(int session, int turn) {
+  chat_event ev;
+  ev.channel = "bench";
+  ev.peer_kind = "direct";
+  ev.peer_id = std::to_string(session);
+  ev.session_key = fmt::format("agent:main:bench:direct:{}", session);
+  ev.text = fmt::format("Turn {} of session {}: please keep the running summary of the plan short and precise.",
+                        turn, session);
+  return ev;
+}
+
+double percentile(std::vector<double>& v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
+}
+
+// Every session runs its turns back to back (the next is sent when the previous is acked);
+// `interval_us` > 0 paces the first turns of all sessions and every later turn to a rate.
+struct run_result {
+  double seconds = 0;
+  std::vector<double> latency_ms;
+  std::int64_t failures = 0;
+};
+
+run_result drive(runtime::runtime& rt, int sessions, int turns, double turns_per_s_limit) {
+  run_result r;
+  const std::int64_t total = static_cast<std::int64_t>(sessions) * turns;
+  r.latency_ms.assign(static_cast<std::size_t>(total), 0.0);
+  std::atomic<std::int64_t> done{0}, failed{0}, issued{0};
+  std::mutex mu;
+  std::condition_variable cv;
+  const auto t0 = steady::now();
+  std::function<void(int, int)> send_turn;
+  // Pacing: turn number `n` (in issue order) may start at t0 + n / rate.
+  auto wait_slot = [&](std::int64_t n) {
+    if (turns_per_s_limit <= 0) return;
+    const auto at = t0 + std::chrono::microseconds(static_cast<std::int64_t>(1e6 * static_cast<double>(n) / turns_per_s_limit));
+    std::this_thread::sleep_until(at);
+  };
+  std::mutex pace_mu;
+  std::vector<std::pair<int, int>> deferred;  // paced: turns whose previous one was acked
+  send_turn = [&](int s, int t) {
+    const auto sent = steady::now();
+    const std::int64_t slot = static_cast<std::int64_t>(s) * turns + t;
+    rt.send(turn_event(s, t), [&, s, t, sent, slot](turn_outcome out) {
+      r.latency_ms[static_cast<std::size_t>(slot)] =
+          std::chrono::duration<double, std::milli>(steady::now() - sent).count();
+      if (!out.st.ok()) ++failed;
+      if (t + 1 < turns) {
+        if (turns_per_s_limit > 0) {
+          std::lock_guard<std::mutex> g(pace_mu);
+          deferred.emplace_back(s, t + 1);
+        } else {
+          send_turn(s, t + 1);
+        }
+      }
+      if (++done == total) {
+        std::lock_guard<std::mutex> g(mu);
+        cv.notify_all();
+      }
+    });
+  };
+  if (turns_per_s_limit <= 0) {
+    for (int s = 0; s < sessions; ++s) send_turn(s, 0);
+  } else {
+    // One pacing thread issues every turn at its slot: first turns, then acked sessions' next.
+    std::int64_t n = 0;
+    for (int s = 0; s < sessions; ++s) {
+      wait_slot(n++);
+      send_turn(s, 0);
+    }
+    while (done.load() < total) {
+      std::vector<std::pair<int, int>> batch;
+      {
+        std::lock_guard<std::mutex> g(pace_mu);
+        batch.swap(deferred);
+      }
+      if (batch.empty()) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));  // the pacer's own tick, not synchronization
+        continue;
+      }
+      for (auto& [s, t] : batch) {
+        wait_slot(n++);
+        send_turn(s, t);
+      }
+    }
+  }
+  {
+    std::unique_lock<std::mutex> g(mu);
+    cv.wait(g, [&] { return done.load() == total; });
+  }
+  r.seconds = std::chrono::duration<double>(steady::now() - t0).count();
+  r.failures = failed.load();
+  (void)issued;
+  return r;
+}
+
+double throughput(const args& a) {
+  const std::string dir = fresh_dir();
+  auto rt = start(dir, &storage::real_clock(), false, 10000);
+  const std::int64_t wchar0 = proc_io("wchar"), wbytes0 = proc_io("write_bytes");
+  std::cerr << fmt::format("[runtime_bench] {} sessions x {} turns\n", a.sessions, a.turns);
+  run_result r = drive(*rt, a.sessions, a.turns, 0);
+  const std::int64_t total = static_cast<std::int64_t>(a.sessions) * a.turns;
+  (void)rt->stop();
+  const double wchar = static_cast<double>(proc_io("wchar") - wchar0) / static_cast<double>(total);
+  const double wbytes = static_cast<double>(proc_io("write_bytes") - wbytes0) / static_cast<double>(total);
+  const double rate = static_cast<double>(total) / r.seconds;
+  std::cout << fmt::format(
+                   R"({{"bench":"runtime_throughput","sessions":{},"turns_per_session":{},"turns":{},"seconds":{:.3f},"turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"failures":{},"bytes_written_per_turn":{:.0f},"disk_bytes_per_turn":{:.0f},"peak_rss_mb":{:.1f}}})",
+                   a.sessions, a.turns, total, r.seconds, rate, percentile(r.latency_ms, 0.5),
+                   percentile(r.latency_ms, 0.99), percentile(r.latency_ms, 1.0), r.failures, wchar, wbytes,
+                   static_cast<double>(proc_status_kb("VmHWM:")) / 1024.0)
+            << std::endl;
+  return rate;
+}
+
+void paced(const args& a, double rate) {
+  const std::string dir = fresh_dir();
+  auto rt = start(dir, &storage::real_clock(), false, 10000);
+  std::cerr << fmt::format("[runtime_bench] paced at {:.0f} turns/s\n", rate);
+  run_result r = drive(*rt, a.sessions, a.turns, rate);
+  (void)rt->stop();
+  const std::int64_t total = static_cast<std::int64_t>(a.sessions) * a.turns;
+  std::cout << fmt::format(
+                   R"({{"bench":"runtime_paced","sessions":{},"turns_per_session":{},"target_turns_per_s":{:.0f},"achieved_turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"failures":{}}})",
+                   a.sessions, a.turns, rate, static_cast<double>(total) / r.seconds, percentile(r.latency_ms, 0.5),
+                   percentile(r.latency_ms, 0.99), percentile(r.latency_ms, 1.0), r.failures)
+            << std::endl;
+}
+
+void memory(const args& a) {
+  const int k = a.memory_sessions;
+  const std::string dir = fresh_dir();
+  manual_clock clk(storage::real_clock().now_ms());
+  auto rt = start(dir, &clk, true, static_cast<std::size_t>(k) + 1);
+  malloc_trim(0);
+  const double rss0 = static_cast<double>(proc_status_kb("VmRSS:"));
+  std::cerr << fmt::format("[runtime_bench] memory: {} sessions, one turn each\n", k);
+  run_result r = drive(*rt, k, 1, 0);
+  rt->settle();
+  malloc_trim(0);
+  const double rss_live = static_cast<double>(proc_status_kb("VmRSS:"));
+  (void)rt->advance(rt->settings().session.passivate_idle_ms + 1);  // the idle sweep passivates all
+  malloc_trim(0);
+  const double rss_passive = static_cast<double>(proc_status_kb("VmRSS:"));
+  std::string stats = rt->stats();
+  (void)rt->stop();
+  std::cout << fmt::format(
+                   R"({{"bench":"runtime_memory","sessions":{},"rss_start_mb":{:.1f},"rss_live_mb":{:.1f},"rss_passivated_mb":{:.1f},"bytes_per_live_session":{:.0f},"bytes_per_passivated_session":{:.0f},"router":"{}","failures":{}}})",
+                   k, rss0 / 1024, rss_live / 1024, rss_passive / 1024, (rss_live - rss0) * 1024 / k,
+                   (rss_passive - rss0) * 1024 / k, stats, r.failures)
+            << std::endl;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    auto next = [&] { return std::stoi(argv[++i]); };
+    if (k == "--sessions") a.sessions = next();
+    else if (k == "--turns") a.turns = next();
+    else if (k == "--skip-paced") a.paced = false;
+    else if (k == "--memory-sessions") a.memory_sessions = next();
+    else if (k == "--quick") {
+      a.sessions = 200;
+      a.turns = 20;
+      a.memory_sessions = 2000;
+    } else {
+      std::cerr << "usage: runtime_bench [--sessions N] [--turns M] [--quick] [--skip-paced] [--memory-sessions K]\n";
+      return 2;
+    }
+  }
+  const double rate = throughput(a);
+  if (a.paced) paced(a, rate / 2);
+  if (a.memory_sessions > 0) memory(a);
+  return 0;
+}
