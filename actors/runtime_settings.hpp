@@ -47,6 +47,7 @@ struct runtime_settings {
   storage_settings storage;
   model_settings model;
   compaction_settings compaction;       // compaction.*
+  std::string compaction_provider;      // compaction.provider: id of a registered provider ("" = built-in)
   memory_flush_settings memory_flush;   // compaction.memoryFlush.*
   pressure_config pressure;             // context.pressureFractions
 };

@@ -58,6 +58,7 @@ struct turn_outcome {
   std::string command_output;        // what the command printed (for /status, /context list)
   bool new_session = false;          // this event started a new sessionId
   std::string reset_reason;          // new | reset | daily | idle, when new_session
+  std::vector<std::string> notices;  // for the user from the runtime (e.g. a memory flush gave up)
 };
 
 }  // namespace sessionrt

@@ -421,6 +421,8 @@ constexpr config_key<runtime_settings> compaction_keys[] = {
      [](const auto& v, const auto& p, auto& t, auto&) {
        return assign(t.compaction.max_active_transcript_bytes, read_byte_size(v, p, 1));
      }},
+    {"provider",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.compaction_provider, read_string(v, p)); }},
     {"memoryFlush",
      [](const auto& v, const auto& p, auto& t, auto& st) {
        return read_keys(v, p, memory_flush_keys, t.memory_flush, st);
@@ -592,6 +594,7 @@ bj::object compaction_json(const runtime_settings& s) {
                  {"reserveTokensFloor", c.reserve_tokens_floor},
                  {"truncateAfterCompaction", c.truncate_after_compaction}};
   if (c.max_active_transcript_bytes) out["maxActiveTranscriptBytes"] = size_value(*c.max_active_transcript_bytes);
+  if (!s.compaction_provider.empty()) out["provider"] = s.compaction_provider;
   out["memoryFlush"] = bj::object{{"enabled", flush.enabled},
                                   {"softThresholdTokens", flush.soft_threshold_tokens},
                                   {"forceFlushTranscriptBytes", flush.force_flush_transcript_bytes},

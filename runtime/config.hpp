@@ -69,6 +69,7 @@
 //   compaction.reserveTokensFloor           whole >= 0     20000         0 = no floor; also the flush's floor [R§7.1]
 //   compaction.truncateAfterCompaction      bool           false         rotate to a successor transcript
 //   compaction.maxActiveTranscriptBytes     bytes >= 1     unset         compact before a turn at this size
+//   compaction.provider                     string         ""            id of a registered compaction provider
 //                                                                        (warned unless truncateAfterCompaction)
 //   compaction.memoryFlush.enabled          bool           true          pre-compaction memory flush [R§7]
 //   ...memoryFlush.softThresholdTokens      whole >= 0     4000

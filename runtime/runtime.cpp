@@ -39,6 +39,8 @@ struct runtime::impl {
   startup_report report;
   std::vector<storage::write_lock> store_locks;
   std::shared_ptr<event_hub> hub = std::make_shared<event_hub>();
+  compaction_providers providers;
+  cancellation cancel;  // set by stop(): running compactions give up instead of being waited for
   std::unique_ptr<caf::actor_system_config> cfg;
   std::unique_ptr<caf::actor_system> sys;
   caf::actor router, bus, syncer, timers;
@@ -164,6 +166,8 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   rc.core.settings = &st->settings;
   rc.core.runner = options.runner.get();
   rc.core.zone = st->zone;
+  rc.core.providers = &st->providers;
+  rc.core.cancel = &st->cancel;
   rc.agents = agents;
   rc.syncer = st->syncer;
   rc.bus = st->bus;
@@ -225,6 +229,10 @@ void runtime::send(system_event ev) {
 }
 
 const caf::actor& runtime::router() const { return impl_->router; }
+
+void runtime::register_compaction_provider(const std::string& id, std::shared_ptr<compaction_provider> provider) {
+  impl_->providers.add(id, std::move(provider));
+}
 
 std::uint64_t runtime::subscribe(event_filter filter, std::function<void(const lifecycle_event&)> fn) {
   return impl_->hub->subscribe(std::move(filter), std::move(fn));
@@ -303,6 +311,7 @@ status runtime::advance(std::int64_t ms) {
 status runtime::stop(std::chrono::milliseconds deadline) {
   if (impl_->stopped) return {};
   impl_->stopped = true;
+  impl_->cancel.cancel();
   status result;
   {
     caf::scoped_actor self{*impl_->sys};

@@ -69,6 +69,9 @@ class runtime {
   void send(system_event ev);
   const caf::actor& router() const;
 
+  // Compaction providers (SPEC §4): compaction.provider names the one to try first.
+  void register_compaction_provider(const std::string& id, std::shared_ptr<compaction_provider> provider);
+
   std::uint64_t subscribe(event_filter filter, std::function<void(const lifecycle_event&)> fn);
   bool unsubscribe(std::uint64_t id);
 

@@ -175,6 +175,24 @@ result<path_state> state_at(transcript_reader& rd, std::optional<position> leaf)
   return st;
 }
 
+result<std::vector<std::shared_ptr<const boost::json::object>>> path_entries(transcript_reader& rd,
+                                                                             std::optional<position> leaf) {
+  std::vector<std::shared_ptr<const boost::json::object>> out;
+  if (!leaf) return out;
+  auto w = walk(rd, *leaf, true);
+  if (!w.ok()) return w.error();
+  // With a compaction on the path, start at its firstKeptEntryId (the walk stopped there or
+  // went to the root when the note was missing; cut it down to the boundary either way).
+  std::size_t top = w->path.size();
+  if (w->compaction_at && w->first_kept_index) top = *w->first_kept_index + 1;
+  std::vector<position> ps(w->path.rend() - static_cast<std::ptrdiff_t>(top), w->path.rend());
+  auto got = rd.entries(ps);
+  if (!got.ok()) return got.error();
+  for (auto& e : *got)
+    if (e) out.push_back(std::move(e));
+  return out;
+}
+
 result<session_context> build_context(transcript_reader& rd, const leaf_selector& sel) {
   session_context ctx;
   ctx.thinking_level = boost::json::value("off");

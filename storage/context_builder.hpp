@@ -52,6 +52,13 @@ struct path_state {
 };
 result<path_state> state_at(transcript_reader& reader, std::optional<transcript_reader::position> leaf);
 
+// The entries a compaction planner needs, root side first: from the latest compaction's
+// firstKeptEntryId (or the root when there is none) to `leaf`. Planning on this stretch gives
+// what planning on the whole path gives (the planner starts at that boundary anyway), and it
+// costs what the context costs. Lines that do not parse are left out.
+result<std::vector<std::shared_ptr<const boost::json::object>>> path_entries(
+    transcript_reader& reader, std::optional<transcript_reader::position> leaf);
+
 // The key under a compaction's `details` where sessionrt records the path state.
 inline constexpr const char* kCompactionStateKey = "sessionrt";
 

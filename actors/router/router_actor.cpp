@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <list>
 #include <unordered_map>
@@ -15,10 +16,14 @@
 namespace sessionrt::actors {
 namespace {
 
+// Hands an event to its session actor; called with a null actor when the event is refused
+// (the runtime stops before the key got an actor), so its caller learns why.
 using deliver_fn = std::function<void(caf::event_based_actor*, const caf::actor&)>;
 
 struct key_slot {
-  enum class phase { activating, live, passivating } state = phase::activating;
+  // queued: waits for a free slot (session.maxLiveSessions counts activating, live and
+  // passivating actors: each may hold a transcript open).
+  enum class phase { queued, activating, live, passivating } state = phase::activating;
   caf::actor actor;
   std::string agent;
   std::vector<deliver_fn> waiting;  // events that arrived while not live, in order
@@ -51,6 +56,8 @@ struct router_state {
   std::unordered_map<std::string, route> route_cache;
   std::unordered_map<std::string, key_slot> slots;
   std::list<std::string> lru;  // live keys, most recently active first
+  std::deque<std::string> admission;  // queued keys, in arrival order
+  std::size_t open = 0;               // slots activating, live or passivating
   std::size_t live = 0;
   caf::response_promise stop_promise;
   std::vector<caf::response_promise> quiet_waiters;  // (tick, sync): answered when nothing passivates
@@ -61,8 +68,33 @@ struct router_state {
 std::int64_t now_ms(const router_state& st) { return st.cfg.core.time->now_ms(); }
 
 void activate(caf::event_based_actor* self, std::shared_ptr<router_state> st, const std::string& key);
+void admit(caf::event_based_actor* self, std::shared_ptr<router_state> st);
 void deliver_if_quiet(router_state& st);
 void passivate(caf::event_based_actor* self, router_state& st, const std::string& key, const std::string& why);
+
+std::size_t cap_of(const router_state& st) {
+  return std::max<std::size_t>(1, st.cfg.core.settings->session.max_live_sessions);
+}
+
+// Opens queued keys while there is room; while keys still wait, the least recently used live
+// session is asked to make room (one passivation in flight per waiting key at most).
+void admit(caf::event_based_actor* self, std::shared_ptr<router_state> st) {
+  while (!st->admission.empty() && st->open < cap_of(*st)) {
+    const std::string key = st->admission.front();
+    st->admission.pop_front();
+    auto it = st->slots.find(key);
+    if (it == st->slots.end() || it->second.state != key_slot::phase::queued) continue;
+    ++st->open;
+    activate(self, st, key);
+  }
+  std::size_t passivating = 0;
+  for (const auto& [k, slot] : st->slots)
+    if (slot.state == key_slot::phase::passivating) ++passivating;
+  while (passivating < st->admission.size() && !st->lru.empty()) {
+    passivate(self, *st, st->lru.back(), "lru");
+    ++passivating;
+  }
+}
 
 void deliver_or_wait(caf::event_based_actor* self, std::shared_ptr<router_state> st, const std::string& key,
                      const std::string& agent, deliver_fn fn) {
@@ -71,7 +103,15 @@ void deliver_or_wait(caf::event_based_actor* self, std::shared_ptr<router_state>
   if (fresh) {
     slot.agent = agent;
     slot.waiting.push_back(std::move(fn));
-    activate(self, st, key);
+    if (st->open < cap_of(*st)) {
+      ++st->open;
+      activate(self, st, key);
+    } else {
+      // Full: this key waits its turn while the least recently used live session makes room.
+      slot.state = key_slot::phase::queued;
+      st->admission.push_back(key);
+      admit(self, st);
+    }
     return;
   }
   if (slot.state == key_slot::phase::live) {
@@ -109,13 +149,13 @@ void activate(caf::event_based_actor* self, std::shared_ptr<router_state> st, co
         st->lru.push_front(key);
         slot.lru = st->lru.begin();
         ++st->live;
-        // session.maxLiveSessions holds at every activation, not only at the sweep.
-        const std::size_t cap = std::max<std::size_t>(1, st->cfg.core.settings->session.max_live_sessions);
-        while (st->lru.size() > cap) passivate(self, *st, st->lru.back(), "lru");
         auto waiting = std::move(slot.waiting);
         slot.waiting.clear();
         for (auto& fn : waiting) fn(self, slot.actor);
-        if (st->stopping) passivate(self, *st, key, "stop");
+        if (st->stopping)
+          passivate(self, *st, key, "stop");
+        else if (!st->admission.empty())
+          admit(self, st);  // keys queued while this one activated: someone must make room
       });
 }
 
@@ -131,12 +171,17 @@ void on_passivated(caf::event_based_actor* self, std::shared_ptr<router_state> s
   auto it = st->slots.find(key);
   if (it == st->slots.end()) return;
   --st->live;
+  --st->open;
   it->second.actor = nullptr;
   if (!it->second.waiting.empty() && !st->stopping) {
-    activate(self, st, key);  // events arrived meanwhile: a fresh actor takes them, in order
+    // Events arrived meanwhile: a fresh actor takes them, in order — after the keys that
+    // were already waiting for a slot.
+    it->second.state = key_slot::phase::queued;
+    st->admission.push_back(key);
   } else {
     st->slots.erase(it);
   }
+  admit(self, st);
   if (st->stopping && st->slots.empty() && st->stop_promise.pending()) st->stop_promise.deliver(true);
   deliver_if_quiet(*st);
 }
@@ -235,6 +280,12 @@ void on_chat(caf::event_based_actor* self, std::shared_ptr<router_state> st, cha
   deliver_or_wait(self, st, r.session_key, r.agent_id,
                   [ev = std::move(ev), facts = std::move(facts), sink = std::move(sink)](caf::event_based_actor* s,
                                                                                          const caf::actor& a) mutable {
+                    if (!a) {
+                      turn_outcome out;
+                      out.st = status(errc::cancelled, "the runtime stopped before this session could start");
+                      sink(std::move(out));
+                      return;
+                    }
                     s->send(a, chat_atom::value, std::move(ev), std::move(facts), std::move(sink));
                   });
 }
@@ -266,7 +317,7 @@ caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
         else
           key = build_main_key(agent, routing.session.main_key);
         deliver_or_wait(self, st, key, agent, [ev = std::move(ev)](caf::event_based_actor* s, const caf::actor& a) mutable {
-          s->send(a, system_atom::value, std::move(ev));
+          if (a) s->send(a, system_atom::value, std::move(ev));
         });
       },
       [self, st](passivate_atom, const std::string& key, const std::string& why) { passivate(self, *st, key, why); },
@@ -284,6 +335,14 @@ caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
       },
       [self, st](stop_atom) -> caf::result<bool> {
         st->stopping = true;
+        // Queued keys never got an actor: their events fail as the runtime stops.
+        for (const auto& key : st->admission) {
+          auto it = st->slots.find(key);
+          if (it == st->slots.end()) continue;
+          for (auto& fn : it->second.waiting) fn(self, caf::actor());
+          st->slots.erase(it);
+        }
+        st->admission.clear();
         if (st->slots.empty()) return true;
         st->stop_promise = self->make_response_promise();
         std::vector<std::string> keys;
@@ -294,7 +353,8 @@ caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
       [st](stats_atom) {
         std::size_t waiting = 0;
         for (auto& [k, s] : st->slots) waiting += s.waiting.size();
-        return fmt::format("live={} slots={} waiting={} turns={}", st->live, st->slots.size(), waiting, st->turns);
+        return fmt::format("live={} slots={} open={} queued={} waiting={} turns={}", st->live, st->slots.size(), st->open,
+                           st->admission.size(), waiting, st->turns);
       },
   };
 }

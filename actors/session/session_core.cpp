@@ -4,6 +4,10 @@
 #include <fmt/format.h>
 
 #include "actors/session/chat_commands.hpp"
+#include "actors/session/compaction_planner.hpp"
+#include "actors/session/memory_flush_planner.hpp"
+#include "actors/session/overflow_detector.hpp"
+#include "actors/session/silent_reply.hpp"
 #include "actors/session/reset_policy.hpp"
 #include "actors/session/reset_trigger.hpp"
 #include "actors/session/session_rollover.hpp"
@@ -285,6 +289,7 @@ turn_outcome session_core::chat(const chat_event& ev, const route_facts& route, 
   row_ = std::move(roll.entry);
   if (roll.new_session) {
     if (roll.drop_queued_system_events) queued_.clear();
+    pressure_ = {};  // a new session starts a new pressure cycle
     if (status st = start_new_session(old_id, fx); !st.ok()) {
       out.st = st;
       return out;
@@ -327,6 +332,22 @@ turn_outcome session_core::chat(const chat_event& ev, const route_facts& route, 
       finish_effects(fx, route);
       return out;
     }
+    case chat_command::compact: {
+      out.command = "/compact";
+      auto done = compact("manual", args, fx);
+      if (!done.ok()) {
+        out.st = done.error();
+      } else if (!done->compacted) {
+        out.command_output = "Nothing to compact yet.";
+      } else {
+        out.command_output = fmt::format("Compacted: ~{} -> ~{} tokens ({}).", done->tokens_before, done->tokens_after,
+                                         done->provider == "builtin" ? "built-in summarizer" : done->provider);
+        if (done->successor_session_id) out.session_id = *done->successor_session_id;
+      }
+      if (status st = durability_commit(fx); !st.ok() && out.st.ok()) out.st = st;
+      finish_effects(fx, route);
+      return out;
+    }
     case chat_command::context_list:
       out.command = "/context list";
       out.command_output = format_context_list(context_, settings.model.context_window);
@@ -342,6 +363,9 @@ turn_outcome session_core::run_turn(const chat_event& ev, std::string text, core
   const std::int64_t started = deps_.time->now_ms();
   const std::int64_t ts = ev.timestamp_ms ? ev.timestamp_ms : started;
   boost::json::object user = ev.content.empty() ? user_message(text, ts) : user_message(ev.content, ts);
+  const std::int64_t prompt_estimate = estimate_tokens(user);
+  maybe_flush_memory(prompt_estimate, fx, out);
+  maybe_compact_before_turn(prompt_estimate, fx);
   append_and_track(user, fx);
 
   // The request: the cached context, with this turn's runtime context in front of the last
@@ -351,23 +375,40 @@ turn_outcome session_core::run_turn(const chat_event& ev, std::string text, core
   queued_.clear();
   prefix += ev.runtime_context;
   while (!prefix.empty() && prefix.back() == '\n') prefix.pop_back();
-  model_request req;
-  req.session_key = key_;
-  req.session_id = out.session_id;
-  req.provider = std::string(row_->provider_override().value_or(settings.model.provider));
-  req.model = std::string(row_->model_override().value_or(settings.model.model));
-  req.context_window = settings.model.context_window;
-  req.max_tokens = settings.model.max_tokens;
-  req.messages = std::move(context_);
-  boost::json::value stored_last;
-  if (!prefix.empty() && !req.messages.empty()) {
-    stored_last = req.messages.back();
-    prefix_for_model(req.messages.back().as_object(), prefix);
+  result<boost::json::object> reply(errc::internal, "not run");
+  int overflow_compactions = 0;
+  for (;;) {
+    model_request req;
+    req.session_key = key_;
+    req.session_id = std::string(row_->session_id().value_or(""));
+    req.provider = std::string(row_->provider_override().value_or(settings.model.provider));
+    req.model = std::string(row_->model_override().value_or(settings.model.model));
+    req.context_window = settings.model.context_window;
+    req.max_tokens = settings.model.max_tokens;
+    req.messages = std::move(context_);
+    boost::json::value stored_last;
+    if (!prefix.empty() && !req.messages.empty()) {
+      stored_last = req.messages.back();
+      prefix_for_model(req.messages.back().as_object(), prefix);
+    }
+    reply = deps_.runner ? deps_.runner->run(req)
+                         : result<boost::json::object>(errc::unsupported, "no model runner is registered");
+    context_ = std::move(req.messages);
+    if (!stored_last.is_null()) context_.back() = std::move(stored_last);
+    // A context overflow (an error, or a reply that used more than the window): drop it,
+    // compact, retry — at most 3 times per turn [R§6.2].
+    const bool overflow = reply.ok() ? is_context_overflow(*reply, settings.model.context_window)
+                                     : is_context_overflow_error(reply.error().message());
+    if (!overflow || overflow_compactions >= 3 || !settings.compaction.enabled) break;
+    ++overflow_compactions;
+    auto done = compact("overflow", "", fx);
+    if (!done.ok() || !done->compacted) break;
   }
-  auto reply = deps_.runner ? deps_.runner->run(req)
-                            : result<boost::json::object>(errc::unsupported, "no model runner is registered");
-  context_ = std::move(req.messages);
-  if (!stored_last.is_null()) context_.back() = std::move(stored_last);
+  if (reply.ok() && overflow_compactions > 0 && wants(event_types::overflow_recovered)) {
+    auto e = event(event_types::overflow_recovered);
+    e.data["compactions"] = overflow_compactions;
+    fx.events.push_back(std::move(e));
+  }
 
   if (!reply.ok()) {
     auto e = event(event_types::turn_failed);
@@ -381,6 +422,7 @@ turn_outcome session_core::run_turn(const chat_event& ev, std::string text, core
   boost::json::object& msg = *reply;
   if (!msg.contains("timestamp")) msg["timestamp"] = deps_.time->now_ms();
   append_and_track(msg, fx);
+  std::int64_t context_tokens = 0;
   if (const auto* usage = json::get_object(msg, "usage")) {
     row_->set_input_tokens(json::get_int(*usage, "input").value_or(0));
     row_->set_output_tokens(json::get_int(*usage, "output").value_or(0));
@@ -388,23 +430,196 @@ turn_outcome session_core::run_turn(const chat_event& ev, std::string text, core
     row_->set_cache_write(json::get_int(*usage, "cacheWrite").value_or(0));
     row_->set_total_tokens(prompt_tokens_of_usage(*usage));
     row_->set_total_tokens_fresh(true);
+    context_tokens = calculate_context_tokens(*usage);
   }
   row_->set_context_tokens(settings.model.context_window);
   if (auto p = json::get_string(msg, "provider")) row_->set_model_provider(*p);
   if (auto m = json::get_string(msg, "model")) row_->set_model(*m);
-  out.reply = reply_text(msg);
+
+  // NO_REPLY: recorded in the transcript, never delivered [R§7.3].
+  const silent_reply_verdict verdict = final_reply_verdict(reply_text(msg));
+  if (verdict.silent) {
+    out.suppressed = true;
+    if (wants(event_types::reply_suppressed)) fx.events.push_back(event(event_types::reply_suppressed));
+  } else {
+    out.reply = verdict.text;
+  }
   if (wants(event_types::turn_completed)) {
     auto e = event(event_types::turn_completed);
     e.data["totalTokens"] = row_->total_tokens().value_or(0);
     e.data["latencyMs"] = deps_.time->now_ms() - started;
     fx.events.push_back(std::move(e));
   }
+  check_context_pressure(context_tokens, fx);
+  if (settings.compaction.enabled &&
+      should_compact_after_turn(context_tokens, settings.model.context_window,
+                                effective_reserve(settings.compaction, settings.model.context_window)))
+    (void)compact("threshold", "", fx);  // a failure is an event; the turn itself succeeded
   if (status st = durability_commit(fx); !st.ok()) {
     out.st = st;
     out.reply.reset();
   }
+  out.session_id = std::string(row_->session_id().value_or(""));
   finish_effects(fx, last_route_);
   return out;
+}
+
+result<compaction_outcome> session_core::compact(const std::string& reason, const std::string& instructions,
+                                                 core_effects& fx) {
+  const std::string old_path = transcript_->path();
+  if (wants(event_types::compaction_started)) {
+    auto e = event(event_types::compaction_started);
+    e.data["reason"] = reason;
+    fx.events.push_back(std::move(e));
+  }
+  compaction_env env{deps_.files, deps_.time, deps_.settings, deps_.runner, deps_.providers, deps_.cancel};
+  session_entry next = *row_;
+  auto done = compact_session(env, compaction_request{reason, instructions, key_}, transcript_, next);
+  if (!done.ok()) {
+    auto e = event(event_types::compaction_failed);
+    e.data["reason"] = reason;
+    e.data["error"] = done.error().message();
+    e.data["cancelled"] = done.error().code() == errc::cancelled;
+    fx.events.push_back(std::move(e));
+    return done;
+  }
+  if (!done->compacted) return done;
+  if (done->successor_path) {
+    // The session continues in the successor: its lock, its writer; the old file stays.
+    storage::write_lock_options lo = deps_.settings->session.write_lock;
+    lo.acquire_timeout_ms = 0;
+    lo.max_hold_ms = std::max(lo.max_hold_ms, kSessionLockMaxHoldMs);
+    auto lock = storage::acquire_write_lock(*deps_.files, *deps_.time, *deps_.probe, *done->successor_path, lo);
+    if (!lock.ok()) return lock.error().with_context("locking the successor transcript");
+    storage::transcript_options to;
+    to.mode = deps_.settings->storage.durability;
+    to.batch_window_ms = deps_.settings->storage.batch_window_ms;
+    to.max_line_bytes = deps_.settings->storage.max_line_bytes;
+    auto opened = storage::transcript_file::open(*deps_.files, *deps_.time, *done->successor_path, to);
+    if (!opened.ok()) return opened.error().with_context("opening the successor transcript");
+    (void)(transcript_->sync());
+    transcript_ = std::move(*opened);
+    lock_ = std::move(*lock);
+  }
+  row_ = std::move(next);
+  if (auto ctx = transcript_->context(); ctx.ok()) context_ = std::move(ctx->messages);
+  if (wants(event_types::compaction_completed)) {
+    auto e = event(event_types::compaction_completed);
+    e.data["reason"] = reason;
+    e.data["provider"] = done->provider;
+    e.data["tokensBefore"] = done->tokens_before;
+    e.data["tokensAfter"] = done->tokens_after;
+    e.data["firstKeptEntryId"] = done->first_kept_entry_id;
+    e.data["compactionCount"] = row_->compaction_count().value_or(0);
+    if (!done->fallback_warning.empty()) e.data["warning"] = done->fallback_warning;
+    if (done->successor_session_id) {
+      e.data["successorSessionId"] = *done->successor_session_id;
+      e.data["checkpoint"] = old_path;
+    }
+    fx.events.push_back(std::move(e));
+  }
+  return done;
+}
+
+void session_core::maybe_flush_memory(std::int64_t prompt_estimate, core_effects& fx, turn_outcome& out) {
+  const auto& settings = *deps_.settings;
+  if (!settings.memory_flush.enabled || !transcript_) return;
+  flush_inputs in;
+  in.context_window = settings.model.context_window;
+  in.prompt_estimate = prompt_estimate;
+  in.last_output_tokens = row_->output_tokens().value_or(0);
+  in.transcript_bytes = static_cast<std::int64_t>(transcript_->reader().data_end() + transcript_->pending_bytes());
+  in.workspace_writable = settings.workspace_writable;
+  const flush_decision d = decide_flush(*row_, in, settings.memory_flush);
+  if (!d.run) {
+    if (d.reason == flush_reason::read_only_workspace && d.token_count >= d.threshold &&
+        wants(event_types::memory_flush_skipped)) {
+      auto e = event(event_types::memory_flush_skipped);
+      e.data["reason"] = flush_reason_name(d.reason);
+      fx.events.push_back(std::move(e));
+    }
+    return;
+  }
+  const std::int64_t now = deps_.time->now_ms();
+  auto plan = build_flush_plan(settings.memory_flush, now, settings.session.reset.timezone);
+  if (!plan.ok()) return;
+  if (wants(event_types::memory_flush_started)) {
+    auto e = event(event_types::memory_flush_started);
+    e.data["reason"] = flush_reason_name(d.reason);
+    e.data["tokenCount"] = d.token_count;
+    e.data["threshold"] = d.threshold;
+    fx.events.push_back(std::move(e));
+  }
+  const std::int64_t cycle = row_->compaction_count().value_or(0);
+  model_request req;
+  req.session_key = key_;
+  req.session_id = std::string(row_->session_id().value_or(""));
+  req.purpose = "memory_flush";
+  req.system_prompt = plan->system_prompt;
+  req.provider = settings.model.provider;
+  req.model = plan->model.empty() ? settings.model.model : plan->model;
+  req.context_window = settings.model.context_window;
+  req.messages = std::move(context_);
+  req.messages.emplace_back(user_message(plan->prompt, now));
+  auto reply = deps_.runner ? deps_.runner->run(req)
+                            : result<boost::json::object>(errc::unsupported, "no model runner is registered");
+  req.messages.pop_back();
+  context_ = std::move(req.messages);
+  if (reply.ok()) {
+    apply_flush_success(*row_, now, cycle);
+    if (wants(event_types::memory_flush_completed)) {
+      auto e = event(event_types::memory_flush_completed);
+      e.data["silent"] = final_reply_verdict(reply_text(*reply)).silent;
+      e.data["memoryFile"] = plan->relative_path;
+      fx.events.push_back(std::move(e));
+    }
+  } else {
+    auto notice = apply_flush_failure(*row_, now, reply.error().message());
+    auto e = event(event_types::memory_flush_failed);
+    e.data["error"] = reply.error().message();
+    e.data["failures"] = row_->memory_flush_failure_count().value_or(0);
+    fx.events.push_back(std::move(e));
+    if (notice) out.notices.push_back(*notice);
+  }
+}
+
+void session_core::maybe_compact_before_turn(std::int64_t prompt_estimate, core_effects& fx) {
+  const auto& settings = *deps_.settings;
+  if (!settings.compaction.enabled || !transcript_) return;
+  preflight_state ps;
+  ps.context_window = settings.model.context_window;
+  ps.soft_threshold_tokens = settings.memory_flush.soft_threshold_tokens;
+  if (auto total = row_->total_tokens()) {
+    if (row_->total_tokens_fresh() == std::optional<bool>(true))
+      ps.fresh_persisted_total_tokens = *total;
+    else
+      ps.stale_persisted_total_tokens = *total;
+  }
+  ps.last_output_tokens = row_->output_tokens().value_or(0);
+  ps.prompt_estimate_tokens = prompt_estimate;
+  ps.transcript_bytes = transcript_->reader().data_end() + transcript_->pending_bytes();
+  if (!should_compact_before_turn(settings.compaction, ps)) return;
+  const bool by_bytes = settings.compaction.truncate_after_compaction && settings.compaction.max_active_transcript_bytes &&
+                        *ps.transcript_bytes >= *settings.compaction.max_active_transcript_bytes;
+  (void)compact(by_bytes ? "transcript_bytes" : "preflight", "", fx);
+}
+
+void session_core::check_context_pressure(std::int64_t context_tokens, core_effects& fx) {
+  const auto& settings = *deps_.settings;
+  const std::int64_t threshold =
+      settings.model.context_window - effective_reserve(settings.compaction, settings.model.context_window);
+  auto check = actors::check_pressure(settings.pressure, pressure_, context_tokens, threshold,
+                                      row_->compaction_count().value_or(0));
+  pressure_ = std::move(check.next);
+  for (double fraction : check.crossed) {
+    if (!wants(event_types::context_pressure)) break;
+    auto e = event(event_types::context_pressure);
+    e.data["fraction"] = fraction;
+    e.data["contextTokens"] = context_tokens;
+    e.data["compactionThreshold"] = threshold;
+    e.data["contextWindow"] = settings.model.context_window;
+    fx.events.push_back(std::move(e));
+  }
 }
 
 void session_core::system(const system_event& ev, core_effects& fx) {

@@ -8,6 +8,12 @@
 //   context, never stored) -> append the reply -> update the row (tokens, timestamps).
 // What must happen outside (store write, events, timers, group-commit sync) is returned in
 // core_effects; the caller acknowledges the turn after the sync when `sync_seq` is set.
+// Context management (SPEC §4): before the user's message is stored, a memory flush turn runs
+// when the context nears the flush threshold (once per compaction cycle; the flush prompt and
+// its reply are not stored), and a preflight compaction when the projected prompt crosses it;
+// an overflow error compacts and retries (at most 3 times, the failed reply is dropped); after
+// the turn, crossing window - reserve compacts; a silent reply (NO_REPLY) is recorded but not
+// delivered; context.pressure events fire at configured fractions of the compaction threshold.
 // Errors before anything was appended (lock held elsewhere, bad input) change nothing.
 #pragma once
 #include <boost/json/array.hpp>
@@ -18,6 +24,9 @@
 #include <vector>
 
 #include "actors/runtime_settings.hpp"
+#include "actors/session/compaction_providers.hpp"
+#include "actors/session/compaction_runner.hpp"
+#include "actors/session/context_pressure.hpp"
 #include "messages/chat_event.hpp"
 #include "messages/lifecycle_event.hpp"
 #include "messages/model_runner.hpp"
@@ -41,6 +50,8 @@ struct session_core_deps {
   const date::time_zone* zone = nullptr;  // for the daily boundary
   std::string sessions_dir;               // <state>/agents/<agentId>/sessions
   std::string agent_id;
+  const compaction_providers* providers = nullptr;  // registered compaction providers
+  const cancellation* cancel = nullptr;             // set when the runtime stops: compactions give up
   // Whether anyone subscribed to an event type; events nobody wants are not built.
   std::function<bool(std::string_view type)> wants_event;
 };
@@ -110,6 +121,11 @@ class session_core {
   void finish_effects(core_effects& fx, const route_facts& route);
   boost::json::object inbound_patch(const chat_event& ev, const route_facts& route) const;
   status durability_commit(core_effects& fx);
+  // One compaction with its events; swaps to the successor transcript when one was written.
+  result<compaction_outcome> compact(const std::string& reason, const std::string& instructions, core_effects& fx);
+  void maybe_flush_memory(std::int64_t prompt_estimate, core_effects& fx, turn_outcome& out);
+  void maybe_compact_before_turn(std::int64_t prompt_estimate, core_effects& fx);
+  void check_context_pressure(std::int64_t context_tokens, core_effects& fx);
 
   std::string key_;
   std::optional<session_entry> row_;
@@ -118,6 +134,7 @@ class session_core {
   std::optional<storage::write_lock> lock_;
   boost::json::array context_;  // the active leaf's model context (valid when transcript_ is open)
   std::vector<std::string> queued_;  // system notices for the next prompt
+  pressure_state pressure_;
   route_facts last_route_;
 };
 

@@ -287,3 +287,25 @@ TEST_CASE("bad input is refused with the limit named and nothing stored") {
   CHECK(out.st.code() == errc::invalid_argument);
   CHECK_FALSE(rt->session("agent:main:main").has_value());
 }
+
+TEST_CASE("session.maxLiveSessions bounds the open sessions: a burst of new keys waits its turn, nothing is lost") {
+  harness h;
+  auto rt = h.start([](auto& s) { s.session.max_live_sessions = 3; });
+  std::vector<std::future<turn_outcome>> futures;
+  for (int i = 0; i < 40; ++i) futures.push_back(rt->send(dm(std::to_string(i % 10), "m" + std::to_string(i))));
+  for (auto& f : futures) REQUIRE(f.get().st.ok());
+  rt->settle();
+  CHECK_THAT(rt->stats(), Catch::Contains("queued=0"));
+  CHECK(rt->sessions().size() == 1);  // dmScope main: all DMs share agent:main:main
+  futures.clear();
+  auto rt2 = std::move(rt);
+  REQUIRE(rt2->stop().ok());
+  auto rt3 = h.start([](auto& s) {
+    s.session.max_live_sessions = 3;
+    s.routing.session.direct_message_scope = actors::dm_scope::per_peer;
+  });
+  for (int i = 0; i < 40; ++i) futures.push_back(rt3->send(dm(std::to_string(i % 10), "n" + std::to_string(i))));
+  for (auto& f : futures) REQUIRE(f.get().st.ok());
+  CHECK(rt3->sessions().size() == 11);  // 10 peers + the main row from before
+  CHECK(h.count("session.passivated") >= 7);  // at most 3 open at a time
+}

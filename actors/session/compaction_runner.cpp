@@ -1,0 +1,211 @@
+#include "actors/session/compaction_runner.hpp"
+
+#include <fmt/format.h>
+
+#include "actors/session/compaction_planner.hpp"
+#include "actors/session/summary_prompt.hpp"
+#include "actors/session/token_estimate.hpp"
+#include "messages/ids.hpp"
+#include "messages/js_text.hpp"
+#include "messages/json_access.hpp"
+#include "messages/json_writer.hpp"
+#include "messages/transcript_entry.hpp"
+#include "storage/context_builder.hpp"
+#include "storage/durable_file.hpp"
+#include "storage/session_paths.hpp"
+
+namespace sessionrt::actors {
+namespace {
+
+std::string text_of(const boost::json::object& assistant) {
+  std::string text;
+  if (const auto* a = json::get_array(assistant, "content"))
+    for (const auto& b : *a)
+      if (b.is_object())
+        if (auto t = json::get_string(b.get_object(), "text")) text += *t;
+  if (auto s = json::get_string(assistant, "content")) text += *s;
+  return text;
+}
+
+// One built-in summarization call: the summary prompt as a single user message.
+result<std::string> ask_model(const compaction_env& env, const summary_request& sr, const std::string& key) {
+  if (!env.runner) return status(errc::unsupported, "no model runner is registered to write the summary");
+  model_request mr;
+  mr.session_key = key;
+  mr.purpose = "compaction_summary";
+  mr.system_prompt = sr.system_prompt;
+  mr.messages.emplace_back(user_message(sr.user_text, env.time->now_ms()));
+  mr.max_tokens = sr.max_tokens;
+  mr.context_window = env.settings->model.context_window;
+  mr.provider = env.settings->model.provider;
+  mr.model = env.settings->model.model;
+  auto reply = env.runner->run(mr);
+  if (!reply.ok()) return reply.error().with_context("summarizing the conversation");
+  return text_of(*reply);
+}
+
+// The provider's summary, or why it could not be used; errc::cancelled is an error to
+// propagate, anything else means "fall back" (returned as a warning with an empty summary).
+result<std::pair<std::string, std::string>> provider_summary(const compaction_env& env, const compaction_plan& plan,
+                                                             const compaction_request& req, std::int64_t max_tokens) {
+  const std::string& id = env.settings->compaction_provider;
+  auto provider = env.providers ? env.providers->find(id) : nullptr;
+  if (!provider) return std::make_pair(std::string(), fmt::format("compaction provider {} is not registered", id));
+  summarize_request sr;
+  sr.session_key = req.session_key;
+  for (const auto& m : plan.messages_to_summarize) sr.messages.emplace_back(m);
+  for (const auto& m : plan.turn_prefix_messages) sr.messages.emplace_back(m);
+  sr.previous_summary = plan.previous_summary.value_or("");
+  sr.custom_instructions = req.instructions;
+  sr.max_tokens = max_tokens;
+  static const cancellation never;
+  auto r = provider->summarize(sr, env.cancel ? *env.cancel : never);
+  if (!r.ok() && r.error().code() == errc::cancelled) return r.error().with_context("compaction provider " + id);
+  if (!r.ok()) return std::make_pair(std::string(), fmt::format("compaction provider {} failed: {}", id, r.error().message()));
+  if (js_trim(*r).empty()) return std::make_pair(std::string(), fmt::format("compaction provider {} returned an empty summary", id));
+  return std::make_pair(std::move(*r), std::string());
+}
+
+// A kept message as the successor stores it: thinking signatures made before the compaction
+// are stripped [R§6.5].
+boost::json::object without_signatures(boost::json::object entry) {
+  if (auto* m = entry.if_contains("message"); m && m->is_object())
+    if (auto* c = m->get_object().if_contains("content"); c && c->is_array())
+      for (auto& b : c->get_array())
+        if (b.is_object()) json::erase(b.get_object(), "thinkingSignature");
+  return entry;
+}
+
+// Writes the successor transcript: header (parentSession = old file), the thinking level and
+// model in effect, the kept entries re-parented into one chain, the compaction.
+result<std::string> write_successor(const compaction_env& env, storage::transcript_file& tf,
+                                    const std::vector<std::shared_ptr<const boost::json::object>>& kept,
+                                    const std::string& new_id) {
+  const std::int64_t now = env.time->now_ms();
+  auto path = storage::successor_transcript_path(storage::path_dirname(tf.path()), new_id, now);
+  if (!path.ok()) return path.error();
+  header_fields h;
+  h.id = new_id;
+  h.timestamp_ms = now;
+  h.cwd = std::string(json::get_string(tf.header(), "cwd").value_or(""));
+  h.parent_session = tf.path();
+  if (auto key = json::get_string(tf.header(), "sessionKey")) h.session_key = std::string(*key);
+  std::string text = json::to_compact(make_header(h)) + "\n";
+  std::optional<std::string> parent;
+  auto put = [&](boost::json::object e) {
+    const std::string id(json::get_string(e, "id").value_or(""));
+    if (parent)
+      e["parentId"] = *parent;
+    else
+      e["parentId"] = nullptr;
+    json::append_compact(text, e);
+    text += '\n';
+    parent = id;
+  };
+  // The state before the kept stretch, as entries pi reads too (our reader also has the note).
+  if (!kept.empty())
+    if (const auto* d = json::get_object(*kept.back(), "details"))
+      if (const auto* state = json::get_object(*d, storage::kCompactionStateKey)) {
+        if (auto level = json::get_string(*state, "thinkingLevel"); level && *level != "off")
+          put(make_thinking_level_entry(new_entry_id(), std::nullopt, now, *level));
+        if (const auto* model = json::get_object(*state, "model"))
+          put(make_model_change_entry(new_entry_id(), std::nullopt, now,
+                                      json::get_string(*model, "provider").value_or(""),
+                                      json::get_string(*model, "modelId").value_or("")));
+      }
+  for (const auto& e : kept) put(without_signatures(*e));
+  storage::replace_options ro;
+  ro.durable = env.settings->storage.durability != storage::durability::none;
+  SRT_RETURN_IF_ERROR(storage::create_file_exclusive(*env.files, *path, text, ro));
+  return *path;
+}
+
+}  // namespace
+
+result<compaction_outcome> compact_session(const compaction_env& env, const compaction_request& req,
+                                           std::unique_ptr<storage::transcript_file>& transcript, session_entry& row) {
+  auto& tf = *transcript;
+  SRT_RETURN_IF_ERROR(tf.flush());
+  std::optional<storage::transcript_reader::position> leaf;
+  if (tf.leaf_id()) {
+    auto p = tf.reader().locate(*tf.leaf_id());
+    if (!p.ok()) return p.error();
+    leaf = *p;
+  }
+  auto entries = storage::path_entries(tf.reader(), leaf);
+  if (!entries.ok()) return entries.error();
+  std::vector<const boost::json::object*> path;
+  for (const auto& e : *entries) path.push_back(e.get());
+  const auto& cs = env.settings->compaction;
+  auto plan = plan_compaction(path, cs);
+  compaction_outcome out;
+  if (!plan) return out;
+
+  summary_options so;
+  so.reserve_tokens = effective_reserve(cs, env.settings->model.context_window);
+  if (!req.instructions.empty()) so.custom_instructions = req.instructions;
+  so.identifiers = identifier_policy::strict;  // OpenClaw's default wrapper
+  const summary_requests reqs = summary_requests_for(*plan, so);
+  std::string summary;
+  if (!env.settings->compaction_provider.empty()) {
+    auto from_provider =
+        provider_summary(env, *plan, req, reqs.history ? reqs.history->max_tokens : so.reserve_tokens);
+    if (!from_provider.ok()) return from_provider.error();
+    summary = std::move(from_provider->first);
+    out.fallback_warning = std::move(from_provider->second);
+    if (!summary.empty()) out.provider = env.settings->compaction_provider;
+  }
+  if (summary.empty()) {
+    std::optional<std::string> history, prefix;
+    if (reqs.history) {
+      auto r = ask_model(env, *reqs.history, req.session_key);
+      if (!r.ok()) return r.error();
+      history = std::move(*r);
+    }
+    if (reqs.turn_prefix) {
+      auto r = ask_model(env, *reqs.turn_prefix, req.session_key);
+      if (!r.ok()) return r.error();
+      prefix = std::move(*r);
+    }
+    summary = assemble_summary(*plan, history ? std::optional<std::string_view>(*history) : std::nullopt,
+                               prefix ? std::optional<std::string_view>(*prefix) : std::nullopt);
+    out.provider = "builtin";
+  }
+
+  auto id = tf.append_compaction(summary, plan->first_kept_entry_id, plan->tokens_before, plan_details_json(*plan));
+  if (!id.ok()) return id.error();
+  out.compacted = true;
+  out.compaction_entry_id = *id;
+  out.first_kept_entry_id = plan->first_kept_entry_id;
+  out.tokens_before = plan->tokens_before;
+  auto ctx = tf.context();
+  if (!ctx.ok()) return ctx.error();
+  for (const auto& m : ctx->messages)
+    if (m.is_object()) out.tokens_after += estimate_tokens(m.get_object());
+
+  row.set_compaction_count(row.compaction_count().value_or(0) + 1);
+  row.set_total_tokens(out.tokens_after);
+  row.set_total_tokens_fresh(true);
+  for (const char* k : {"inputTokens", "outputTokens", "cacheRead", "cacheWrite"}) row.erase(k);
+
+  if (cs.truncate_after_compaction) {
+    auto kept_path = storage::path_entries(tf.reader(), tf.reader().index().find(*id));
+    if (!kept_path.ok()) return kept_path.error();
+    const std::string new_id = new_session_id();
+    auto successor = write_successor(env, tf, *kept_path, new_id);
+    if (!successor.ok()) return successor.error().with_context("writing the successor transcript");
+    out.successor_session_id = new_id;
+    out.successor_path = *successor;
+    const std::string old_id(row.session_id().value_or(""));
+    auto family = row.usage_family_session_ids();
+    if (family.empty() && !old_id.empty()) family.push_back(old_id);
+    family.push_back(new_id);
+    if (!row.usage_family_key()) row.set_usage_family_key(req.session_key);
+    row.set_usage_family_session_ids(family);
+    row.set_session_id(new_id);
+    row.set_session_file(*successor);
+  }
+  return out;
+}
+
+}  // namespace sessionrt::actors

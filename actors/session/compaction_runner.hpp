@@ -1,0 +1,60 @@
+// compaction_runner: one compaction of a session's transcript (SPEC §4, [R§6.3–6.5]).
+//   plan  — plan_compaction on the path from the last kept boundary to the leaf;
+//   summarize — the configured provider first (compaction.provider); an empty answer or an
+//           error falls back to the built-in summarizer (the model runner, purpose
+//           compaction_summary, the prompts of [R§6.4]) with a warning; errc::cancelled from
+//           the provider is propagated, not swallowed;
+//   persist — a compaction entry (summary, firstKeptEntryId, tokensBefore, details) appended at
+//           the leaf; the row's compactionCount + 1 and totalTokens = the new context's estimate;
+//   rotate — with compaction.truncateAfterCompaction, the session continues in a successor
+//           transcript "<ISO>_<uuid>.jsonl" (new sessionId, parentSession = the old file) that
+//           holds the kept entries and the compaction; the old file stays as a checkpoint.
+// CAF-free: the session core calls it and turns the result into events.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "actors/runtime_settings.hpp"
+#include "actors/session/compaction_providers.hpp"
+#include "messages/clock.hpp"
+#include "messages/model_runner.hpp"
+#include "messages/session_entry.hpp"
+#include "storage/transcript_file.hpp"
+
+namespace sessionrt::actors {
+
+struct compaction_request {
+  std::string reason;         // manual | threshold | overflow | preflight | transcript_bytes
+  std::string instructions;   // /compact <instructions>
+  std::string session_key;
+};
+
+struct compaction_outcome {
+  bool compacted = false;        // false: nothing to compact (empty path, or ends in a compaction)
+  std::string provider;          // provider id, or "builtin"
+  std::string fallback_warning;  // why the provider was not used, when it was configured
+  std::int64_t tokens_before = 0;
+  std::int64_t tokens_after = 0;
+  std::string first_kept_entry_id;
+  std::string compaction_entry_id;
+  std::optional<std::string> successor_session_id;  // truncateAfterCompaction
+  std::optional<std::string> successor_path;
+};
+
+struct compaction_env {
+  storage::fs* files = nullptr;
+  clock* time = nullptr;
+  const runtime_settings* settings = nullptr;
+  model_runner* runner = nullptr;
+  const compaction_providers* providers = nullptr;
+  const cancellation* cancel = nullptr;
+};
+
+// Compacts `transcript` (the session's open writer) and updates `row`. On success with
+// rotation, `transcript` is replaced by the successor's writer. Errors leave the transcript
+// as it was (nothing appended) and the row unchanged.
+result<compaction_outcome> compact_session(const compaction_env& env, const compaction_request& req,
+                                           std::unique_ptr<storage::transcript_file>& transcript, session_entry& row);
+
+}  // namespace sessionrt::actors
