@@ -1,9 +1,14 @@
 // Writes transcripts with sessionrt's writer for the pi compatibility test (pi_compat.mjs):
 // one file per scenario in the directory given as argv[1].
+#include <stdlib.h>
+
 #include <iostream>
 
 #include "messages/transcript_entry.hpp"
 #include "storage/system_clock.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/simulated_model.hpp"
+#include "storage/durable_file.hpp"
 #include "storage/transcript_file.hpp"
 
 using namespace sessionrt;
@@ -139,6 +144,48 @@ int main(int argc, char** argv) {
     OK(t->append_compaction("long summary", keep, 180000));
     OK(t->append_message(user_message("tail", 1)));
   }
-  std::cout << "wrote 7 transcripts to " << dir << "\n";
+  // Transcripts the runtime compacted itself (small window), and a successor transcript.
+  int copied = 0;
+  for (bool successor : {false, true}) {
+    char tmpl[] = "/tmp/sessionrt-compat-XXXXXX";
+    const std::string state = mkdtemp(tmpl);
+    runtime::simulated_model_options mo;
+    mo.context_window = 3000;
+    runtime::runtime_options o;
+    o.settings.state_dir = state;
+    o.settings.session.reset.timezone = "UTC";
+    o.settings.model.context_window = 3000;
+    o.settings.compaction.reserve_tokens = 600;
+    o.settings.compaction.reserve_tokens_floor = 500;
+    o.settings.compaction.keep_recent_tokens = 400;
+    o.settings.compaction.truncate_after_compaction = successor;
+    o.settings.memory_flush.reserve_tokens_floor = 500;
+    o.settings.memory_flush.soft_threshold_tokens = 500;
+    o.runner = std::make_shared<runtime::simulated_model>(real_clock(), mo);
+    auto rt = runtime::runtime::start(o);
+    if (!rt.ok()) {
+      std::cerr << rt.error().message() << "\n";
+      return 2;
+    }
+    for (int i = 0; i < 25; ++i) {
+      chat_event ev;
+      ev.channel = "telegram";
+      ev.peer_id = "1";
+      ev.text = "Turn " + std::to_string(i) + ": " + std::string(300, static_cast<char>('a' + i % 26));
+      if (!(*rt)->send(ev).get().st.ok()) return 2;
+    }
+    if (!(*rt)->stop().ok()) return 2;
+    const std::string sessions = state + "/agents/main/sessions";
+    auto names = posix_fs().list_dir(sessions);
+    if (!names.ok()) return 2;
+    for (const auto& name : *names) {
+      if (name.size() < 7 || name.substr(name.size() - 6) != ".jsonl") continue;
+      auto text = read_file(posix_fs(), sessions + "/" + name, 1u << 30);
+      if (!text.ok() || !replace_file_atomic(posix_fs(), dir + "/rt" + (successor ? "succ_" : "_") + name, *text).ok())
+        return 2;
+      ++copied;
+    }
+  }
+  std::cout << "wrote 7 transcripts and copied " << copied << " runtime-compacted ones to " << dir << "\n";
   return 0;
 }
