@@ -58,6 +58,7 @@ struct router_state {
   std::list<std::string> lru;  // live keys, most recently active first
   std::deque<std::string> admission;  // queued keys, in arrival order
   std::size_t open = 0;               // slots activating, live or passivating
+  std::size_t passivating = 0;        // slots passivating
   std::size_t live = 0;
   caf::response_promise stop_promise;
   std::vector<caf::response_promise> quiet_waiters;  // (tick, sync): answered when nothing passivates
@@ -87,13 +88,7 @@ void admit(caf::event_based_actor* self, std::shared_ptr<router_state> st) {
     ++st->open;
     activate(self, st, key);
   }
-  std::size_t passivating = 0;
-  for (const auto& [k, slot] : st->slots)
-    if (slot.state == key_slot::phase::passivating) ++passivating;
-  while (passivating < st->admission.size() && !st->lru.empty()) {
-    passivate(self, *st, st->lru.back(), "lru");
-    ++passivating;
-  }
+  while (st->passivating < st->admission.size() && !st->lru.empty()) passivate(self, *st, st->lru.back(), "lru");
 }
 
 void deliver_or_wait(caf::event_based_actor* self, std::shared_ptr<router_state> st, const std::string& key,
@@ -163,6 +158,7 @@ void passivate(caf::event_based_actor* self, router_state& st, const std::string
   auto it = st.slots.find(key);
   if (it == st.slots.end() || it->second.state != key_slot::phase::live) return;
   it->second.state = key_slot::phase::passivating;
+  ++st.passivating;
   st.lru.erase(it->second.lru);
   self->send(it->second.actor, passivate_atom::value, why);
 }
@@ -172,6 +168,7 @@ void on_passivated(caf::event_based_actor* self, std::shared_ptr<router_state> s
   if (it == st->slots.end()) return;
   --st->live;
   --st->open;
+  --st->passivating;
   it->second.actor = nullptr;
   if (!it->second.waiting.empty() && !st->stopping) {
     // Events arrived meanwhile: a fresh actor takes them, in order — after the keys that
@@ -186,11 +183,7 @@ void on_passivated(caf::event_based_actor* self, std::shared_ptr<router_state> s
   deliver_if_quiet(*st);
 }
 
-bool any_passivating(const router_state& st) {
-  for (const auto& [key, slot] : st.slots)
-    if (slot.state == key_slot::phase::passivating) return true;
-  return false;
-}
+bool any_passivating(const router_state& st) { return st.passivating > 0; }
 
 void deliver_if_quiet(router_state& st) {
   if (st.quiet_waiters.empty() || any_passivating(st)) return;
