@@ -2,6 +2,7 @@
 
 #include <unordered_set>
 
+#include "messages/context_message.hpp"
 #include "messages/iso_time.hpp"
 #include "messages/json_access.hpp"
 
@@ -9,22 +10,6 @@ namespace sessionrt::storage {
 namespace {
 
 using position = transcript_reader::position;
-
-// `new Date(x).getTime()` for an entry's timestamp field; null where JavaScript gives NaN.
-boost::json::value js_time(const boost::json::object& e) {
-  const auto* ts = e.if_contains("timestamp");
-  if (!ts) return nullptr;
-  if (ts->is_string()) {
-    auto ms = parse_iso_ms(ts->get_string());
-    if (ms) return *ms;
-    return nullptr;
-  }
-  if (auto n = json::as_number(*ts)) {
-    if (*n != *n) return nullptr;
-    return static_cast<std::int64_t>(*n);
-  }
-  return nullptr;
-}
 
 void copy_if(boost::json::object& out, const boost::json::object& in, std::string_view from, std::string_view to) {
   if (const auto* v = in.if_contains(from)) out[to] = *v;
@@ -239,15 +224,7 @@ result<session_context> build_context(transcript_reader& rd, const leaf_selector
   ctx.thinking_level = std::move(st.thinking_level);
   ctx.model = std::move(st.model);
 
-  if (w->compaction) {
-    const auto& c = *w->compaction;
-    boost::json::object m;
-    m["role"] = "compactionSummary";
-    copy_if(m, c, "summary", "summary");
-    copy_if(m, c, "tokensBefore", "tokensBefore");
-    m["timestamp"] = js_time(c);
-    ctx.messages.emplace_back(std::move(m));
-  }
+  if (w->compaction) ctx.messages.emplace_back(compaction_summary_context_message(*w->compaction));
   for (std::size_t i = 0; i < emit.size(); ++i) {
     const auto& e = (*got)[i];
     if (!e) {
@@ -261,30 +238,14 @@ result<session_context> build_context(transcript_reader& rd, const leaf_selector
         else
           ++ctx.unreadable_entries;
         break;
-      case entry_type::custom_message: {
-        boost::json::object m;
-        m["role"] = "custom";
-        copy_if(m, *e, "customType", "customType");
-        copy_if(m, *e, "content", "content");
-        copy_if(m, *e, "display", "display");
-        copy_if(m, *e, "details", "details");
-        m["timestamp"] = js_time(*e);
-        ctx.messages.emplace_back(std::move(m));
-        break;
-      }
+      case entry_type::custom_message: ctx.messages.emplace_back(custom_context_message(*e)); break;
       case entry_type::branch_summary: {
         auto summary = json::get_string(*e, "summary");
         const auto* sv = e->if_contains("summary");
         // pi: `entry.summary` must be truthy (a non-empty string, or any other truthy value)
         bool truthy = sv && !sv->is_null() && !(summary && summary->empty()) && !(sv->is_bool() && !sv->get_bool()) &&
                       !(json::as_number(*sv) && *json::as_number(*sv) == 0);
-        if (!truthy) break;
-        boost::json::object m;
-        m["role"] = "branchSummary";
-        m["summary"] = *sv;
-        copy_if(m, *e, "fromId", "fromId");
-        m["timestamp"] = js_time(*e);
-        ctx.messages.emplace_back(std::move(m));
+        if (truthy) ctx.messages.emplace_back(branch_summary_context_message(*e));
         break;
       }
       default: break;

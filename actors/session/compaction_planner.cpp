@@ -1,5 +1,7 @@
 #include "actors/session/compaction_planner.hpp"
 
+#include "messages/context_message.hpp"
+
 #include <algorithm>
 #include <set>
 #include <string_view>
@@ -19,54 +21,14 @@ std::string_view role_name(const boost::json::object& entry) { return role_of(en
 
 bool is_message_entry(const boost::json::object& entry) { return type_of(entry) == entry_type::message; }
 
-// new Date(entry.timestamp).getTime(): epoch ms, or null where JavaScript gets NaN.
-boost::json::value entry_time_ms(const boost::json::object& entry) {
-  auto iso = json::get_string(entry, "timestamp");
-  auto ms = iso ? parse_iso_ms(*iso) : std::nullopt;
-  return ms ? boost::json::value(*ms) : boost::json::value(nullptr);
-}
-
-void copy_field(boost::json::object& to, const boost::json::object& from, std::string_view key) {
-  if (const auto* v = json::find(from, key)) to[key] = *v;
-}
-
-boost::json::object custom_message_of(const boost::json::object& entry) {
-  boost::json::object m;
-  m["role"] = "custom";
-  copy_field(m, entry, "customType");
-  copy_field(m, entry, "content");
-  copy_field(m, entry, "display");
-  copy_field(m, entry, "details");
-  m["timestamp"] = entry_time_ms(entry);
-  return m;
-}
-
-boost::json::object branch_summary_message_of(const boost::json::object& entry) {
-  boost::json::object m;
-  m["role"] = "branchSummary";
-  copy_field(m, entry, "summary");
-  copy_field(m, entry, "fromId");
-  m["timestamp"] = entry_time_ms(entry);
-  return m;
-}
-
-boost::json::object compaction_summary_message_of(const boost::json::object& entry) {
-  boost::json::object m;
-  m["role"] = "compactionSummary";
-  copy_field(m, entry, "summary");
-  copy_field(m, entry, "tokensBefore");
-  m["timestamp"] = entry_time_ms(entry);
-  return m;
-}
-
 // getMessageFromEntryForCompaction: message, custom_message, branch_summary; never a compaction.
 std::optional<boost::json::object> message_for_compaction(const boost::json::object& entry) {
   switch (type_of(entry)) {
     case entry_type::message:
       if (const auto* m = message_of(entry)) return *m;
       return std::nullopt;
-    case entry_type::custom_message: return custom_message_of(entry);
-    case entry_type::branch_summary: return branch_summary_message_of(entry);
+    case entry_type::custom_message: return custom_context_message(entry);
+    case entry_type::branch_summary: return branch_summary_context_message(entry);
     default: return std::nullopt;
   }
 }
@@ -303,7 +265,7 @@ std::vector<boost::json::object> session_context_messages(session_path path) {
     for (const auto* e : chain) append_context_message(out, *e);
     return out;
   }
-  out.push_back(compaction_summary_message_of(*compaction));
+  out.push_back(compaction_summary_context_message(*compaction));
   auto compaction_id = id_of(*compaction);
   std::size_t at = 0;
   while (at < chain.size() && !(type_of(*chain[at]) == entry_type::compaction && id_of(*chain[at]) == compaction_id))
