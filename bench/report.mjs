@@ -37,4 +37,19 @@ for (const s of ours("store")) {
   const o = oc?.sizes?.find((x) => x.entries === s.entries);
   md += `| ${f(s.entries, 0)} | ${f(s.file_bytes / 1e6, 1)} | ${f(s.load_ms_median, 1)} | ${f(o?.load_ms_median, 1)} | ${f(s.updates_per_s, 1)} | ${f(o?.updates_per_s, 1)} | ${ratio(s.updates_per_s, o?.updates_per_s)} | ${f(s.update_ms_median, 2)} / ${f(s.update_ms_p99, 2)} |\n`;
 }
+const conc = peer("d_concurrency");
+const rts = ours("runtime_throughput");
+if (rts.length) {
+  md += "\n### End to end through runtime::send (simulated model, durability=batch)\n\n";
+  md += "A turn = the user entry and the assistant entry appended and fsync'd (group commit), the row updated in sessions.json; acknowledged after the sync.\n\n";
+  md += "| sessions x turns | in flight | turns/s | entries/s | ack p50 ms | ack p99 ms | bytes written/turn | disk bytes/turn | peak RSS MB | failures |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const r of rts)
+    md += `| ${f(r.sessions, 0)} x ${f(r.turns_per_session, 0)} | ${f(r.inflight, 0)} | ${f(r.turns_per_s, 0)} | ${f(2 * r.turns_per_s, 0)} | ${f(r.ack_ms_p50, 2)} | ${f(r.ack_ms_p99, 2)} | ${f(r.bytes_written_per_turn, 0)} | ${f(r.disk_bytes_per_turn, 0)} | ${f(r.peak_rss_mb, 1)} | ${r.failures} |\n`;
+  if (conc?.concurrent)
+    md += `\npi's append loop over the same number of sessions in this run (peer-bench pi_concurrency, ${f(conc.params.sessions, 0)} sessions x ${f(conc.params.messages, 0)} messages, no fsync, no model, no store): ${f(conc.concurrent.msgs_per_s, 0)} entries/s interleaved, ${f(conc.sequential.msgs_per_s, 0)} sequential.\n`;
+}
+for (const p of ours("runtime_paced"))
+  md += `\nPaced at half the measured rate (${f(p.target_turns_per_s, 0)} turns/s requested, ${f(p.achieved_turns_per_s, 0)} achieved, ${f(p.sessions, 0)} x ${f(p.turns_per_session, 0)}): ack p50 ${f(p.ack_ms_p50, 2)} ms, p99 ${f(p.ack_ms_p99, 2)} ms, max ${f(p.ack_ms_max, 2)} ms.\n`;
+for (const m of ours("runtime_memory"))
+  md += `\nMemory, ${f(m.sessions, 0)} sessions with one turn each: heap in use ${f(m.heap_bytes_per_live_session, 0)} B per live idle session actor, ${f(m.heap_bytes_per_passivated_session, 0)} B per passivated session (the sessions.json row it keeps); RSS ${f(m.rss_bytes_per_live_session, 0)} B and ${f(m.rss_bytes_per_passivated_session, 0)} B (RSS keeps freed memory the allocator cannot return).\n`;
 process.stdout.write(md);

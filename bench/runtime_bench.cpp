@@ -5,7 +5,8 @@
 //   paced       the same at half the measured rate: ack latency percentiles
 //   memory      RSS per live idle session actor and per passivated session
 // A turn = the user entry + the assistant entry appended + the row updated in the store.
-// Usage: runtime_bench [--sessions N] [--turns M] [--quick] [--skip-paced] [--memory-sessions K]
+// Usage: runtime_bench [--sessions N] [--turns M] [--inflight K] [--quick] [--skip-paced] [--memory-sessions K]
+// (--inflight: sessions in progress at once, default 1000; each runs its M turns back to back.)
 #include <malloc.h>
 #include <unistd.h>
 
@@ -34,6 +35,7 @@ namespace {
 struct args {
   int sessions = 1000;
   int turns = 100;
+  int inflight = 1000;  // sessions in progress at once (a session runs all its turns, then the next starts)
   bool paced = true;
   int memory_sessions = 10000;
 };
@@ -99,7 +101,7 @@ struct run_result {
   std::int64_t failures = 0;
 };
 
-run_result drive(runtime::runtime& rt, int sessions, int turns, double turns_per_s_limit) {
+run_result drive(runtime::runtime& rt, int sessions, int turns, double turns_per_s_limit, int inflight = 0) {
   run_result r;
   const std::int64_t total = static_cast<std::int64_t>(sessions) * turns;
   r.latency_ms.assign(static_cast<std::size_t>(total), 0.0);
@@ -116,6 +118,7 @@ run_result drive(runtime::runtime& rt, int sessions, int turns, double turns_per
   };
   std::mutex pace_mu;
   std::vector<std::pair<int, int>> deferred;  // paced: turns whose previous one was acked
+  std::atomic<int> next_session{0};           // unpaced: the next session to start
   send_turn = [&](int s, int t) {
     const auto sent = steady::now();
     const std::int64_t slot = static_cast<std::int64_t>(s) * turns + t;
@@ -130,6 +133,9 @@ run_result drive(runtime::runtime& rt, int sessions, int turns, double turns_per
         } else {
           send_turn(s, t + 1);
         }
+      } else if (turns_per_s_limit <= 0) {
+        const int n = next_session++;  // this session is done: start another one
+        if (n < sessions) send_turn(n, 0);
       }
       if (++done == total) {
         std::lock_guard<std::mutex> g(mu);
@@ -138,7 +144,9 @@ run_result drive(runtime::runtime& rt, int sessions, int turns, double turns_per
     });
   };
   if (turns_per_s_limit <= 0) {
-    for (int s = 0; s < sessions; ++s) send_turn(s, 0);
+    const int first = inflight > 0 ? std::min(inflight, sessions) : sessions;
+    next_session = first;
+    for (int s = 0; s < first; ++s) send_turn(s, 0);
   } else {
     // One pacing thread issues every turn at its slot: first turns, then acked sessions' next.
     std::int64_t n = 0;
@@ -176,16 +184,16 @@ double throughput(const args& a) {
   const std::string dir = fresh_dir();
   auto rt = start(dir, &storage::real_clock(), false, 10000);
   const std::int64_t wchar0 = proc_io("wchar"), wbytes0 = proc_io("write_bytes");
-  std::cerr << fmt::format("[runtime_bench] {} sessions x {} turns\n", a.sessions, a.turns);
-  run_result r = drive(*rt, a.sessions, a.turns, 0);
+  std::cerr << fmt::format("[runtime_bench] {} sessions x {} turns, {} in flight\n", a.sessions, a.turns, a.inflight);
+  run_result r = drive(*rt, a.sessions, a.turns, 0, a.inflight);
   const std::int64_t total = static_cast<std::int64_t>(a.sessions) * a.turns;
   (void)rt->stop();
   const double wchar = static_cast<double>(proc_io("wchar") - wchar0) / static_cast<double>(total);
   const double wbytes = static_cast<double>(proc_io("write_bytes") - wbytes0) / static_cast<double>(total);
   const double rate = static_cast<double>(total) / r.seconds;
   std::cout << fmt::format(
-                   R"({{"bench":"runtime_throughput","sessions":{},"turns_per_session":{},"turns":{},"seconds":{:.3f},"turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"failures":{},"bytes_written_per_turn":{:.0f},"disk_bytes_per_turn":{:.0f},"peak_rss_mb":{:.1f}}})",
-                   a.sessions, a.turns, total, r.seconds, rate, percentile(r.latency_ms, 0.5),
+                   R"({{"bench":"runtime_throughput","sessions":{},"turns_per_session":{},"inflight":{},"turns":{},"seconds":{:.3f},"turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"failures":{},"bytes_written_per_turn":{:.0f},"disk_bytes_per_turn":{:.0f},"peak_rss_mb":{:.1f}}})",
+                   a.sessions, a.turns, std::min(a.inflight, a.sessions), total, r.seconds, rate, percentile(r.latency_ms, 0.5),
                    percentile(r.latency_ms, 0.99), percentile(r.latency_ms, 1.0), r.failures, wchar, wbytes,
                    static_cast<double>(proc_status_kb("VmHWM:")) / 1024.0)
             << std::endl;
@@ -206,6 +214,8 @@ void paced(const args& a, double rate) {
             << std::endl;
 }
 
+std::int64_t heap_in_use() { return static_cast<std::int64_t>(mallinfo2().uordblks); }
+
 void memory(const args& a) {
   const int k = a.memory_sessions;
   const std::string dir = fresh_dir();
@@ -213,20 +223,24 @@ void memory(const args& a) {
   auto rt = start(dir, &clk, true, static_cast<std::size_t>(k) + 1);
   malloc_trim(0);
   const double rss0 = static_cast<double>(proc_status_kb("VmRSS:"));
+  const double heap0 = static_cast<double>(heap_in_use());
   std::cerr << fmt::format("[runtime_bench] memory: {} sessions, one turn each\n", k);
   run_result r = drive(*rt, k, 1, 0);
   rt->settle();
   malloc_trim(0);
   const double rss_live = static_cast<double>(proc_status_kb("VmRSS:"));
+  const double heap_live = static_cast<double>(heap_in_use());
   (void)rt->advance(rt->settings().session.passivate_idle_ms + 1);  // the idle sweep passivates all
   malloc_trim(0);
   const double rss_passive = static_cast<double>(proc_status_kb("VmRSS:"));
+  const double heap_passive = static_cast<double>(heap_in_use());
   std::string stats = rt->stats();
   (void)rt->stop();
   std::cout << fmt::format(
-                   R"({{"bench":"runtime_memory","sessions":{},"rss_start_mb":{:.1f},"rss_live_mb":{:.1f},"rss_passivated_mb":{:.1f},"bytes_per_live_session":{:.0f},"bytes_per_passivated_session":{:.0f},"router":"{}","failures":{}}})",
+                   R"({{"bench":"runtime_memory","sessions":{},"rss_start_mb":{:.1f},"rss_live_mb":{:.1f},"rss_passivated_mb":{:.1f},"rss_bytes_per_live_session":{:.0f},"rss_bytes_per_passivated_session":{:.0f},"heap_bytes_per_live_session":{:.0f},"heap_bytes_per_passivated_session":{:.0f},"router":"{}","failures":{}}})",
                    k, rss0 / 1024, rss_live / 1024, rss_passive / 1024, (rss_live - rss0) * 1024 / k,
-                   (rss_passive - rss0) * 1024 / k, stats, r.failures)
+                   (rss_passive - rss0) * 1024 / k, (heap_live - heap0) / k, (heap_passive - heap0) / k, stats,
+                   r.failures)
             << std::endl;
 }
 
@@ -241,12 +255,14 @@ int main(int argc, char** argv) {
     else if (k == "--turns") a.turns = next();
     else if (k == "--skip-paced") a.paced = false;
     else if (k == "--memory-sessions") a.memory_sessions = next();
+    else if (k == "--inflight") a.inflight = next();
     else if (k == "--quick") {
       a.sessions = 200;
       a.turns = 20;
       a.memory_sessions = 2000;
     } else {
-      std::cerr << "usage: runtime_bench [--sessions N] [--turns M] [--quick] [--skip-paced] [--memory-sessions K]\n";
+      std::cerr << "usage: runtime_bench [--sessions N] [--turns M] [--inflight K] [--quick] [--skip-paced]\n"
+                   "                     [--memory-sessions K]\n";
       return 2;
     }
   }
