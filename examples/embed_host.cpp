@@ -2,14 +2,20 @@
 // It starts a runtime on a fresh state dir with the built-in simulated model, subscribes to
 // every lifecycle event, and has "alice" talk on Telegram and then Discord (one person, one
 // session: dmScope per-peer with an identity link), a team chat in a Telegram group, a /new,
-// and a /status. It prints the replies, the events as they happen, and the sessions at the end.
-//   embed_host [--state DIR] [--quiet-events]
+// a /status, and two runs of a cron job (each in a new session). It prints the replies, the
+// events as they happen, and the sessions at the end.
+//   embed_host [--state DIR] [--config FILE] [--quiet-events]
+// --config loads the runtime's settings from a config file (runtime/config.hpp) instead of the
+// demo's (dmScope per-peer, alice linked across Telegram and Discord); --state wins over its
+// stateDir.
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <mutex>
 
+#include "messages/json_access.hpp"
 #include "messages/json_writer.hpp"
+#include "runtime/config.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/simulated_model.hpp"
 #include "storage/system_clock.hpp"
@@ -60,18 +66,54 @@ void exchange(runtime::runtime& rt, const chat_event& ev) {
     say("  (reply suppressed)");
 }
 
+void cron_run(runtime::runtime& rt, const std::string& prompt) {
+  say("\ncron digest > " + prompt);
+  system_event ev;
+  ev.kind = system_event_kind::cron;
+  ev.job_id = "digest";
+  ev.job_name = "Daily digest";
+  ev.text = prompt;
+  rt.send(ev);
+  rt.settle();  // the run's reply arrives as a cron.completed event
+}
+
+const char* const usage =
+    "usage: embed_host [--state DIR] [--config FILE] [--quiet-events]\n"
+    "  Runs a short demo conversation through an embedded sessionrt runtime with the simulated model.\n"
+    "  --state DIR      state directory (default: a fresh /tmp/sessionrt-demo-XXXXXX)\n"
+    "  --config FILE    runtime settings from a config file (default: the demo's routing)\n"
+    "  --quiet-events   do not print lifecycle events\n";
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string state;
+  std::string state, config;
   bool events = true;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--state") && i + 1 < argc) state = argv[++i];
+    else if (!std::strcmp(argv[i], "--config") && i + 1 < argc) config = argv[++i];
     else if (!std::strcmp(argv[i], "--quiet-events")) events = false;
-    else {
-      std::cerr << "usage: embed_host [--state DIR] [--quiet-events]\n";
+    else if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::cout << usage;
+      return 0;
+    } else {
+      std::cerr << "embed_host: unknown argument " << argv[i] << "\n" << usage;
       return 2;
     }
+  }
+  runtime::runtime_options opt;
+  if (!config.empty()) {
+    auto loaded = runtime::load_config_file(storage::posix_fs(), config, runtime::process_environment());
+    if (!loaded.ok()) {
+      std::cerr << "embed_host: " << loaded.error().to_string() << "\n";
+      return 2;
+    }
+    for (const auto& w : loaded->warnings) std::cerr << "embed_host: warning: " << w << "\n";
+    opt.settings = std::move(loaded->settings);
+    if (state.empty()) state = opt.settings.state_dir;
+  } else {
+    opt.settings.routing.session.direct_message_scope = actors::dm_scope::per_peer;
+    opt.settings.routing.session.links = {{"alice", {"telegram:111", "discord:222"}}};
   }
   if (state.empty()) {
     char tmpl[] = "/tmp/sessionrt-demo-XXXXXX";
@@ -79,10 +121,7 @@ int main(int argc, char** argv) {
     state = tmpl;
   }
 
-  runtime::runtime_options opt;
   opt.settings.state_dir = state;
-  opt.settings.routing.session.direct_message_scope = actors::dm_scope::per_peer;
-  opt.settings.routing.session.links = {{"alice", {"telegram:111", "discord:222"}}};
   opt.runner = std::make_shared<runtime::simulated_model>(storage::real_clock());
   auto started = runtime::runtime::start(opt);
   if (!started.ok()) {
@@ -91,12 +130,17 @@ int main(int argc, char** argv) {
   }
   auto& rt = **started;
   say("sessionrt embedded; state dir " + state);
-  if (events)
-    rt.subscribe({}, [](const lifecycle_event& e) {
-      std::string data = json::to_compact(e.data);
-      if (data.size() > 110) data = data.substr(0, 107) + "...";
-      say("  event " + e.type + " " + e.session_key + (e.data.empty() ? "" : " " + data));
-    });
+  rt.subscribe({}, [events](const lifecycle_event& e) {
+    if (e.type == "cron.completed") {  // a cron run's reply comes as an event
+      auto field = [&](const char* k) { return std::string(json::get_string(e.data, k).value_or("")); };
+      say(field("error").empty() ? "  < " + field("reply") + " (new session " + field("sessionId") + ")"
+                                 : "  ! " + field("error"));
+    }
+    if (!events) return;
+    std::string data = json::to_compact(e.data);
+    if (data.size() > 110) data = data.substr(0, 107) + "...";
+    say("  event " + e.type + " " + e.session_key + (e.data.empty() ? "" : " " + data));
+  });
 
   exchange(rt, message("telegram", "direct", "111", "Hi, I'm Alice. Plan the release for Friday."));
   exchange(rt, message("telegram", "direct", "111", "Add a rollback step."));
@@ -105,6 +149,8 @@ int main(int argc, char** argv) {
   exchange(rt, message("telegram", "direct", "111", "/new"));
   exchange(rt, message("telegram", "direct", "111", "Fresh start: a new topic."));
   exchange(rt, message("telegram", "direct", "111", "/status"));
+  cron_run(rt, "Summarize yesterday's release notes.");
+  cron_run(rt, "Summarize today's release notes.");
 
   say("\nsessions in " + state + ":");
   for (const auto& row : rt.sessions())

@@ -32,6 +32,7 @@ inline constexpr std::string_view memory_flush_failed = "memory_flush.failed";
 inline constexpr std::string_view reply_suppressed = "reply.suppressed";
 inline constexpr std::string_view overflow_recovered = "overflow.recovered";
 inline constexpr std::string_view context_pressure = "context.pressure";
+inline constexpr std::string_view cron_completed = "cron.completed";  // jobId, sessionId, reply|error, suppressed
 }  // namespace event_types
 
 struct lifecycle_event {

@@ -288,7 +288,9 @@ std::string runtime::stats() {
 void runtime::settle() {
   if (impl_->stopped) return;
   caf::scoped_actor self{*impl_->sys};
-  self->request(impl_->router, caf::infinite, stats_atom::value).receive([](std::string&) {}, [](caf::error&) {});
+  // The router, then every session it has, handled what was sent before; then the bus
+  // published the events that produced.
+  self->request(impl_->router, caf::infinite, sync_atom::value).receive([](bool) {}, [](caf::error&) {});
   self->request(impl_->bus, caf::infinite, sync_atom::value).receive([] {}, [](caf::error&) {});
 }
 

@@ -82,7 +82,9 @@ class runtime {
   // Virtual time: advance the manual clock by `ms` and let the timers and the idle sweep run;
   // returns once the router and the timers have handled it.
   status advance(std::int64_t ms);
-  // Waits until every message sent so far to the router has been handled (testing aid).
+  // Waits until every event sent so far has been handled by the router and its session
+  // (system events included) and their lifecycle events were delivered (testing aid; a session
+  // waiting for a transcript lock answers before the events it holds back).
   void settle();
 
   status stop(std::chrono::milliseconds deadline = std::chrono::seconds(10));

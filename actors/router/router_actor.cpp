@@ -283,6 +283,29 @@ void on_chat(caf::event_based_actor* self, std::shared_ptr<router_state> st, cha
                   });
 }
 
+// Answers once every session that exists now has handled what was sent to it before (a
+// stats request queues behind them; keys not yet live get it after their waiting events).
+caf::response_promise settle(caf::event_based_actor* self, std::shared_ptr<router_state> st) {
+  auto rp = self->make_response_promise();
+  auto left = std::make_shared<std::size_t>(1);
+  auto done = [rp, left]() mutable {
+    if (--*left == 0) rp.deliver(true);
+  };
+  auto ask = [done](caf::event_based_actor* s, const caf::actor& a) mutable {
+    if (!a) return done();
+    s->request(a, caf::infinite, stats_atom::value).then([done](std::string&) mutable { done(); },
+                                                          [done](caf::error&) mutable { done(); });
+  };
+  for (auto& [key, slot] : st->slots) {
+    if (slot.state == key_slot::phase::passivating) continue;
+    ++*left;
+    if (slot.state == key_slot::phase::live) ask(self, slot.actor);
+    else slot.waiting.push_back(ask);
+  }
+  done();
+  return rp;
+}
+
 }  // namespace
 
 caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
@@ -343,6 +366,7 @@ caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
         for (auto& key : keys) passivate(self, *st, key, "stop");
         return st->stop_promise;
       },
+      [self, st](sync_atom) -> caf::result<bool> { return settle(self, st); },
       [st](stats_atom) {
         std::size_t waiting = 0;
         for (auto& [k, s] : st->slots) waiting += s.waiting.size();

@@ -248,6 +248,22 @@ status session_core::durability_commit(core_effects& fx) {
   return {};
 }
 
+void session_core::note_new_session(const std::string& old_id, const rollover_result& roll, turn_outcome& out,
+                                    core_effects& fx) {
+  out.new_session = true;
+  out.session_id = std::string(row_->session_id().value_or(""));
+  if (old_id.empty()) {
+    fx.events.push_back(event(event_types::session_created));
+    return;
+  }
+  auto e = event(event_types::session_reset);
+  out.reset_reason = roll.reason ? std::string(session_end_reason_name(*roll.reason)) : "new";
+  e.data["reason"] = out.reset_reason;
+  e.data["oldSessionId"] = old_id;
+  e.data["newSessionId"] = out.session_id;
+  fx.events.push_back(std::move(e));
+}
+
 turn_outcome session_core::chat(const chat_event& ev, const route_facts& route, core_effects& fx) {
   turn_outcome out;
   out.session_key = key_;
@@ -294,17 +310,7 @@ turn_outcome session_core::chat(const chat_event& ev, const route_facts& route, 
       out.st = st;
       return out;
     }
-    out.new_session = true;
-    if (!old_id.empty()) {
-      auto e = event(event_types::session_reset);
-      out.reset_reason = roll.reason ? std::string(session_end_reason_name(*roll.reason)) : "new";
-      e.data["reason"] = out.reset_reason;
-      e.data["oldSessionId"] = old_id;
-      e.data["newSessionId"] = std::string(row_->session_id().value_or(""));
-      fx.events.push_back(std::move(e));
-    } else {
-      fx.events.push_back(event(event_types::session_created));
-    }
+    note_new_session(old_id, roll, out, fx);
     // The row is written with the store's next window; the ack does not wait for it: after a
     // crash the runtime adopts this transcript from its header (store_reconcile) at start-up.
   } else if (status st = open_current(fx); !st.ok()) {
@@ -623,6 +629,10 @@ void session_core::check_context_pressure(std::int64_t context_tokens, core_effe
 }
 
 void session_core::system(const system_event& ev, core_effects& fx) {
+  if (ev.kind == system_event_kind::cron && !ev.job_id.empty()) {
+    cron_run(ev, fx);
+    return;
+  }
   rollover_input in;
   in.current = row_ ? &*row_ : nullptr;
   in.session_key = key_;
@@ -640,6 +650,54 @@ void session_core::system(const system_event& ev, core_effects& fx) {
   if (!existed) fx.events.push_back(event(event_types::session_created));
   if (!ev.text.empty()) queued_.push_back(ev.text);
   finish_effects(fx, last_route_);
+}
+
+void session_core::cron_run(const system_event& ev, core_effects& fx) {
+  turn_outcome out;
+  out.session_key = key_;
+  auto report = [&](const turn_outcome& o) {
+    auto e = event(event_types::cron_completed);
+    e.data["jobId"] = ev.job_id;
+    e.data["sessionId"] = o.session_id;
+    if (!o.st.ok()) e.data["error"] = o.st.to_string();
+    else if (o.reply) e.data["reply"] = *o.reply;
+    e.data["suppressed"] = o.suppressed;
+    fx.events.push_back(std::move(e));
+  };
+  // The current transcript's lock first, as for a chat turn: held elsewhere, nothing changes.
+  if (row_ && row_->session_id())
+    if (status st = open_current(fx); !st.ok()) {
+      out.st = st;
+      report(out);
+      return;
+    }
+  rollover_input in;
+  in.session_key = key_;
+  in.now_ms = deps_.time->now_ms();
+  in.new_session_id = new_session_id();
+  in.transcript_path = [this](std::string_view id) { return transcript_path_for(std::string(id)); };
+  const std::string old_id = row_ ? std::string(row_->session_id().value_or("")) : std::string();
+  rollover_result roll = roll_isolated_cron_run(row_ ? &*row_ : nullptr, cron_job_ref{ev.job_id, ev.job_name}, std::move(in));
+  row_ = std::move(roll.entry);
+  queued_.clear();
+  pressure_ = {};
+  if (status st = start_new_session(old_id, fx); !st.ok()) {
+    out.st = st;
+    report(out);
+    finish_effects(fx, last_route_);
+    return;
+  }
+  note_new_session(old_id, roll, out, fx);
+  if (ev.text.empty()) {
+    finish_effects(fx, last_route_);
+    report(out);
+    return;
+  }
+  chat_event prompt;
+  prompt.text = ev.text;
+  prompt.timestamp_ms = ev.timestamp_ms;
+  out = run_turn(prompt, ev.text, fx, std::move(out));
+  report(out);
 }
 
 }  // namespace sessionrt::actors

@@ -41,6 +41,8 @@ class time_zone;
 
 namespace sessionrt::actors {
 
+struct rollover_result;
+
 struct session_core_deps {
   storage::fs* files = nullptr;
   clock* time = nullptr;
@@ -97,6 +99,8 @@ class session_core {
   turn_outcome chat(const chat_event& ev, const route_facts& route, core_effects& fx);
   // Heartbeat / cron / exec notices: never roll a session, never extend its idle life; queued
   // until the next turn's prompt (dropped if the session rolls over first).
+  // A cron event with a job id is an isolated run [R§5.6]: a new session every run (the
+  // previous row sanitized), its text run as the prompt, reported by a cron.completed event.
   void system(const system_event& ev, core_effects& fx);
   // Flushes and syncs the transcript and releases its lock (passivation, shutdown).
   status close();
@@ -115,6 +119,9 @@ class session_core {
   status open_current(core_effects& fx);
   status start_new_session(const std::string& new_id, core_effects& fx);
   status close_transcript();
+  void cron_run(const system_event& ev, core_effects& fx);
+  void note_new_session(const std::string& old_id, const rollover_result& roll, turn_outcome& out,
+                        core_effects& fx);
   std::string transcript_path_for(const std::string& session_id) const;
   void append_and_track(const boost::json::object& message, core_effects& fx);
   turn_outcome run_turn(const chat_event& ev, std::string text, core_effects& fx, turn_outcome out);

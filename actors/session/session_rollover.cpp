@@ -339,6 +339,8 @@ rollover_result roll_session(const rollover_input& in) {
   return r;
 }
 
+std::string cron_label(const cron_job_ref& job) { return "Cron: " + (has_text(job.name) ? job.name : job.id); }
+
 session_entry sanitize_cron_base_row(const session_entry& row, const cron_job_ref& job) {
   session_entry out = row;
   for (field_list group : {cron_routing_fields, cron_delivery_fields, cron_origin_acp_fields, elevation_fields})
@@ -347,7 +349,7 @@ session_entry sanitize_cron_base_row(const session_entry& row, const cron_job_re
     for (auto k : model_override_fields) out.erase(k);
   if (!keeps_auth_profile_override_on_reset(row))
     for (auto k : auth_override_fields) out.erase(k);
-  if (!has_text(out.label())) out.set_label("Cron: " + (has_text(job.name) ? job.name : job.id));
+  if (!has_text(out.label())) out.set_label(cron_label(job));
   return out;
 }
 
@@ -357,7 +359,9 @@ rollover_result roll_isolated_cron_run(const session_entry* base_row, const cron
   in.current = sanitized ? &*sanitized : nullptr;
   in.kind = inbound_kind::message;
   in.force_new = isolated_cron_run_forces_new_session;
-  return roll_session(in);
+  rollover_result out = roll_session(in);
+  if (!has_text(out.entry.label())) out.entry.set_label(cron_label(job));  // the first run too
+  return out;
 }
 
 }  // namespace sessionrt::actors

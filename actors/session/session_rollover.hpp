@@ -94,6 +94,9 @@ struct cron_job_ref {
   std::string name;  // may be empty
 };
 
+// "Cron: <name|id>": the label a cron:<jobId> row gets when it has none.
+std::string cron_label(const cron_job_ref& job);
+
 // The previous cron:<jobId> row with routing (route, last*), delivery (deliveryContext,
 // pendingFinalDelivery*, restartRecoveryDelivery*), origin, ACP (acp) and elevation
 // (elevatedLevel, exec*) dropped, automatic model/auth overrides dropped, and preferences,
@@ -101,7 +104,8 @@ struct cron_job_ref {
 session_entry sanitize_cron_base_row(const session_entry& row, const cron_job_ref& job);
 
 // roll_session for an isolated run: sanitizes `base_row` (may be null) and forces a new
-// session (reason "new" when a previous one ends). `in.current`, `force_new` and `kind` are set
+// session (reason "new" when a previous one ends); the row is labelled cron_label() unless it
+// has a label (the first run too). `in.current`, `force_new` and `kind` are set
 // here; the rest of `in` is used as given.
 rollover_result roll_isolated_cron_run(const session_entry* base_row, const cron_job_ref& job, rollover_input in);
 

@@ -4,6 +4,8 @@
 // cancellation; silent replies; pressure events; /compact; the successor transcript.
 #include <catch2/catch.hpp>
 
+#include <boost/json/parse.hpp>
+#include <fstream>
 #include <mutex>
 
 #include "messages/json_access.hpp"
@@ -268,4 +270,30 @@ TEST_CASE("/compact with instructions, and truncateAfterCompaction continues in 
   auto ctx = s.context();
   CHECK(ctx.messages[0].as_object().at("role").as_string() == "compactionSummary");
   CHECK(ctx.messages.back().as_object().at("role").as_string() == "assistant");
+}
+
+TEST_CASE("messages sent while a compaction runs are all kept, in the order sent") {
+  scenario s(3000);
+  std::vector<std::future<turn_outcome>> pending;
+  for (int i = 0; i < 30; ++i) {  // all sent at once: later ones wait in the mailbox behind compactions
+    chat_event ev;
+    ev.channel = "telegram";
+    ev.peer_id = "1";
+    ev.text = long_message(i);
+    pending.push_back(s.rt->send(ev));
+  }
+  for (auto& f : pending) REQUIRE(f.get().st.ok());
+  s.rt->settle();
+  REQUIRE_FALSE(s.of("compaction.completed").empty());
+  // Every line of the transcript, in file order (the context after compaction no longer has them all).
+  std::ifstream in(std::string(s.row().session_file().value_or("")));
+  std::vector<std::string> users;
+  for (std::string line; std::getline(in, line);) {
+    auto entry = boost::json::parse(line).as_object();
+    const auto* msg = json::get_object(entry, "message");
+    if (msg && json::get_string(*msg, "role") == std::optional<std::string_view>("user"))
+      users.emplace_back(json::get_string(*msg, "content").value_or(""));
+  }
+  REQUIRE(users.size() == 30);
+  for (int i = 0; i < 30; ++i) CHECK(users[i] == long_message(i));
 }

@@ -3,6 +3,7 @@
 // the daily and idle timers on virtual time, and heartbeat traffic.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <mutex>
 
 #include "messages/iso_time.hpp"
@@ -308,4 +309,49 @@ TEST_CASE("session.maxLiveSessions bounds the open sessions: a burst of new keys
   for (auto& f : futures) REQUIRE(f.get().st.ok());
   CHECK(rt3->sessions().size() == 11);  // 10 peers + the main row from before
   CHECK(h.count("session.passivated") >= 7);  // at most 3 open at a time
+}
+
+TEST_CASE("an isolated cron run starts a new session every time and runs its prompt") {
+  harness h;
+  auto rt = h.start();
+  auto run = [&](const std::string& text) {
+    system_event ev;
+    ev.kind = system_event_kind::cron;
+    ev.job_id = "digest";
+    ev.job_name = "Morning digest";
+    ev.text = text;
+    rt->send(ev);
+    rt->settle();
+  };
+  run("Summarize the news");
+  const std::string key = "agent:main:cron:digest";
+  auto first = rt->session(key);
+  REQUIRE(first.has_value());
+  CHECK(first->label() == std::optional<std::string_view>("Cron: Morning digest"));
+  const std::string first_id(first->session_id().value_or(""));
+  const std::string first_path(first->session_file().value_or(""));
+  CHECK(transcript_texts(first_path).front() == "Summarize the news");
+
+  REQUIRE(rt->advance(60 * 1000).ok());
+  run("Summarize again");
+  auto second = rt->session(key);
+  REQUIRE(second.has_value());
+  CHECK(second->session_id() != std::optional<std::string_view>(first_id));
+  auto texts = transcript_texts(std::string(second->session_file().value_or("")));
+  REQUIRE(texts.size() == 2);  // the prompt and the reply; nothing of the first run
+  CHECK(texts[0] == "Summarize again");
+  CHECK_FALSE(std::filesystem::exists(first_path));  // archived as .reset.<ts>
+
+  std::vector<lifecycle_event> done;
+  {
+    std::lock_guard<std::mutex> g(h.mu);
+    for (const auto& e : h.events)
+      if (e.type == "cron.completed") done.push_back(e);
+  }
+  REQUIRE(done.size() == 2);
+  CHECK(json::get_string(done[0].data, "sessionId") == std::optional<std::string_view>(first_id));
+  CHECK(json::get_string(done[1].data, "jobId") == std::optional<std::string_view>("digest"));
+  CHECK_FALSE(json::get_string(done[1].data, "reply").value_or("").empty());
+  const auto types = h.types_for(key);
+  CHECK(std::count(types.begin(), types.end(), "session.reset") == 1);
 }
