@@ -1,8 +1,11 @@
 #include "actors/session/compaction_runner.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "actors/session/compaction_planner.hpp"
+#include "actors/session/staged_summary.hpp"
 #include "actors/session/summary_prompt.hpp"
 #include "actors/session/token_estimate.hpp"
 #include "messages/ids.hpp"
@@ -42,6 +45,43 @@ result<std::string> ask_model(const compaction_env& env, const summary_request& 
   auto reply = env.runner->run(mr);
   if (!reply.ok()) return reply.error().with_context("summarizing the conversation");
   return text_of(*reply);
+}
+
+// Whether one summary request fits the window: its text at 4 bytes a token (bytes >= UTF-16
+// units, so never under pi's estimate) with the safety margin, plus the answer.
+bool fits_window(const summary_request& sr, std::int64_t window) {
+  const auto chars = static_cast<double>(sr.system_prompt.size() + sr.user_text.size());
+  return static_cast<std::int64_t>(std::ceil(chars / 4.0 * kSummarySafetyMargin)) + sr.max_tokens <= window;
+}
+
+// The history summary: pi's single call when it fits, else in stages (staged_summary.hpp).
+result<std::string> summarize_history(const compaction_env& env, const compaction_plan& plan,
+                                      const summary_options& so, const summary_request& single,
+                                      const std::string& key) {
+  const std::int64_t window = env.settings->model.context_window;
+  if (fits_window(single, window)) return ask_model(env, single, key);
+  const auto messages = replace_oversized(plan.messages_to_summarize, window);
+  const auto chunks = chunk_messages(messages, chunk_budget_tokens(window, single.max_tokens));
+  std::optional<std::string> running = plan.previous_summary;
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    auto r = ask_model(env, history_summary_request(chunks[i], running, so), key);
+    if (!r.ok()) return r.error().with_context(fmt::format("summary stage {} of {}", i + 1, chunks.size()));
+    running = std::move(*r);
+  }
+  return running.value_or("");
+}
+
+// A split turn's prefix summary; a prefix too large for one call is summarized from its
+// first chunk (which holds the turn's original request), oversized messages replaced.
+result<std::string> summarize_turn_prefix(const compaction_env& env, const compaction_plan& plan,
+                                          const summary_options& so, const summary_request& single,
+                                          const std::string& key) {
+  const std::int64_t window = env.settings->model.context_window;
+  if (fits_window(single, window)) return ask_model(env, single, key);
+  const auto messages = replace_oversized(plan.turn_prefix_messages, window);
+  const auto chunks = chunk_messages(messages, chunk_budget_tokens(window, single.max_tokens));
+  if (chunks.empty()) return ask_model(env, single, key);
+  return ask_model(env, turn_prefix_summary_request(chunks.front(), so), key);
 }
 
 // The provider's summary, or why it could not be used; errc::cancelled is an error to
@@ -158,12 +198,12 @@ result<compaction_outcome> compact_session(const compaction_env& env, const comp
   if (summary.empty()) {
     std::optional<std::string> history, prefix;
     if (reqs.history) {
-      auto r = ask_model(env, *reqs.history, req.session_key);
+      auto r = summarize_history(env, *plan, so, *reqs.history, req.session_key);
       if (!r.ok()) return r.error();
       history = std::move(*r);
     }
     if (reqs.turn_prefix) {
-      auto r = ask_model(env, *reqs.turn_prefix, req.session_key);
+      auto r = summarize_turn_prefix(env, *plan, so, *reqs.turn_prefix, req.session_key);
       if (!r.ok()) return r.error();
       prefix = std::move(*r);
     }

@@ -2,7 +2,8 @@
 //   plan  — plan_compaction on the path from the last kept boundary to the leaf;
 //   summarize — the configured provider first (compaction.provider); an empty answer or an
 //           error falls back to the built-in summarizer (the model runner, purpose
-//           compaction_summary, the prompts of [R§6.4]) with a warning; errc::cancelled from
+//           compaction_summary, the prompts of [R§6.4]; in stages when the conversation does
+//           not fit one call, staged_summary.hpp) with a warning; errc::cancelled from
 //           the provider is propagated, not swallowed;
 //   persist — a compaction entry (summary, firstKeptEntryId, tokensBefore, details) appended at
 //           the leaf; the row's compactionCount + 1 and totalTokens = the new context's estimate;

@@ -370,8 +370,11 @@ turn_outcome session_core::run_turn(const chat_event& ev, std::string text, core
   const std::int64_t ts = ev.timestamp_ms ? ev.timestamp_ms : started;
   boost::json::object user = ev.content.empty() ? user_message(text, ts) : user_message(ev.content, ts);
   const std::int64_t prompt_estimate = estimate_tokens(user);
-  maybe_flush_memory(prompt_estimate, fx, out);
-  maybe_compact_before_turn(prompt_estimate, fx);
+  // What the context costs now: the last call's prompt plus what was appended since, from the
+  // cached context (an adopted or legacy transcript has no fresh totalTokens in its row).
+  const std::int64_t context_tokens_now = estimate_context_tokens(context_).tokens;
+  maybe_flush_memory(prompt_estimate, context_tokens_now, fx, out);
+  maybe_compact_before_turn(prompt_estimate, context_tokens_now, fx);
   append_and_track(user, fx);
 
   // The request: the cached context, with this turn's runtime context in front of the last
@@ -527,12 +530,14 @@ result<compaction_outcome> session_core::compact(const std::string& reason, cons
   return done;
 }
 
-void session_core::maybe_flush_memory(std::int64_t prompt_estimate, core_effects& fx, turn_outcome& out) {
+void session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::int64_t context_tokens, core_effects& fx,
+                                      turn_outcome& out) {
   const auto& settings = *deps_.settings;
   if (!settings.memory_flush.enabled || !transcript_) return;
   flush_inputs in;
   in.context_window = settings.model.context_window;
   in.prompt_estimate = prompt_estimate;
+  in.transcript_prompt_tokens = context_tokens;
   in.last_output_tokens = row_->output_tokens().value_or(0);
   in.transcript_bytes = static_cast<std::int64_t>(transcript_->reader().data_end() + transcript_->pending_bytes());
   in.workspace_writable = settings.workspace_writable;
@@ -549,6 +554,16 @@ void session_core::maybe_flush_memory(std::int64_t prompt_estimate, core_effects
   const std::int64_t now = deps_.time->now_ms();
   auto plan = build_flush_plan(settings.memory_flush, now, settings.session.reset.timezone);
   if (!plan.ok()) return;
+  // A context already past the window cannot carry a flush turn: compaction goes first.
+  if (context_tokens + prompt_estimate >= settings.model.context_window) {
+    if (wants(event_types::memory_flush_skipped)) {
+      auto e = event(event_types::memory_flush_skipped);
+      e.data["reason"] = "context_over_window";
+      e.data["tokenCount"] = context_tokens;
+      fx.events.push_back(std::move(e));
+    }
+    return;
+  }
   if (wants(event_types::memory_flush_started)) {
     auto e = event(event_types::memory_flush_started);
     e.data["reason"] = flush_reason_name(d.reason);
@@ -589,7 +604,8 @@ void session_core::maybe_flush_memory(std::int64_t prompt_estimate, core_effects
   }
 }
 
-void session_core::maybe_compact_before_turn(std::int64_t prompt_estimate, core_effects& fx) {
+void session_core::maybe_compact_before_turn(std::int64_t prompt_estimate, std::int64_t context_tokens,
+                                             core_effects& fx) {
   const auto& settings = *deps_.settings;
   if (!settings.compaction.enabled || !transcript_) return;
   preflight_state ps;
@@ -603,6 +619,7 @@ void session_core::maybe_compact_before_turn(std::int64_t prompt_estimate, core_
   }
   ps.last_output_tokens = row_->output_tokens().value_or(0);
   ps.prompt_estimate_tokens = prompt_estimate;
+  ps.transcript_prompt_tokens = context_tokens;
   ps.transcript_bytes = transcript_->reader().data_end() + transcript_->pending_bytes();
   if (!should_compact_before_turn(settings.compaction, ps)) return;
   const bool by_bytes = settings.compaction.truncate_after_compaction && settings.compaction.max_active_transcript_bytes &&

@@ -130,8 +130,9 @@ class session_core {
   status durability_commit(core_effects& fx);
   // One compaction with its events; swaps to the successor transcript when one was written.
   result<compaction_outcome> compact(const std::string& reason, const std::string& instructions, core_effects& fx);
-  void maybe_flush_memory(std::int64_t prompt_estimate, core_effects& fx, turn_outcome& out);
-  void maybe_compact_before_turn(std::int64_t prompt_estimate, core_effects& fx);
+  void maybe_flush_memory(std::int64_t prompt_estimate, std::int64_t context_tokens, core_effects& fx,
+                          turn_outcome& out);
+  void maybe_compact_before_turn(std::int64_t prompt_estimate, std::int64_t context_tokens, core_effects& fx);
   void check_context_pressure(std::int64_t context_tokens, core_effects& fx);
 
   std::string key_;

@@ -109,20 +109,35 @@ std::int64_t prompt_tokens_of_usage(const boost::json::object& usage) {
   return number_or_zero(usage, "input") + number_or_zero(usage, "cacheRead") + number_or_zero(usage, "cacheWrite");
 }
 
-context_token_estimate estimate_context_tokens(std::span<const boost::json::object> messages) {
+namespace {
+// Over any random-access sequence; `at(i)` gives message i or null (a non-object element).
+template <class At>
+context_token_estimate estimate_over(std::size_t n, At at) {
   context_token_estimate out;
   std::size_t first_trailing = 0;
-  for (std::size_t i = messages.size(); i-- > 0;) {
-    if (const auto* usage = valid_assistant_usage(messages[i])) {
+  for (std::size_t i = n; i-- > 0;) {
+    const boost::json::object* m = at(i);
+    if (!m) continue;
+    if (const auto* usage = valid_assistant_usage(*m)) {
       out.usage_tokens = calculate_context_tokens(*usage);
       out.last_usage_index = i;
       first_trailing = i + 1;
       break;
     }
   }
-  for (std::size_t i = first_trailing; i < messages.size(); ++i) out.trailing_tokens += estimate_tokens(messages[i]);
+  for (std::size_t i = first_trailing; i < n; ++i)
+    if (const boost::json::object* m = at(i)) out.trailing_tokens += estimate_tokens(*m);
   out.tokens = out.usage_tokens + out.trailing_tokens;
   return out;
+}
+}  // namespace
+
+context_token_estimate estimate_context_tokens(std::span<const boost::json::object> messages) {
+  return estimate_over(messages.size(), [&](std::size_t i) { return &messages[i]; });
+}
+
+context_token_estimate estimate_context_tokens(const boost::json::array& messages) {
+  return estimate_over(messages.size(), [&](std::size_t i) { return messages[i].if_object(); });
 }
 
 }  // namespace sessionrt::actors

@@ -42,5 +42,7 @@ struct context_token_estimate {
 // The last assistant message that is not aborted/error and carries usage gives the base;
 // every later message adds its estimate. Without such a message: the sum of all estimates.
 context_token_estimate estimate_context_tokens(std::span<const boost::json::object> messages);
+// The same over a context array (elements that are not objects are skipped).
+context_token_estimate estimate_context_tokens(const boost::json::array& messages);
 
 }  // namespace sessionrt::actors

@@ -13,6 +13,9 @@
 #include "runtime/simulated_model.hpp"
 #include "storage/context_builder.hpp"
 #include "storage/durable_file.hpp"
+#include "storage/session_paths.hpp"
+#include "storage/system_clock.hpp"
+#include "storage/transcript_file.hpp"
 #include "storage/transcript_reader.hpp"
 #include "tests/test_support.hpp"
 
@@ -31,7 +34,9 @@ struct scenario {
   std::vector<lifecycle_event> events;
   std::mutex mu;
 
-  explicit scenario(std::int64_t window, std::function<void(actors::runtime_settings&)> tweak = {}) {
+  explicit scenario(std::int64_t window, std::function<void(actors::runtime_settings&)> tweak = {},
+                    std::function<void(const std::string& state_dir)> before_start = {}) {
+    if (before_start) before_start(dir.path());
     simulated_model_options mo;
     mo.context_window = window;
     model = std::make_shared<simulated_model>(clk, mo);
@@ -296,4 +301,50 @@ TEST_CASE("messages sent while a compaction runs are all kept, in the order sent
   }
   REQUIRE(users.size() == 30);
   for (int i = 0; i < 30; ++i) CHECK(users[i] == long_message(i));
+}
+
+TEST_CASE("a transcript far larger than the window compacts in stages instead of overflowing forever") {
+  // A 40,000-token conversation (an imported legacy transcript, say) for a 3,000-token model:
+  // one summary request could never fit; without stages every turn would fail.
+  std::string session_id;
+  auto write_big_transcript = [&](const std::string& state) {
+    auto dir = storage::agent_sessions_dir(state, "main");
+    REQUIRE(dir.ok());
+    REQUIRE(storage::ensure_dir(storage::posix_fs(), *dir).ok());
+    session_id = "big-legacy-session";
+    header_fields h;
+    h.id = session_id;
+    h.timestamp_ms = kT0 - 3600 * 1000;
+    h.cwd = "/work";
+    h.session_key = "agent:main:main";
+    manual_clock at{kT0 - 3600 * 1000};
+    auto tf = storage::transcript_file::create(storage::posix_fs(), at, *storage::transcript_path(*dir, session_id), h, {});
+    REQUIRE(tf.ok());
+    for (int i = 0; i < 200; ++i) {
+      REQUIRE((*tf)->append_message(user_message(long_message(i), at.now_ms())).ok());
+      assistant_fields a;
+      a.content.push_back(text_block("Noted: " + long_message(i + 1)));
+      a.usage.input = (i + 1) * 160;  // the prompt grew with the conversation
+      a.usage.output = 80;
+      REQUIRE((*tf)->append_message(assistant_message(std::move(a))).ok());
+    }
+    REQUIRE((*tf)->flush().ok());
+  };
+  scenario s(3000, {}, write_big_transcript);
+  auto out = s.say("Where were we?");
+  INFO(out.st.to_string());
+  REQUIRE(out.st.ok());
+  CHECK(out.session_id == session_id);  // adopted, compacted, not thrown away
+  REQUIRE_FALSE(s.of("compaction.completed").empty());
+  CHECK(s.of("compaction.failed").empty());
+  // 40k tokens through a ~1,000-token chunk budget: dozens of summary stages.
+  CHECK(s.model->counters().compaction_summary_calls > 20);
+  CHECK(s.model->counters().window_overflows == 0);
+  // No flush turn on a context that cannot fit: skipped, said so, compaction first.
+  auto skipped = s.of("memory_flush.skipped");
+  REQUIRE(skipped.size() == 1);
+  CHECK(json::get_string(skipped[0].data, "reason") == std::optional<std::string_view>("context_over_window"));
+  CHECK(s.model->counters().memory_flush_calls == 0);
+  auto ctx = s.context();
+  CHECK(ctx.messages.size() < 20);
 }
