@@ -52,4 +52,15 @@ for (const p of ours("runtime_paced"))
   md += `\nPaced at half the measured rate (${f(p.target_turns_per_s, 0)} turns/s requested, ${f(p.achieved_turns_per_s, 0)} achieved, ${f(p.sessions, 0)} x ${f(p.turns_per_session, 0)}): ack p50 ${f(p.ack_ms_p50, 2)} ms, p99 ${f(p.ack_ms_p99, 2)} ms, max ${f(p.ack_ms_max, 2)} ms.\n`;
 for (const m of ours("runtime_memory"))
   md += `\nMemory, ${f(m.sessions, 0)} sessions with one turn each: heap in use ${f(m.heap_bytes_per_live_session, 0)} B per live idle session actor, ${f(m.heap_bytes_per_passivated_session, 0)} B per passivated session (the sessions.json row it keeps); RSS ${f(m.rss_bytes_per_live_session, 0)} B and ${f(m.rss_bytes_per_passivated_session, 0)} B (RSS keeps freed memory the allocator cannot return).\n`;
+const rounds = ours("compaction_round");
+if (rounds.length) {
+  const last = rounds[rounds.length - 1];
+  const p = lines.find((l) => l.bench === "pi_open_build_same_file" && l.file === last.file);
+  md += `\n### A ${f(rounds[0].entries - 1, 0)}-entry session compacted ${rounds.length} times (compaction_bench, simulated summarizer)\n\n`;
+  md += "Round 1 compacts the whole conversation (the planner reads all of it, the summary is made in stages); each later round follows 400 more entries.\n\n";
+  md += "| round | entries in file | plan ms | path entries read | compact ms (plan + summary + append) | open + build next context ms | ctx msgs | bytes read |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const r of rounds)
+    md += `| ${r.round} | ${f(r.entries, 0)} | ${f(r.plan_ms, 2)} | ${f(r.path_entries, 0)} | ${f(r.compact_ms, 2)} | ${f(r.open_build_ms, 3)} | ${f(r.ctx_messages, 0)} | ${f(r.bytes_read, 0)} |\n`;
+  if (p) md += `\npi's SessionManager.open + buildSessionContext on the same file after the last round: ${f(p.open_build_ms_median, 1)} ms (${f(p.ctx_messages, 0)} messages), ${ratio(p.open_build_ms_median, last.open_build_ms)} our build time.\n`;
+}
 process.stdout.write(md);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # One command, one run: sessionrt's storage figures beside the reference implementations', as
 # ratios. Builds (Release), runs bench/storage_bench, the reference benches from peer-bench
-# (pi_append, pi_compaction, pi_concurrency, oc_store_legacy), pi's SessionManager on the files
-# storage_bench wrote, and runtime_bench (end to end through the public API); prints markdown
-# tables (paste them into BENCHMARKS.md).
+# (pi_append, pi_compaction, pi_concurrency, oc_store_legacy), bench/compaction_bench, pi's
+# SessionManager on the files storage_bench and compaction_bench wrote, and runtime_bench (end to
+# end through the public API); prints markdown tables (paste them into BENCHMARKS.md).
 #   bench/run.sh [--quick]          --quick: small sizes, ~2 minutes after the first install
 # The reference packages are installed from npm once (see peer-bench/README.md).
 set -euo pipefail
@@ -12,7 +12,7 @@ quick=""
 [ "${1:-}" = "--quick" ] && quick="--quick"
 ./scripts/setup.sh
 cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-release --target storage_bench runtime_bench >/dev/null
+cmake --build build-release --target storage_bench runtime_bench compaction_bench >/dev/null
 peer=../shared/peer-bench
 [ -x "$peer/run.sh" ] || peer=bench/peer-bench
 home=${SESSIONRT_PEER_HOME:-$HOME/.cache/sessionrt-peer-bench}
@@ -24,6 +24,10 @@ SESSIONRT_PEER_HOME=$home bash "$peer/run.sh" $quick pi_append pi_compaction pi_
 echo "[bench] pi SessionManager on the same transcripts" >&2
 reps=5; [ -n "$quick" ] && reps=3
 node --expose-gc bench/pi_open_build.mjs "$home" "$reps" "$out"/long-*.jsonl > "$out/pi_same_files.jsonl"
+echo "[bench] sessionrt compaction_bench (a long session compacted repeatedly) and pi on its file" >&2
+centries=50000; [ -n "$quick" ] && centries=5000
+./build-release/bench/compaction_bench --entries $centries --rounds 5 --dir "$out" > "$out/compaction.jsonl"
+node --expose-gc bench/pi_open_build.mjs "$home" "$reps" "$out/compaction-$centries.jsonl" >> "$out/pi_same_files.jsonl"
 echo "[bench] sessionrt runtime_bench (end to end through runtime::send)" >&2
 if [ -n "$quick" ]; then
   ./build-release/bench/runtime_bench --quick > "$out/runtime.jsonl"
@@ -32,5 +36,5 @@ else
   ./build-release/bench/runtime_bench --sessions 100000 --turns 2 --inflight 1000 --skip-paced --memory-sessions 0 >> "$out/runtime.jsonl"
 fi
 echo "[bench] $(nproc) cores, $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)" >&2
-node bench/report.mjs "$out/ours.jsonl" "$out/peer.jsonl" "$out/pi_same_files.jsonl" "$out/runtime.jsonl"
+node bench/report.mjs "$out/ours.jsonl" "$out/peer.jsonl" "$out/pi_same_files.jsonl" "$out/runtime.jsonl" "$out/compaction.jsonl"
 echo "[bench] raw results in $out" >&2

@@ -1,6 +1,6 @@
 // embed_host: a small host that embeds sessionrt.
 // It starts a runtime on a fresh state dir with the built-in simulated model, subscribes to
-// every lifecycle event, and has "alice" talk on Telegram and then Discord (one person, one
+// every lifecycle event (and counts the pieces of each streamed reply), and has "alice" talk on Telegram and then Discord (one person, one
 // session: dmScope per-peer with an identity link), a team chat in a Telegram group, a /new,
 // a /status, and two runs of a cron job (each in a new session). It prints the replies, the
 // events as they happen, and the sessions at the end.
@@ -8,6 +8,7 @@
 // --config loads the runtime's settings from a config file (runtime/config.hpp) instead of the
 // demo's (dmScope per-peer, alice linked across Telegram and Discord); --state wins over its
 // stateDir.
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -25,6 +26,7 @@ using namespace sessionrt;
 namespace {
 
 std::mutex out_mu;
+std::atomic<int> streamed_pieces{0};  // reply.delta events with text during the current exchange
 
 void say(const std::string& line) {
   std::lock_guard<std::mutex> g(out_mu);
@@ -45,6 +47,7 @@ chat_event message(const std::string& channel, const std::string& kind, const st
 void exchange(runtime::runtime& rt, const chat_event& ev) {
   const std::string who = ev.sender_id.empty() ? ev.peer_id : ev.sender_id;
   say("\n" + ev.channel + " " + who + " > " + ev.text);
+  streamed_pieces = 0;
   turn_outcome out = rt.send(ev).get();  // ready once the turn is durable (storage.durability)
   rt.settle();                           // let the events of this turn print first
   if (!out.st.ok())
@@ -61,7 +64,7 @@ void exchange(runtime::runtime& rt, const chat_event& ev) {
     say(text);
   }
   else if (out.reply)
-    say("  < " + *out.reply);
+    say("  < " + *out.reply + "  (streamed in " + std::to_string(streamed_pieces.load()) + " reply.delta pieces)");
   else if (out.suppressed)
     say("  (reply suppressed)");
 }
@@ -140,6 +143,11 @@ int main(int argc, char** argv) {
     std::string data = json::to_compact(e.data);
     if (data.size() > 110) data = data.substr(0, 107) + "...";
     say("  event " + e.type + " " + e.session_key + (e.data.empty() ? "" : " " + data));
+  });
+
+  // A streaming host shows the reply as it comes; here we only count the pieces.
+  rt.subscribe({{"reply.delta"}, "", ""}, [](const lifecycle_event& e) {
+    if (!json::get_string(e.data, "text").value_or("").empty()) ++streamed_pieces;
   });
 
   exchange(rt, message("telegram", "direct", "111", "Hi, I'm Alice. Plan the release for Friday."));

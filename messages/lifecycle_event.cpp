@@ -16,7 +16,7 @@ boost::json::object lifecycle_event::to_json() const {
 }
 
 bool event_filter::wants_type(std::string_view type) const {
-  if (types.empty()) return true;
+  if (types.empty()) return type != event_types::reply_delta;
   for (const auto& t : types) {
     if (t == type) return true;
     if (!t.empty() && t.back() == '.' && type.substr(0, t.size()) == t) return true;

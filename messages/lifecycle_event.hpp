@@ -33,6 +33,12 @@ inline constexpr std::string_view reply_suppressed = "reply.suppressed";
 inline constexpr std::string_view overflow_recovered = "overflow.recovered";
 inline constexpr std::string_view context_pressure = "context.pressure";
 inline constexpr std::string_view cron_completed = "cron.completed";  // jobId, sessionId, reply|error, suppressed
+// A streamed reply's text as the model produces it (only from runners that stream, see
+// model_request::on_text): text, attempt, index; the last one of an attempt has done=true,
+// silent (the reply was NO_REPLY: nothing more to show) and discarded (the attempt was dropped:
+// an overflow retried after a compaction, or an error). High volume, so opt-in: delivered only
+// to subscriptions that name it ("reply.delta" or "reply."), never to "every type".
+inline constexpr std::string_view reply_delta = "reply.delta";
 }  // namespace event_types
 
 struct lifecycle_event {
@@ -46,7 +52,8 @@ struct lifecycle_event {
   boost::json::object to_json() const;  // {type, sessionKey, agentId, sessionId, at, data}
 };
 
-// Which events a subscriber wants: every field is "any" when empty.
+// Which events a subscriber wants: every field is "any" when empty (except that no types means
+// every type but reply.delta, which must be named).
 struct event_filter {
   std::vector<std::string> types;  // exact type names, or a prefix ending in '.' ("compaction.")
   std::string key_prefix;

@@ -7,9 +7,11 @@
 #pragma once
 #include <atomic>
 #include <boost/json.hpp>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "messages/status.hpp"
 
@@ -25,6 +27,10 @@ struct model_request {
   std::string model;
   std::int64_t context_window = 0;
   std::int64_t max_tokens = 0;   // 0 = runner default
+  // Set when someone listens to the reply as it streams. A runner that streams calls it with
+  // the reply's text in order, from the thread run() was called on, before run() returns; the
+  // pieces joined must equal the text of the returned message. A runner may ignore it.
+  std::function<void(std::string_view text)> on_text;
 };
 
 class model_runner {

@@ -507,6 +507,9 @@ result<boost::json::object> simulated_model::answer(const model_request& request
   a.timestamp_ms = clock_.now_ms();
   input_tokens_.fetch_add(a.usage.input);
   output_tokens_.fetch_add(a.usage.output);
+  if (request.on_text && options_.stream_chunk_bytes > 0)
+    for (std::size_t at = 0; at < r.text.size(); at += options_.stream_chunk_bytes)
+      request.on_text(std::string_view(r.text).substr(at, options_.stream_chunk_bytes));
   return assistant_message(std::move(a));
 }
 

@@ -13,6 +13,8 @@
 //   options.silent_marker -> the reply is exactly "NO_REPLY". purpose "compaction_summary" -> a
 //   structured summary of the request's <conversation> block. An unknown purpose is
 //   errc::invalid_argument. A reply longer than request.max_tokens (> 0) is cut, stopReason "length".
+// - Streaming: when the request has on_text, the reply's text is handed to it in pieces of
+//   options.stream_chunk_bytes bytes (pieces may split a UTF-8 character) before run() returns.
 // - Usage: input = prompt tokens, output = estimate of the reply, no cache; cost in USD at the
 //   per-token prices of the options (defaults $3 / $15 per million, fixed numbers).
 // - Thread-safe: run() may be called concurrently from several session actors; the knobs and
@@ -45,6 +47,7 @@ struct simulated_model_options {
   std::string api = "sim";
   std::int64_t reply_tokens = 60;      // approximate estimate of an ordinary reply
   std::string silent_marker = "[sim:silent]";  // a user message containing it gets NO_REPLY
+  std::size_t stream_chunk_bytes = 12;          // piece size when the request streams (0: no streaming)
   double input_cost_per_token = 3.0 / 1'000'000;
   double output_cost_per_token = 15.0 / 1'000'000;
 };

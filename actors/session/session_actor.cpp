@@ -194,6 +194,9 @@ caf::behavior waiting_behavior(caf::event_based_actor* self, session_state& st) 
 caf::behavior session_actor(caf::event_based_actor* self, std::string key, entry_reply row, session_actor_deps deps) {
   auto st = std::make_shared<session_state>();
   st->deps = std::move(deps);
+  st->deps.core.publish_now = [self, raw = st.get()](lifecycle_event e) {
+    publish(self, raw->deps.bus, *raw->deps.hub, std::move(e));
+  };
   st->core = std::make_unique<session_core>(std::move(key), row.found ? std::optional<session_entry>(std::move(row.entry))
                                                                      : std::nullopt,
                                             st->deps.core);

@@ -7,6 +7,7 @@
 #include "actors/session/compaction_planner.hpp"
 #include "actors/session/memory_flush_planner.hpp"
 #include "actors/session/overflow_detector.hpp"
+#include "actors/session/reply_stream.hpp"
 #include "actors/session/silent_reply.hpp"
 #include "actors/session/reset_policy.hpp"
 #include "actors/session/reset_trigger.hpp"
@@ -400,6 +401,11 @@ turn_outcome session_core::run_turn(const chat_event& ev, std::string text, core
       stored_last = req.messages.back();
       prefix_for_model(req.messages.back().as_object(), prefix);
     }
+    std::optional<reply_stream> stream;
+    if (deps_.publish_now && wants(event_types::reply_delta)) {
+      stream.emplace(deps_.publish_now, *deps_.time, event(event_types::reply_delta), overflow_compactions + 1);
+      req.on_text = [&stream](std::string_view piece) { stream->on_text(piece); };
+    }
     reply = deps_.runner ? deps_.runner->run(req)
                          : result<boost::json::object>(errc::unsupported, "no model runner is registered");
     context_ = std::move(req.messages);
@@ -408,10 +414,14 @@ turn_outcome session_core::run_turn(const chat_event& ev, std::string text, core
     // compact, retry — at most 3 times per turn [R§6.2].
     const bool overflow = reply.ok() ? is_context_overflow(*reply, settings.model.context_window)
                                      : is_context_overflow_error(reply.error().message());
-    if (!overflow || overflow_compactions >= 3 || !settings.compaction.enabled) break;
-    ++overflow_compactions;
-    auto done = compact("overflow", "", fx);
-    if (!done.ok() || !done->compacted) break;
+    bool retry = overflow && overflow_compactions < 3 && settings.compaction.enabled;
+    if (retry) {
+      ++overflow_compactions;
+      auto done = compact("overflow", "", fx);
+      retry = done.ok() && done->compacted;
+    }
+    if (stream) stream->end(reply.ok() && !retry);  // the closing delta: shown text kept or dropped
+    if (!retry) break;
   }
   if (reply.ok() && overflow_compactions > 0 && wants(event_types::overflow_recovered)) {
     auto e = event(event_types::overflow_recovered);

@@ -56,6 +56,9 @@ struct session_core_deps {
   const cancellation* cancel = nullptr;             // set when the runtime stops: compactions give up
   // Whether anyone subscribed to an event type; events nobody wants are not built.
   std::function<bool(std::string_view type)> wants_event;
+  // Publishes an event at once, ahead of the turn's other effects (reply.delta while the
+  // model streams); unset: streamed text is not published.
+  std::function<void(lifecycle_event)> publish_now;
 };
 
 // What the router learned about the chat an event came from.

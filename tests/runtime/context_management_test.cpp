@@ -35,7 +35,8 @@ struct scenario {
   std::mutex mu;
 
   explicit scenario(std::int64_t window, std::function<void(actors::runtime_settings&)> tweak = {},
-                    std::function<void(const std::string& state_dir)> before_start = {}) {
+                    std::function<void(const std::string& state_dir)> before_start = {},
+                    std::function<std::shared_ptr<model_runner>(std::shared_ptr<simulated_model>)> wrap = {}) {
     if (before_start) before_start(dir.path());
     simulated_model_options mo;
     mo.context_window = window;
@@ -54,7 +55,7 @@ struct scenario {
     o.settings.memory_flush.reserve_tokens_floor = 500;
     o.settings.memory_flush.soft_threshold_tokens = 500;
     if (tweak) tweak(o.settings);
-    o.runner = model;
+    o.runner = wrap ? wrap(model) : model;
     o.time = &clk;
     o.virtual_time = true;
     auto started = runtime::runtime::start(o);
@@ -64,6 +65,10 @@ struct scenario {
       std::lock_guard<std::mutex> g(mu);
       events.push_back(e);
     });
+  }
+  // The runtime stops (and delivers its last events) while the members the callback uses live.
+  ~scenario() {
+    if (rt) (void)rt->stop();
   }
   turn_outcome say(const std::string& text) {
     chat_event ev;
@@ -96,6 +101,62 @@ struct scenario {
     REQUIRE(ctx.ok());
     return std::move(*ctx);
   }
+};
+
+// Collects reply.delta events (opt-in: the scenario's catch-all subscription does not get them).
+struct delta_log {
+  std::mutex mu;
+  std::vector<lifecycle_event> deltas;
+  runtime::runtime& rt;
+  std::uint64_t id;
+  explicit delta_log(runtime::runtime& r) : rt(r) {
+    id = rt.subscribe({{"reply.delta"}, "", ""}, [this](const lifecycle_event& e) {
+      std::lock_guard<std::mutex> g(mu);
+      deltas.push_back(e);
+    });
+  }
+  ~delta_log() { rt.unsubscribe(id); }
+  // The text shown for one attempt, and its closing delta.
+  std::pair<std::string, std::optional<lifecycle_event>> attempt(std::int64_t n) {
+    std::lock_guard<std::mutex> g(mu);
+    std::string text;
+    std::optional<lifecycle_event> done;
+    for (const auto& e : deltas) {
+      if (json::get_int(e.data, "attempt") != n) continue;
+      text += json::get_string(e.data, "text").value_or("");
+      if (e.data.contains("done")) done = e;
+    }
+    return {text, done};
+  }
+};
+
+// A runner that streams: the first turn call shows some text and then fails with an overflow;
+// later turn calls stream "NO_REPLY\nHello there NO_REPLY" in pieces (what is shown must be
+// "Hello there"). Everything else goes to the simulated model.
+class streaming_runner final : public model_runner {
+ public:
+  explicit streaming_runner(std::shared_ptr<simulated_model> inner) : inner_(std::move(inner)) {}
+  result<boost::json::object> run(const model_request& request) override {
+    if (request.purpose != "turn" || !request.on_text) return inner_->run(request);
+    if (overflows_left_ > 0) {
+      --overflows_left_;
+      request.on_text("Let me th");
+      request.on_text("ink about it. ");
+      return status(errc::limit_exceeded, "prompt is too long: 213456 tokens > 200000 maximum");
+    }
+    model_request quiet = request;
+    quiet.on_text = nullptr;
+    auto reply = inner_->run(quiet);
+    if (!reply.ok()) return reply;
+    const std::string text = "NO_REPLY\nHello there NO_REPLY";
+    (*reply)["content"].as_array()[0].as_object()["text"] = text;
+    for (std::string_view piece : {"NO_R", "EPLY\nHel", "lo there NO_", "REPLY"}) request.on_text(piece);
+    return reply;
+  }
+  int overflows_left_ = 0;
+
+ private:
+  std::shared_ptr<simulated_model> inner_;
 };
 
 std::string long_message(int i) {
@@ -347,4 +408,59 @@ TEST_CASE("a transcript far larger than the window compacts in stages instead of
   CHECK(s.model->counters().memory_flush_calls == 0);
   auto ctx = s.context();
   CHECK(ctx.messages.size() < 20);
+}
+
+TEST_CASE("a streamed reply is published as reply.delta pieces that join to the delivered reply") {
+  scenario s(100000);
+  delta_log log(*s.rt);
+  auto out = s.say("Tell me about the weather in Lisbon");
+  REQUIRE(out.st.ok());
+  REQUIRE(out.reply.has_value());
+  auto [shown, done] = log.attempt(1);
+  CHECK(shown == *out.reply);
+  REQUIRE(done.has_value());
+  CHECK(json::get_bool(done->data, "silent") == false);
+  CHECK(json::get_bool(done->data, "discarded") == false);
+  {
+    std::lock_guard<std::mutex> g(log.mu);
+    CHECK(log.deltas.size() > 2);  // streamed in pieces, not in one go
+    for (std::size_t i = 0; i < log.deltas.size(); ++i)
+      CHECK(json::get_int(log.deltas[i].data, "index") == static_cast<std::int64_t>(i));
+  }
+  CHECK(s.of("reply.delta").empty());  // opt-in: "every type" does not include it
+
+  // NO_REPLY streamed: nothing shown, the closing delta says silent.
+  const std::size_t before = log.deltas.size();
+  auto quiet = s.say("nothing to say [sim:silent]");
+  REQUIRE(quiet.suppressed);
+  std::lock_guard<std::mutex> g(log.mu);
+  REQUIRE(log.deltas.size() == before + 1);
+  CHECK(json::get_string(log.deltas.back().data, "text") == std::optional<std::string_view>(""));
+  CHECK(json::get_bool(log.deltas.back().data, "silent") == true);
+}
+
+TEST_CASE("streaming: an attempt dropped for overflow is marked discarded, the retry's tokens are held back") {
+  std::shared_ptr<streaming_runner> runner;
+  scenario s(100000, {}, {}, [&](std::shared_ptr<simulated_model> m) {
+    runner = std::make_shared<streaming_runner>(std::move(m));
+    return runner;
+  });
+  for (int i = 0; i < 12; ++i) REQUIRE(s.say(long_message(i)).st.ok());
+  delta_log log(*s.rt);
+  runner->overflows_left_ = 1;
+  auto out = s.say("after the overflow");
+  REQUIRE(out.st.ok());
+  CHECK(out.reply == std::optional<std::string>("Hello there"));
+  auto [first, first_done] = log.attempt(1);
+  CHECK(first == "Let me think about it.");  // the trailing space was still held when it failed
+  REQUIRE(first_done.has_value());
+  CHECK(json::get_bool(first_done->data, "discarded") == true);
+  auto [second, second_done] = log.attempt(2);
+  CHECK(second == "Hello there");
+  REQUIRE(second_done.has_value());
+  CHECK(json::get_bool(second_done->data, "discarded") == false);
+  CHECK(s.of("overflow.recovered").size() == 1);
+  // The transcript keeps what the model said, tokens included.
+  auto last = s.context().messages.back().as_object();
+  CHECK(last.at("content").as_array()[0].as_object().at("text").as_string() == "NO_REPLY\nHello there NO_REPLY");
 }

@@ -131,10 +131,10 @@ TEST_CASE("a transcript locked by another process: the turn waits, reports lock.
   child.wait_ready();
   auto opts = options_for(dir.path(), model);
   opts.settings.session.write_lock.acquire_timeout_ms = 300;
+  std::mutex mu;  // declared before the runtime: its callback may run until the runtime stops
+  std::vector<lifecycle_event> contended;
   auto rt = runtime::runtime::start(opts);
   REQUIRE(rt.ok());
-  std::mutex mu;
-  std::vector<lifecycle_event> contended;
   (*rt)->subscribe({{"lock.contended"}, "", ""}, [&](const lifecycle_event& e) {
     std::lock_guard<std::mutex> g(mu);
     contended.push_back(e);

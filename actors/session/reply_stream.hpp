@@ -1,0 +1,41 @@
+// reply_stream: a streamed model reply turned into reply.delta events (SPEC §4, [R§7.3]).
+// One per model call of a turn (an "attempt"). Text pieces go through silent_reply_filter, so a
+// NO_REPLY (or a prefix that may still become one, or a trailing token) is never shown; what
+// the filter releases is published at once as reply.delta {text, attempt, index}. end() sends
+// the last delta of the attempt: the held text still to show (when the reply is kept), done,
+// silent, discarded. No CAF here: `publish` is the session actor's immediate publish.
+#pragma once
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "actors/session/silent_reply.hpp"
+#include "messages/clock.hpp"
+#include "messages/lifecycle_event.hpp"
+
+namespace sessionrt::actors {
+
+class reply_stream {
+ public:
+  // `base` carries the session's key, agent and id; type, time and data are set here.
+  reply_stream(std::function<void(lifecycle_event)> publish, const clock& time, lifecycle_event base, int attempt);
+
+  void on_text(std::string_view piece);
+  // The model call returned. kept: the reply is the turn's (not dropped for a retry or an
+  // error). Publishes the closing delta only if any text was streamed.
+  void end(bool kept);
+  bool streamed() const { return streamed_; }
+
+ private:
+  void emit(std::string text, bool done, bool silent, bool discarded);
+
+  std::function<void(lifecycle_event)> publish_;
+  const clock& time_;
+  lifecycle_event base_;
+  int attempt_;
+  int index_ = 0;
+  bool streamed_ = false;
+  silent_reply_filter filter_;
+};
+
+}  // namespace sessionrt::actors
