@@ -54,14 +54,22 @@ bool fits_window(const summary_request& sr, std::int64_t window) {
   return static_cast<std::int64_t>(std::ceil(chars / 4.0 * kSummarySafetyMargin)) + sr.max_tokens <= window;
 }
 
-// The history summary: pi's single call when it fits, else in stages (staged_summary.hpp).
+// Nothing when the single request fits the window; else `messages` in chunks that each fit a
+// summary call, oversized messages replaced by placeholders (staged_summary.hpp).
+std::optional<std::vector<std::vector<boost::json::object>>> summary_stages(
+    const compaction_env& env, std::span<const boost::json::object> messages, const summary_request& single) {
+  const std::int64_t window = env.settings->model.context_window;
+  if (fits_window(single, window)) return std::nullopt;
+  return chunk_messages(replace_oversized(messages, window), chunk_budget_tokens(window, single.max_tokens));
+}
+
+// The history summary: pi's single call when it fits, else in stages.
 result<std::string> summarize_history(const compaction_env& env, const compaction_plan& plan,
                                       const summary_options& so, const summary_request& single,
                                       const std::string& key) {
-  const std::int64_t window = env.settings->model.context_window;
-  if (fits_window(single, window)) return ask_model(env, single, key);
-  const auto messages = replace_oversized(plan.messages_to_summarize, window);
-  const auto chunks = chunk_messages(messages, chunk_budget_tokens(window, single.max_tokens));
+  const auto stages = summary_stages(env, plan.messages_to_summarize, single);
+  if (!stages) return ask_model(env, single, key);
+  const auto& chunks = *stages;
   std::optional<std::string> running = plan.previous_summary;
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     auto r = ask_model(env, history_summary_request(chunks[i], running, so), key);
@@ -76,12 +84,9 @@ result<std::string> summarize_history(const compaction_env& env, const compactio
 result<std::string> summarize_turn_prefix(const compaction_env& env, const compaction_plan& plan,
                                           const summary_options& so, const summary_request& single,
                                           const std::string& key) {
-  const std::int64_t window = env.settings->model.context_window;
-  if (fits_window(single, window)) return ask_model(env, single, key);
-  const auto messages = replace_oversized(plan.turn_prefix_messages, window);
-  const auto chunks = chunk_messages(messages, chunk_budget_tokens(window, single.max_tokens));
-  if (chunks.empty()) return ask_model(env, single, key);
-  return ask_model(env, turn_prefix_summary_request(chunks.front(), so), key);
+  const auto stages = summary_stages(env, plan.turn_prefix_messages, single);
+  if (!stages || stages->empty()) return ask_model(env, single, key);
+  return ask_model(env, turn_prefix_summary_request(stages->front(), so), key);
 }
 
 // The provider's summary, or why it could not be used; errc::cancelled is an error to
