@@ -174,13 +174,17 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   rc.hub = st->hub;
   rc.self_scheduling = !options.virtual_time;
   // The timers start by waiting for the router's address, then become the timer actor.
+  // (The config is a spawn argument, not a capture: CAF 0.17 dereferences a null argument
+  // tuple for argument-less spawns, which UBSan reports.)
   caf::scoped_actor self{sys};
-  st->timers = sys.spawn([tc](caf::event_based_actor* t) mutable -> caf::behavior {
-    return {[t, tc](spawned_atom, caf::actor& router) mutable {
-      tc.router = router;
-      t->become(timer_actor(t, tc));
-    }};
-  });
+  st->timers = sys.spawn(
+      [](caf::event_based_actor* t, timer_actor_config tc) -> caf::behavior {
+        return {[t, tc](spawned_atom, caf::actor& router) mutable {
+          tc.router = router;
+          t->become(timer_actor(t, tc));
+        }};
+      },
+      tc);
   rc.timers = st->timers;
   st->router = sys.spawn(router_actor, rc);
   self->send(st->timers, spawned_atom::value, st->router);
