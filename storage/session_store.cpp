@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "messages/json_reader.hpp"
 #include "messages/json_writer.hpp"
 
 namespace sessionrt::storage {
@@ -16,7 +17,7 @@ void session_store::iterator::skip_erased() {
 
 session_store::row session_store::iterator::operator*() const {
   const slot& s = (*slots_)[pos_];
-  return row{*s.key, s.entry};
+  return row{*s.key, entry_of(s)};
 }
 
 session_store::iterator& session_store::iterator::operator++() {
@@ -28,6 +29,34 @@ session_store::iterator& session_store::iterator::operator++() {
 namespace {
 std::atomic<std::uint64_t> last_version{0};
 }  // namespace
+
+const session_entry& session_store::entry_of(const slot& s) {
+  if (!s.released) return s.entry;
+  // The text is "\n  " + the JSON-quoted key + ": " + the row; the row is our own output, so
+  // it parses (parse(stringify(x)) == x for everything the writer writes).
+  std::string prefix = "\n  ";
+  json::append_string(prefix, *s.key);
+  prefix += ": ";
+  json::parse_limits limits;
+  limits.max_bytes = s.text.size();
+  limits.max_depth = 1u << 20;  // whatever depth the row was loaded with
+  auto row = json::parse_object(std::string_view(s.text).substr(prefix.size()), limits);
+  s.entry = row.ok() ? session_entry(std::move(*row)) : session_entry();
+  s.released = false;
+  return s.entry;
+}
+
+std::size_t session_store::release_clean_rows() {
+  refresh();
+  std::size_t n = 0;
+  for (slot& s : slots_) {
+    if (!s.live || s.dirty || s.released || s.text.empty()) continue;
+    s.entry = session_entry();
+    s.released = true;
+    ++n;
+  }
+  return n;
+}
 
 void session_store::bump_version() const { version_ = last_version.fetch_add(1, std::memory_order_relaxed) + 1; }
 
@@ -60,7 +89,7 @@ session_store& session_store::operator=(const session_store& other) {
     (void)inserted;
     slot copy;
     copy.key = &it->first;
-    copy.entry = s.entry;
+    copy.entry = entry_of(s);
     copy.text = s.text;
     copy.dirty = s.dirty;
     if (copy.dirty) ++dirty_count_;
@@ -72,13 +101,14 @@ session_store& session_store::operator=(const session_store& other) {
 
 const session_entry* session_store::find(std::string_view key) const {
   auto it = index_.find(key);
-  return it == index_.end() ? nullptr : &slots_[it->second].entry;
+  return it == index_.end() ? nullptr : &entry_of(slots_[it->second]);
 }
 
 session_entry* session_store::find_for_update(std::string_view key) {
   auto it = index_.find(key);
   if (it == index_.end()) return nullptr;
   slot& s = slots_[it->second];
+  entry_of(s);
   if (!s.dirty) {
     s.dirty = true;
     ++dirty_count_;
@@ -92,6 +122,7 @@ bool session_store::upsert(std::string_view key, session_entry entry) {
   if (!inserted) {
     slot& s = slots_[node->second];
     s.entry = std::move(entry);
+    s.released = false;
     if (!s.dirty) {
       s.dirty = true;
       ++dirty_count_;

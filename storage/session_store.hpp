@@ -9,8 +9,12 @@
 //   that, every change goes through this API: find_for_update() marks the row dirty; the
 //   returned pointer may be used to change the row until the next call on the store and no
 //   longer (a change made through a stale pointer would be missed by the cache).
-// - Not thread-safe, not even for concurrent const calls (serialization fills the cache): one
-//   owner, the store actor.
+// - release_clean_rows() drops the parsed form of every row whose text is up to date and
+//   keeps only that text (about a fifth of the memory); such a row is parsed again from its
+//   text when it is next read or changed. The store actor calls it after each save, so the
+//   rows of sessions nobody talks to cost their sessions.json text, not a JSON object.
+// - Not thread-safe, not even for concurrent const calls (serialization fills the cache,
+//   reading a released row parses it): one owner, the store actor.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -89,15 +93,21 @@ class session_store {
   // unique across all stores of the process, so a version saved from one store never matches
   // another store that replaced it.
   std::uint64_t text_version() const;
+  // Brings the text up to date, then keeps only the text of every row; returns how many rows
+  // were released. Pointers from find() / find_for_update() are invalid afterwards.
+  std::size_t release_clean_rows();
 
  private:
   struct slot {
     const std::string* key = nullptr;  // the index_ node's key (node keys never move)
-    session_entry entry;
+    mutable session_entry entry;       // the row; empty while released
     std::string text;  // "\n  " + JSON key + ": " + pretty row at level 1, when !dirty
     bool dirty = true;
     bool live = true;
+    mutable bool released = false;  // entry is parsed from text on the next access
   };
+  // The slot's row, parsed from its text first when it was released.
+  static const session_entry& entry_of(const slot& s);
   struct key_hash {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }

@@ -7,6 +7,8 @@
 
 #include "messages/json_writer.hpp"
 #include "storage/session_store.hpp"
+#include "storage/session_store_file.hpp"
+#include "tests/test_support.hpp"
 
 using namespace sessionrt;
 using sessionrt::storage::session_store;
@@ -143,4 +145,42 @@ TEST_CASE("session_store copies are independent") {
   session_store c = std::move(b);
   CHECK(keys_of(c) == std::vector<std::string>{"x"});
   CHECK(c.to_pretty() == full_pretty(c));
+}
+
+TEST_CASE("released rows keep only their text and come back identical when read or changed") {
+  // The reference's own store file: nested objects, unicode, numbers of every kind.
+  auto parsed = storage::load_from_text(testing::read_text(testing::vectors_dir() + "/oc_legacy_sessions.json"), {});
+  REQUIRE(parsed.ok());
+  session_store& s = parsed->store;
+  REQUIRE(s.size() > 1);
+  const std::string before = s.to_pretty();
+  std::vector<std::string> rows;
+  for (const auto& r : s) rows.push_back(json::to_compact(r.entry.json()));
+
+  CHECK(s.release_clean_rows() == s.size());
+  CHECK(s.release_clean_rows() == 0);  // nothing left to release
+  CHECK(s.to_pretty() == before);      // saved from the text alone
+  std::size_t i = 0;
+  for (const auto& r : s) CHECK(json::to_compact(r.entry.json()) == rows[i++]);  // parsed back, equal
+
+  // A change to a released row is kept and only that row changes.
+  s.release_clean_rows();
+  const std::string first_key((*s.begin()).key);
+  s.release_clean_rows();
+  session_entry* e = s.find_for_update(first_key);
+  REQUIRE(e != nullptr);
+  CHECK(e->session_id().has_value());  // parsed before it is handed out
+  e->set_updated_at(42);
+  const std::string after = s.to_pretty();
+  CHECK(after != before);
+  auto reparsed = storage::load_from_text(after, {});
+  REQUIRE(reparsed.ok());
+  CHECK(reparsed->store.find(first_key)->updated_at() == std::optional<std::int64_t>(42));
+
+  // upsert over a released row, copies of a store with released rows.
+  s.release_clean_rows();
+  s.upsert(first_key, make_row("fresh", 7));
+  session_store copy = s;
+  CHECK(copy.to_pretty() == s.to_pretty());
+  CHECK(copy.find(first_key)->session_id() == std::optional<std::string_view>("fresh"));
 }
