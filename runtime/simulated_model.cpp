@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "actors/session/overflow_detector.hpp"
 #include "actors/session/summary_prompt.hpp"
 #include "actors/session/token_estimate.hpp"
@@ -156,7 +158,8 @@ std::string quote_of(std::string_view user_text) {
     i = line.find_first_not_of(" \t", i);
     if (i == std::string_view::npos) break;
     auto end = std::min(line.find_first_of(" \t", i), line.size());
-    quote += (quote.empty() ? "" : " ") + std::string(line.substr(i, end - i));
+    if (!quote.empty()) quote += ' ';
+    quote.append(line.substr(i, end - i));
     ++words;
     i = end;
   }
@@ -420,11 +423,12 @@ std::string simulated_overflow_text(std::int64_t prompt_tokens, std::int64_t con
 
 std::string simulated_reply_text(std::string_view user_text, std::int64_t reply_tokens) {
   auto h = fnv1a64(user_text);
-  std::string text = std::string(kOpeners[h % kOpeners.size()]) + ": \"" + quote_of(user_text) + "\" (ref " +
-                     hex8(h >> 32) + ").";
+  std::string text = fmt::format("{}: \"{}\" (ref {}).", kOpeners[h % kOpeners.size()], quote_of(user_text), hex8(h >> 32));
   auto target = static_cast<std::size_t>(std::max<std::int64_t>(reply_tokens, 0)) * 4;
-  for (std::size_t i = (h >> 8) % kSentences.size(); utf16_length(text) < target; i = (i + 1) % kSentences.size())
-    text += " " + std::string(kSentences[i]);
+  for (std::size_t i = (h >> 8) % kSentences.size(); utf16_length(text) < target; i = (i + 1) % kSentences.size()) {
+    text += ' ';
+    text += kSentences[i];
+  }
   return text;
 }
 

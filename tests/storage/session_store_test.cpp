@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <boost/json.hpp>
+#include <fmt/format.h>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,8 @@ std::string full_pretty(const session_store& s) {
   for (const auto& r : s) o[r.key] = r.entry.json();
   return json::to_pretty(o);
 }
+
+std::string key(int i) { return fmt::format("k{}", i); }
 
 }  // namespace
 
@@ -113,15 +116,15 @@ TEST_CASE("session_store re-serializes only changed rows and stays byte-identica
 
 TEST_CASE("session_store survives many erases (holes are squeezed out)") {
   session_store s;
-  for (int i = 0; i < 1000; ++i) s.upsert("k" + std::to_string(i), make_row(std::to_string(i), i));
+  for (int i = 0; i < 1000; ++i) s.upsert(key(i), make_row(std::to_string(i), i));
   (void)s.to_pretty();
   for (int i = 0; i < 1000; ++i)
-    if (i % 10 != 0) REQUIRE(s.erase("k" + std::to_string(i)));
+    if (i % 10 != 0) REQUIRE(s.erase(key(i)));
   CHECK(s.size() == 100);
   std::vector<std::string> expected;
-  for (int i = 0; i < 1000; i += 10) expected.push_back("k" + std::to_string(i));
+  for (int i = 0; i < 1000; i += 10) expected.push_back(key(i));
   CHECK(keys_of(s) == expected);
-  for (int i = 0; i < 1000; i += 10) REQUIRE(s.find("k" + std::to_string(i))->session_id() == std::to_string(i));
+  for (int i = 0; i < 1000; i += 10) REQUIRE(s.find(key(i))->session_id() == std::to_string(i));
   s.find_for_update("k500")->set_label("x");
   CHECK(s.to_pretty() == full_pretty(s));
   s.upsert("new", make_row("n", 1));
