@@ -45,6 +45,7 @@ struct args {
   std::vector<int> sizes{1000, 10000, 50000};
   std::vector<int> store_sizes{500, 5000, 50000};
   int reps = 5;
+  std::string only;  // "" = every part; append | store | open
 };
 
 double ms_since(steady::time_point t0) {
@@ -286,9 +287,10 @@ int main(int argc, char** argv) {
     else if (k == "--sizes") a.sizes = parse_sizes(next());
     else if (k == "--store-sizes") a.store_sizes = parse_sizes(next());
     else if (k == "--reps") a.reps = std::stoi(next());
+    else if (k == "--only") a.only = next();
     else if (k == "--help" || k == "-h") {
       std::cout << "usage: storage_bench [--quick] [--dir DIR] [--pairs N] [--sizes 1000,10000,50000]\n"
-                   "                     [--store-sizes 500,5000,50000] [--reps R]\n";
+                   "                     [--store-sizes 500,5000,50000] [--reps R] [--only append|store|open]\n";
       return 0;
     } else {
       std::cerr << "storage_bench: unknown argument " << k << "\n";
@@ -306,19 +308,30 @@ int main(int argc, char** argv) {
         if (name.rfind("append-", 0) == 0 || name.rfind("long-", 0) == 0) (void)posix_fs().unlink(a.dir + "/" + name);
     for (int n : a.store_sizes) (void)posix_fs().unlink(fmt::format("{}/store-{}/sessions.json", a.dir, n));
   }
+  if (!a.only.empty() && a.only != "append" && a.only != "store" && a.only != "open") {
+    std::cerr << "storage_bench: --only takes append, store or open, not " << a.only << "\n";
+    return 2;
+  }
   const auto texts = make_texts();
-  for (auto mode : {durability::none, durability::batch, durability::sync}) {
-    std::cerr << "[storage_bench] append " << durability_name(mode) << "\n";
-    bench_append(a, texts, mode);
-  }
-  for (int n : a.store_sizes) {
-    std::cerr << "[storage_bench] store " << n << " rows\n";
-    bench_store(a, n);
-  }
-  for (int n : a.sizes)
-    for (bool pi_style : {false, true}) {
-      std::cerr << "[storage_bench] open+build " << n << (pi_style ? " (pi-style compaction)" : "") << "\n";
-      bench_open_build(a, texts, n, pi_style);
+  auto wanted = [&](const char* part) { return a.only.empty() || a.only == part; };
+  if (wanted("append")) {
+    for (auto mode : {durability::none, durability::batch, durability::sync}) {
+      std::cerr << "[storage_bench] append " << durability_name(mode) << "\n";
+      bench_append(a, texts, mode);
     }
+  }
+  if (wanted("store")) {
+    for (int n : a.store_sizes) {
+      std::cerr << "[storage_bench] store " << n << " rows\n";
+      bench_store(a, n);
+    }
+  }
+  if (wanted("open")) {
+    for (int n : a.sizes)
+      for (bool pi_style : {false, true}) {
+        std::cerr << "[storage_bench] open+build " << n << (pi_style ? " (pi-style compaction)" : "") << "\n";
+        bench_open_build(a, texts, n, pi_style);
+      }
+  }
   return 0;
 }
