@@ -268,6 +268,10 @@ result<std::string> transcript_file::append_session_info(std::string_view name) 
   return push_entry(make_session_info_entry(id, parent(), clock_.now_ms(), name));
 }
 
+void transcript_file::release_buffer() {
+  if (pending_.empty()) std::string().swap(pending_);
+}
+
 status transcript_file::flush() {
   if (pending_.empty()) return {};
   const std::uint64_t end = reader_->data_end();

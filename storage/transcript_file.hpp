@@ -92,6 +92,9 @@ class transcript_file {
   status flush();   // write buffered lines
   status sync();    // flush + fdatasync
   status commit();  // per durability mode (see above)
+  // Frees the write buffer's memory when nothing is pending (a session between turns keeps
+  // no buffer; the next append allocates it again).
+  void release_buffer();
   bool sync_due() const;  // batch: the oldest unsynced append waited batch_window_ms, or too many bytes
   std::uint64_t appended_seq() const { return appended_seq_; }
   std::uint64_t durable_seq() const { return durable_seq_; }

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <deque>
+#include <vector>
 
 #include "actors/events/event_bus.hpp"
 
@@ -28,7 +28,9 @@ struct retry_slot {
 struct session_state {
   std::unique_ptr<session_core> core;
   session_actor_deps deps;
-  std::deque<pending_ack> pending;
+  // Acks in turn order; a handful at most, so a vector (a std::deque would allocate ~600 bytes
+  // up front for every session).
+  std::vector<pending_ack> pending;
   std::optional<retry_slot> waiting;
   bool in_waiting_behavior = false;  // waiting_behavior is on top of the behavior stack
   std::int64_t last_backoff_ms = 25;
@@ -41,9 +43,10 @@ struct session_state {
 void release_ready(session_state& st) {
   while (!st.pending.empty() && st.pending.front().sync_seq == 0 && !st.pending.front().store_wait) {
     auto p = std::move(st.pending.front());
-    st.pending.pop_front();
+    st.pending.erase(st.pending.begin());
     p.sink(std::move(p.outcome));
   }
+  if (st.pending.empty()) st.pending.shrink_to_fit();  // nothing kept between turns
 }
 
 void finish_passivation(caf::event_based_actor* self, session_state& st) {

@@ -241,6 +241,7 @@ status session_core::durability_commit(core_effects& fx) {
     if (auto ctx = transcript_->context(); ctx.ok()) context_ = std::move(ctx->messages);
     return st;
   }
+  transcript_->release_buffer();  // the turn's lines are written; an idle session keeps no buffer
   if (deps_.settings->storage.durability == storage::durability::batch &&
       (transcript_->durable_seq() < transcript_->written_seq() || transcript_->dir_unsynced())) {
     fx.sync_seq = transcript_->written_seq();
