@@ -20,6 +20,11 @@ struct storage_settings {
   std::int64_t batch_window_ms = 5;                             // storage.batchWindowMs
   std::size_t max_line_bytes = 16u << 20;                       // storage.maxLineBytes
   std::int64_t store_flush_window_ms = 50;                      // storage.storeFlushWindowMs
+  // storage.storeDurableAck: acknowledge a turn only once sessions.json holds its row (the
+  // store writes at once for it, sharing the write with every durable put already queued);
+  // off: the row follows within the flush window and a crash in between is repaired at start-up
+  // from the transcript header.
+  bool store_durable_ack = false;
 };
 
 struct model_settings {

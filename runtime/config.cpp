@@ -371,6 +371,8 @@ constexpr config_key<actors::storage_settings> storage_keys[] = {
      [](const auto& v, const auto& p, auto& t, auto&) {
        return assign(t.store_flush_window_ms, read_duration_ms(v, p, 0));
      }},
+    {"storeDurableAck",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.store_durable_ack, read_bool(v, p)); }},
 };
 
 constexpr config_key<actors::model_settings> model_keys[] = {
@@ -653,7 +655,8 @@ bj::object settings_to_json(const runtime_settings& s) {
   out["storage"] = bj::object{{"durability", storage::durability_name(s.storage.durability)},
                               {"batchWindowMs", s.storage.batch_window_ms},
                               {"maxLineBytes", size_value(s.storage.max_line_bytes)},
-                              {"storeFlushWindowMs", s.storage.store_flush_window_ms}};
+                              {"storeFlushWindowMs", s.storage.store_flush_window_ms},
+                              {"storeDurableAck", s.storage.store_durable_ack}};
   out["model"] = bj::object{{"contextWindow", s.model.context_window},
                             {"provider", s.model.provider},
                             {"model", s.model.model},

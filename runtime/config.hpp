@@ -60,6 +60,7 @@
 //   storage.batchWindowMs                   ms >= 0        5             longest wait for a group commit
 //   storage.maxLineBytes                    bytes >= 1     16777216      longest transcript line
 //   storage.storeFlushWindowMs              ms >= 0        50            sessions.json write coalescing (SPEC §1.1)
+//   storage.storeDurableAck                 bool           false         ack a turn after sessions.json has its row
 //   model.contextWindow                     whole >= 1     200000        context window, tokens
 //   model.provider, model.model             string         ""            "" = the runner's default
 //   model.maxTokens                         whole >= 0     0             0 = the runner's default

@@ -223,6 +223,7 @@ boost::json::object session_core::inbound_patch(const chat_event& ev, const rout
 
 void session_core::finish_effects(core_effects& fx, const route_facts& route) {
   fx.store_put = true;
+  fx.store_durable = deps_.settings->storage.store_durable_ack;
   fx.stale_at.reset();
   fx.stale_reason.clear();
   if (!row_ || !deps_.zone) return;

@@ -75,7 +75,8 @@ constexpr std::string_view non_default_config = R"({
     "maxLiveSessions": 250,
     "maxMessageBytes": "64kb"
   },
-  "storage": {"durability": "sync", "batchWindowMs": 12, "maxLineBytes": "4mb", "storeFlushWindowMs": "2s"},
+  "storage": {"durability": "sync", "batchWindowMs": 12, "maxLineBytes": "4mb", "storeFlushWindowMs": "2s",
+              "storeDurableAck": true},
   "model": {"contextWindow": 128000, "provider": "sim", "model": "sim-large", "maxTokens": 4096},
   "compaction": {
     "enabled": false, "reserveTokens": 12000, "keepRecentTokens": 9000, "reserveTokensFloor": 0,
@@ -156,6 +157,7 @@ void check_non_default_settings(const runtime_settings& s) {
   CHECK(s.storage.batch_window_ms == 12);
   CHECK(s.storage.max_line_bytes == 4u * 1024 * 1024);
   CHECK(s.storage.store_flush_window_ms == 2000);
+  CHECK(s.storage.store_durable_ack);
 
   CHECK(s.model.context_window == 128000);
   CHECK(s.model.provider == "sim");
@@ -197,6 +199,7 @@ TEST_CASE("config: an empty object gives the SPEC defaults") {
   // §1.2: storage.durability batch by default. §1.1: store writes coalesced, default 50 ms.
   CHECK(s.storage.durability == storage::durability::batch);
   CHECK(s.storage.store_flush_window_ms == 50);
+  CHECK_FALSE(s.storage.store_durable_ack);
   // §1.3 / [R§9]: acquireTimeoutMs 60000, staleMs 1800000, maxHoldMs 300000.
   CHECK(s.session.write_lock.acquire_timeout_ms == 60000);
   CHECK(s.session.write_lock.stale_ms == 1800000);
@@ -277,6 +280,7 @@ TEST_CASE("config: a wrong type or value is an error naming the key path and the
       {R"({"session": {"reset": {"atHour": "four"}}})",
        R"(config key session.reset.atHour: expected a whole number from 0 to 23, got "four")"},
       {R"({"workspaceWritable": "yes"})", R"(config key workspaceWritable: expected true or false, got "yes")"},
+      {R"({"storage": {"storeDurableAck": 1}})", "config key storage.storeDurableAck: expected true or false, got 1"},
       {R"({"session": "main"})", R"(config key session: expected an object, got "main")"},
       {R"({"stateDir": 7})", "config key stateDir: expected a string, got 7"},
       {R"({"session": {"resetTriggers": "/new"}})",

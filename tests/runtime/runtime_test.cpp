@@ -8,6 +8,7 @@
 
 #include "messages/iso_time.hpp"
 #include "messages/json_access.hpp"
+#include "messages/json_reader.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/simulated_model.hpp"
 #include "storage/context_builder.hpp"
@@ -354,4 +355,45 @@ TEST_CASE("an isolated cron run starts a new session every time and runs its pro
   CHECK_FALSE(json::get_string(done[1].data, "reply").value_or("").empty());
   const auto types = h.types_for(key);
   CHECK(std::count(types.begin(), types.end(), "session.reset") == 1);
+}
+
+TEST_CASE("storage.storeDurableAck: a turn is acknowledged once sessions.json on disk has its row") {
+  harness h;
+  auto rt = h.start([](auto& s) {
+    s.storage.store_durable_ack = true;
+    s.session.passivate_idle_ms = 60000;
+    actors::reset_config off;  // the clock starts at 03:59: keep the 04:00 reset out of this test
+    off.mode = actors::reset_mode::none;
+    s.session.reset.reset = off;
+  });
+  const std::string store_path = h.dir.path() + "/agents/main/sessions/sessions.json";
+  auto on_disk = [&]() {
+    auto parsed = json::parse_object(testing::read_text(store_path));
+    REQUIRE(parsed.ok());
+    REQUIRE(parsed->contains("agent:main:main"));
+    return session_entry(parsed->at("agent:main:main").as_object());
+  };
+  auto first = turn(*rt, dm("123", "first"));
+  REQUIRE(first.st.ok());
+  auto row = on_disk();  // no flush window waited for: the ack came after the write
+  CHECK(row.session_id() == std::optional<std::string_view>(first.session_id));
+  const auto tokens_after_first = row.total_tokens().value_or(0);
+  CHECK(tokens_after_first > 0);
+
+  h.clk.advance(1000);
+  REQUIRE(turn(*rt, dm("123", "second, a longer message than the first one")).st.ok());
+  CHECK(on_disk().updated_at() == std::optional<std::int64_t>(kT0 + 1000));
+  CHECK(on_disk().total_tokens().value_or(0) > tokens_after_first);
+
+  // The store keeps saved rows as text; a passivated session comes back from that text intact.
+  REQUIRE(rt->advance(61000).ok());
+  CHECK(h.count("session.passivated") == 1);
+  auto third = turn(*rt, dm("123", "third"));
+  REQUIRE(third.st.ok());
+  CHECK(third.session_id == first.session_id);
+  CHECK_FALSE(third.new_session);
+  auto listed = rt->session("agent:main:main");
+  REQUIRE(listed.has_value());
+  CHECK(listed->session_id() == std::optional<std::string_view>(first.session_id));
+  CHECK(transcript_texts(std::string(listed->session_file().value_or(""))).size() == 6);
 }
