@@ -1,14 +1,22 @@
 #include "messages/context_message.hpp"
 
 #include <cmath>
+#include <initializer_list>
 
 #include "messages/iso_time.hpp"
 #include "messages/json_access.hpp"
 
 namespace sessionrt {
 namespace {
-void copy_if(boost::json::object& out, const boost::json::object& in, std::string_view key) {
-  if (const auto* v = in.if_contains(key)) out[key] = *v;
+// {role, the listed fields of the entry that are present, timestamp}, in that order.
+boost::json::object synthetic_message(std::string_view role, const boost::json::object& e,
+                                      std::initializer_list<std::string_view> fields) {
+  boost::json::object m;
+  m["role"] = role;
+  for (auto key : fields)
+    if (const auto* v = e.if_contains(key)) m[key] = *v;
+  m["timestamp"] = entry_time_ms(e);
+  return m;
 }
 }  // namespace
 
@@ -24,32 +32,15 @@ boost::json::value entry_time_ms(const boost::json::object& e) {
 }
 
 boost::json::object custom_context_message(const boost::json::object& e) {
-  boost::json::object m;
-  m["role"] = "custom";
-  copy_if(m, e, "customType");
-  copy_if(m, e, "content");
-  copy_if(m, e, "display");
-  copy_if(m, e, "details");
-  m["timestamp"] = entry_time_ms(e);
-  return m;
+  return synthetic_message("custom", e, {"customType", "content", "display", "details"});
 }
 
 boost::json::object branch_summary_context_message(const boost::json::object& e) {
-  boost::json::object m;
-  m["role"] = "branchSummary";
-  copy_if(m, e, "summary");
-  copy_if(m, e, "fromId");
-  m["timestamp"] = entry_time_ms(e);
-  return m;
+  return synthetic_message("branchSummary", e, {"summary", "fromId"});
 }
 
 boost::json::object compaction_summary_context_message(const boost::json::object& e) {
-  boost::json::object m;
-  m["role"] = "compactionSummary";
-  copy_if(m, e, "summary");
-  copy_if(m, e, "tokensBefore");
-  m["timestamp"] = entry_time_ms(e);
-  return m;
+  return synthetic_message("compactionSummary", e, {"summary", "tokensBefore"});
 }
 
 }  // namespace sessionrt

@@ -56,4 +56,13 @@ std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
+chat_event dm(std::string peer, std::string text, std::string channel) {
+  chat_event e;  // fields move-assigned: GCC 12 -O3 warns -Wrestrict (falsely) on assign("...")
+  e.channel = std::move(channel);
+  e.peer_kind = std::string("direct");
+  e.peer_id = std::move(peer);
+  e.text = std::move(text);
+  return e;
+}
+
 }  // namespace sessionrt::testing

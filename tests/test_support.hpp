@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "messages/chat_event.hpp"
+
 namespace sessionrt::testing {
 
 class temp_dir {
@@ -25,5 +27,7 @@ void write_text(const std::string& path, const std::string& text);
 bool exists(const std::string& path);
 std::vector<std::string> list_names(const std::string& dir);  // sorted
 std::vector<std::string> split_lines(const std::string& text);  // without the '\n'
+// A direct message from `peer` on `channel`.
+chat_event dm(std::string peer, std::string text, std::string channel = "telegram");
 
 }  // namespace sessionrt::testing

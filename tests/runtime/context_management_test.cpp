@@ -71,16 +71,8 @@ struct scenario {
   ~scenario() {
     if (rt) (void)rt->stop();
   }
-  // A DM from the scenario's one user.
-  static chat_event dm(std::string text) {
-    chat_event ev;
-    ev.channel = std::string("telegram");  // move-assigned: GCC 12 -O3 warns -Wrestrict (falsely) on assign("...")
-    ev.peer_id = std::string("1");
-    ev.text = std::move(text);
-    return ev;
-  }
   turn_outcome say(const std::string& text) {
-    auto out = rt->send(dm(text)).get();
+    auto out = rt->send(testing::dm("1", text)).get();
     rt->settle();
     clk.advance(1000);
     return out;
@@ -347,7 +339,7 @@ TEST_CASE("messages sent while a compaction runs are all kept, in the order sent
   scenario s(3000);
   std::vector<std::future<turn_outcome>> pending;
   for (int i = 0; i < 30; ++i) {  // all sent at once: later ones wait in the mailbox behind compactions
-    pending.push_back(s.rt->send(scenario::dm(long_message(i))));
+    pending.push_back(s.rt->send(testing::dm("1", long_message(i))));
   }
   for (auto& f : pending) REQUIRE(f.get().st.ok());
   s.rt->settle();

@@ -82,10 +82,7 @@ TEST_CASE("a second runtime in another process fails at start naming the lock, a
     auto model = std::make_shared<simulated_model>(storage::real_clock());
     auto rt = runtime::runtime::start(options_for(dir.path(), model));
     if (!rt.ok()) return false;
-    chat_event ev;
-    ev.channel = "telegram";
-    ev.peer_id = "1";
-    ev.text = "from the first runtime";
+    const chat_event ev = testing::dm("1", "from the first runtime");
     if (!(*rt)->send(ev).get().st.ok()) return false;
     holder = std::move(*rt);
     return true;
@@ -111,10 +108,7 @@ TEST_CASE("a transcript locked by another process: the turn waits, reports lock.
   {  // A first turn creates the session and its transcript; then the runtime stops.
     auto rt = runtime::runtime::start(options_for(dir.path(), model));
     REQUIRE(rt.ok());
-    chat_event ev;
-    ev.channel = "telegram";
-    ev.peer_id = "1";
-    ev.text = "first";
+    const chat_event ev = testing::dm("1", "first");
     REQUIRE((*rt)->send(ev).get().st.ok());
     transcript = std::string((*rt)->session("agent:main:main")->session_file().value_or(""));
     REQUIRE((*rt)->stop().ok());
@@ -139,10 +133,7 @@ TEST_CASE("a transcript locked by another process: the turn waits, reports lock.
     std::lock_guard<std::mutex> g(mu);
     contended.push_back(e);
   });
-  chat_event ev;
-  ev.channel = "telegram";
-  ev.peer_id = "1";
-  ev.text = "second";
+  const chat_event ev = testing::dm("1", "second");
   auto out = (*rt)->send(ev).get();
   REQUIRE_FALSE(out.st.ok());
   CHECK(out.st.code() == errc::locked);
@@ -173,10 +164,7 @@ TEST_CASE("kill -9 after an acknowledged turn but before the store write: the re
     opts.settings.storage.store_flush_window_ms = 600000;  // the row write would come much later
     auto rt = runtime::runtime::start(opts);
     if (!rt.ok()) _exit(2);
-    chat_event ev;
-    ev.channel = "telegram";
-    ev.peer_id = "7";
-    ev.text = "acknowledged before the crash";
+    const chat_event ev = testing::dm("7", "acknowledged before the crash");
     auto out = (*rt)->send(ev).get();
     if (!out.st.ok()) _exit(3);
     std::string line = out.session_id + "\n";
@@ -203,10 +191,7 @@ TEST_CASE("kill -9 after an acknowledged turn but before the store write: the re
   REQUIRE(rt.ok());
   REQUIRE((*rt)->startup().adopted.size() == 1);
   CHECK((*rt)->startup().adopted[0].session_id == id);
-  chat_event ev;
-  ev.channel = "telegram";
-  ev.peer_id = "7";
-  ev.text = "after the restart";
+  const chat_event ev = testing::dm("7", "after the restart");
   auto out = (*rt)->send(ev).get();
   REQUIRE(out.st.ok());
   CHECK(out.session_id == id);

@@ -65,14 +65,7 @@ struct harness {
   }
 };
 
-chat_event dm(const std::string& peer, const std::string& text, const std::string& channel = "telegram") {
-  chat_event e;
-  e.channel = channel;
-  e.peer_kind = "direct";
-  e.peer_id = peer;
-  e.text = text;
-  return e;
-}
+using testing::dm;
 
 turn_outcome turn(runtime::runtime& rt, chat_event ev) {
   auto out = rt.send(std::move(ev)).get();
