@@ -27,7 +27,9 @@ boost::json::value entry_time_ms(const boost::json::object& e) {
     auto ms = parse_iso_ms(ts->get_string());
     return ms ? boost::json::value(*ms) : boost::json::value(nullptr);
   }
-  if (auto n = json::as_number(*ts); n && std::isfinite(*n)) return static_cast<std::int64_t>(*n);
+  // JavaScript's Date holds at most ±8.64e15 ms; beyond it getTime() is NaN (and the cast UB).
+  if (auto n = json::as_number(*ts); n && std::isfinite(*n) && std::fabs(*n) <= 8.64e15)
+    return static_cast<std::int64_t>(*n);
   return nullptr;
 }
 

@@ -12,6 +12,7 @@
 #include "messages/json_access.hpp"
 #include "messages/json_reader.hpp"
 #include "runtime/config_values.hpp"
+#include "storage/session_paths.hpp"
 #include "storage/durable_file.hpp"
 
 namespace sessionrt::runtime {
@@ -499,7 +500,11 @@ status read_compaction_blocks(runtime_settings& settings, load_state& state) {
 status apply_environment(runtime_settings& settings, const env_lookup& env) {
   if (!env) return {};
   if (settings.state_dir.empty()) {
-    if (auto dir = env("SESSIONRT_STATE_DIR"); dir && !dir->empty()) settings.state_dir = *dir;
+    if (auto dir = env("SESSIONRT_STATE_DIR"); dir && !dir->empty()) {
+      auto resolved = storage::resolve_state_dir(*dir, env("HOME"));  // "~" expanded, as runtime::start does
+      if (!resolved.ok()) return resolved.error().with_context("SESSIONRT_STATE_DIR");
+      settings.state_dir = *resolved;
+    }
   }
   return storage::apply_write_lock_env(settings.session.write_lock, env);
 }

@@ -19,6 +19,7 @@
 #include "actors/timers/timer_actor.hpp"
 #include "messages/iso_time.hpp"
 #include "storage/durable_file.hpp"
+#include "runtime/config.hpp"
 #include "storage/session_paths.hpp"
 #include "storage/store_reconcile.hpp"
 #include "storage/system_clock.hpp"
@@ -83,10 +84,8 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   if (!zone.ok()) return zone.error().with_context("session.timezone");
   st->zone = *zone;
   if (st->settings.state_dir.empty()) {
-    const char* env = std::getenv("SESSIONRT_STATE_DIR");
-    const char* home = std::getenv("HOME");
-    auto dir = storage::resolve_state_dir(env ? std::optional<std::string_view>(env) : std::nullopt,
-                                          home ? std::optional<std::string_view>(home) : std::nullopt);
+    const storage::env_lookup env = process_environment();
+    auto dir = storage::resolve_state_dir(env("SESSIONRT_STATE_DIR"), env("HOME"));
     if (!dir.ok()) return dir.error();
     st->settings.state_dir = *dir;
   }

@@ -12,6 +12,7 @@
 #include "actors/session/token_estimate.hpp"
 #include "messages/js_text.hpp"
 #include "messages/json_access.hpp"
+#include "messages/json_writer.hpp"
 #include "messages/transcript_entry.hpp"
 #include "messages/utf8.hpp"
 
@@ -435,33 +436,30 @@ std::string simulated_reply_text(std::string_view user_text, std::int64_t reply_
 // ---------- simulated_model ----------
 
 namespace {
-std::uint64_t message_fingerprint(const boost::json::object& m) {
-  std::uint64_t h = 1469598103934665603ULL;
-  auto mix = [&](std::uint64_t x) { h = (h ^ x) * 1099511628211ULL; };
-  if (const auto* ts = m.if_contains("timestamp")) mix(static_cast<std::uint64_t>(json::as_int(*ts).value_or(0)));
-  if (auto role = json::get_string(m, "role")) mix(fnv1a64(*role));
-  if (auto text = json::get_string(m, "content")) mix(fnv1a64(*text));
-  mix(m.size());
-  return h;
-}
+std::uint64_t message_fingerprint(const boost::json::value& m) { return fnv1a64(json::to_compact(m)); }
 }  // namespace
 
+// A session's context grows by appends between compactions, and a compaction rewrites it from
+// its first message on: when the first message and the last one counted last time are both
+// unchanged, the count of that prefix is reused and only the new messages are estimated.
 std::int64_t simulated_model::prompt_tokens_of(const model_request& request) {
   const auto& msgs = request.messages;
+  if (request.session_id.empty() || msgs.empty()) return simulated_prompt_tokens(request);
   prefix_sum cached;
-  if (!request.session_id.empty()) {
+  {
     std::lock_guard<std::mutex> g(prefix_mutex_);
     if (auto it = prefixes_.find(request.session_id); it != prefixes_.end()) cached = it->second;
   }
-  const bool reuse = cached.count > 0 && cached.count <= msgs.size() && msgs[cached.count - 1].is_object() &&
-                     message_fingerprint(msgs[cached.count - 1].get_object()) == cached.fingerprint;
+  const std::uint64_t first = message_fingerprint(msgs.front());
+  const bool reuse = cached.count > 0 && cached.count <= msgs.size() && cached.first_fingerprint == first &&
+                     message_fingerprint(msgs[cached.count - 1]) == cached.last_fingerprint;
   std::int64_t tokens = reuse ? cached.tokens : 0;
   for (std::size_t i = reuse ? cached.count : 0; i < msgs.size(); ++i)
     if (const auto* m = msgs[i].if_object()) tokens += actors::estimate_tokens(*m);
-  if (!request.session_id.empty() && !msgs.empty() && msgs.back().is_object()) {
+  {
     std::lock_guard<std::mutex> g(prefix_mutex_);
     if (prefixes_.size() > 100000) prefixes_.clear();  // bounded: the cache is only a speed-up
-    prefixes_[request.session_id] = prefix_sum{msgs.size(), tokens, message_fingerprint(msgs.back().get_object())};
+    prefixes_[request.session_id] = prefix_sum{msgs.size(), tokens, first, message_fingerprint(msgs.back())};
   }
   return tokens + tokens_of_text(request.system_prompt);
 }

@@ -93,12 +93,12 @@ class simulated_model final : public model_runner {
   const simulated_model_options options_;
   std::mutex failure_mutex_;
   // Prompt-token sums of the context prefix seen last time, per session: a session's context
-  // grows by appends, so a call estimates only the new messages. The fingerprint of the last
-  // counted message detects a rewritten context (after a compaction): then all is counted.
+  // grows by appends, so a call estimates only the new messages. Fingerprints of the first and
+  // the last counted message detect a rewritten context (a compaction): then all is counted.
   struct prefix_sum {
     std::size_t count = 0;
     std::int64_t tokens = 0;
-    std::uint64_t fingerprint = 0;
+    std::uint64_t first_fingerprint = 0, last_fingerprint = 0;  // of msgs[0] and msgs[count - 1]
   };
   std::mutex prefix_mutex_;
   std::unordered_map<std::string, prefix_sum> prefixes_;

@@ -4,6 +4,7 @@
 
 #include "messages/json_reader.hpp"
 #include "messages/json_writer.hpp"
+#include "messages/utf8.hpp"
 
 namespace sessionrt::storage {
 
@@ -32,8 +33,8 @@ std::atomic<std::uint64_t> last_version{0};
 
 const session_entry& session_store::entry_of(const slot& s) {
   if (!s.released) return s.entry;
-  // The text is "\n  " + the JSON-quoted key + ": " + the row; the row is our own output, so
-  // it parses (parse(stringify(x)) == x for everything the writer writes).
+  // The text is "\n  " + the JSON-quoted key + ": " + the row. Only rows whose text is valid
+  // UTF-8 are released, and for those parse(stringify(x)) == x.
   std::string prefix = "\n  ";
   json::append_string(prefix, *s.key);
   prefix += ": ";
@@ -50,8 +51,10 @@ std::size_t session_store::release_clean_rows() {
   refresh();
   std::size_t n = 0;
   for (slot& s : slots_) {
-    if (!s.live || s.dirty || s.released || s.text.empty()) continue;
+    // Invalid UTF-8 (the writer passes it through, the reader refuses it) stays parsed.
+    if (!s.live || s.released || !is_valid_utf8(s.text)) continue;
     s.entry = session_entry();
+    s.text.shrink_to_fit();  // refresh() leaves the scratch buffer's spare capacity
     s.released = true;
     ++n;
   }
@@ -89,7 +92,8 @@ session_store& session_store::operator=(const session_store& other) {
     (void)inserted;
     slot copy;
     copy.key = &it->first;
-    copy.entry = entry_of(s);
+    if (!s.released) copy.entry = s.entry;
+    copy.released = s.released;
     copy.text = s.text;
     copy.dirty = s.dirty;
     if (copy.dirty) ++dirty_count_;

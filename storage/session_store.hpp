@@ -10,7 +10,7 @@
 //   returned pointer may be used to change the row until the next call on the store and no
 //   longer (a change made through a stale pointer would be missed by the cache).
 // - release_clean_rows() drops the parsed form of every row whose text is up to date and
-//   keeps only that text (about a fifth of the memory); such a row is parsed again from its
+//   keeps only that text (less than half the memory); such a row is parsed again from its
 //   text when it is next read or changed. The store actor calls it after each save, so the
 //   rows of sessions nobody talks to cost their sessions.json text, not a JSON object.
 // - Not thread-safe, not even for concurrent const calls (serialization fills the cache,

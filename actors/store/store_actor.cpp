@@ -37,7 +37,7 @@ status write_now(caf::event_based_actor* self, store_state& st) {
     st.last_write_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
     if (result.ok()) {
       st.dirty = false;
-      // Rows are kept as their saved text until next used (about a fifth of the memory).
+      // Rows are kept as their saved text until next used (less than half the memory).
       st.file->store().release_clean_rows();
       lifecycle_event e;
       e.type = std::string(event_types::store_flushed);
@@ -102,6 +102,7 @@ caf::behavior store_actor(caf::event_based_actor* self, std::shared_ptr<storage:
         entry_rows rows;
         rows.reserve(st->file->store().size());
         for (const auto& r : st->file->store()) rows.emplace_back(std::string(r.key), r.entry);
+        st->file->store().release_clean_rows();  // reading parsed every row; keep them as text again
         return rows;
       },
       [self, st](flush_atom) {  // the coalescing window closed

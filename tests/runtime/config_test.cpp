@@ -448,6 +448,10 @@ TEST_CASE("config: the environment gives the state dir and overrides the write l
     CHECK(load_ok("{}", env).settings.state_dir == "/env/state");
     CHECK(load_ok(R"({"stateDir": "/file/state"})", env).settings.state_dir == "/file/state");
     CHECK(load_ok("{}", environment({{"SESSIONRT_STATE_DIR", ""}})).settings.state_dir.empty());
+    // "~" is expanded as runtime::start expands it, not kept as a directory named "~".
+    auto home = environment({{"SESSIONRT_STATE_DIR", "~/state/"}, {"HOME", "/home/u"}});
+    CHECK(load_ok("{}", home).settings.state_dir == "/home/u/state");
+    CHECK(load_error("{}", environment({{"SESSIONRT_STATE_DIR", "~/state"}})).code() == errc::invalid_argument);
   }
   SECTION("write lock variables win over the file [R§9]") {
     constexpr std::string_view text =

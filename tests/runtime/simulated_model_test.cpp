@@ -572,7 +572,13 @@ TEST_CASE("prompt tokens counted incrementally per session equal a full count, a
     REQUIRE(b.ok());
     CHECK(a->at("usage").as_object().at("input") == b->at("usage").as_object().at("input"));
   }
-  // A compaction rewrites the context: fewer, different messages.
+  // A compaction rewrites the context from its first message on. Same length, same last
+  // message: only the first one changed, and the count must still follow it.
+  req.messages[0] = user_message("summary", 99);
+  auto rewritten = model.run(req);
+  REQUIRE(rewritten.ok());
+  CHECK(rewritten->at("usage").as_object().at("input") == runtime::simulated_prompt_tokens(req));
+  // Fewer, different messages.
   req.messages.clear();
   req.messages.emplace_back(user_message("summary of everything", 99));
   auto a = model.run(req);

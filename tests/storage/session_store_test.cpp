@@ -186,4 +186,13 @@ TEST_CASE("released rows keep only their text and come back identical when read 
   session_store copy = s;
   CHECK(copy.to_pretty() == s.to_pretty());
   CHECK(copy.find(first_key)->session_id() == std::optional<std::string_view>("fresh"));
+
+  // A row with invalid UTF-8 (the writer passes it through, the reader would refuse it) is
+  // not released: it keeps its value instead of coming back empty.
+  session_entry odd = make_row("odd", 8);
+  odd.set_label(std::string("Caf\xe9"));
+  s.upsert("odd", odd);
+  s.release_clean_rows();
+  CHECK(s.find("odd")->label() == std::optional<std::string_view>("Caf\xe9"));
+  CHECK(s.find("odd")->session_id() == std::optional<std::string_view>("odd"));
 }
