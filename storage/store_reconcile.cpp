@@ -26,7 +26,8 @@ result<reconcile_report> reconcile_store(fs& f, session_store& store, const std:
     if (auto id = row.entry.session_id()) referenced.emplace(*id);
   for (const auto& name : *names) {
     const artifact_name a = classify(name);
-    if (a.kind != artifact_kind::primary_transcript || referenced.count(a.session_id)) continue;
+    const bool transcript = a.kind == artifact_kind::primary_transcript || a.kind == artifact_kind::successor_transcript;
+    if (!transcript || referenced.count(a.session_id)) continue;
     const std::string path = path_join(sessions_dir, name);
     auto header = read_transcript_header(f, path);
     ++rep.scanned;

@@ -72,7 +72,9 @@ class row_patch {
   }
   // `key: from.key` (undefined when absent).
   void carry(const boost::json::object& from, std::string_view key) {
-    if (reused_ == &from) return;
+    // Reusing the row: a key it has is already in place; an absent one still takes its slot
+    // here, as {...entry, ...patch} orders it.
+    if (reused_ == &from && from.contains(key)) return;
     if (const auto* v = from.if_contains(key))
       set(key, *v);
     else

@@ -67,3 +67,24 @@ TEST_CASE("reconcile: nothing to do when every transcript is referenced") {
   CHECK(rep->adopted.empty());
   CHECK(rep->scanned == 0);
 }
+
+TEST_CASE("reconcile: a successor transcript (truncateAfterCompaction) whose row write was lost is adopted") {
+  testing::temp_dir dir;
+  session_store store;
+  store.upsert("agent:main:main", row("old-id", 1000));
+  write_transcript(dir, "old-id", 1000, "agent:main:main");
+  header_fields h;
+  h.id = "succ-id";
+  h.timestamp_ms = 2000;
+  h.cwd = "/w";
+  h.session_key = "agent:main:main";
+  const std::string name = "2026-11-30T01-00-00-000Z_succ-id.jsonl";
+  testing::write_text(dir.file(name), json::to_compact(make_header(h)) + "\n");
+  auto rep = reconcile_store(posix_fs(), store, dir.path());
+  REQUIRE(rep.ok());
+  REQUIRE(rep->adopted.size() == 1);
+  const auto* main = store.find("agent:main:main");
+  REQUIRE(main);
+  CHECK(main->session_id() == std::optional<std::string_view>("succ-id"));
+  CHECK(main->session_file() == std::optional<std::string_view>(dir.file(name)));
+}

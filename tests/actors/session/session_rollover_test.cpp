@@ -514,3 +514,25 @@ TEST_CASE("cron: the base row is sanitized and every isolated run starts a new s
   CHECK(first.new_session);
   CHECK_FALSE(first.reason);
 }
+
+TEST_CASE("a reused row that lacks some carried keys gets them at their {...entry, ...patch} position") {
+  // A group row first written by a heartbeat (no channel / groupId yet), then a chat reuses it.
+  const auto old = row(R"({"sessionId": "s1", "updatedAt": 100, "sessionStartedAt": 100, "lastInteractionAt": 100})");
+  auto in = turn(&old, 200);
+  in.trigger = trigger("hi");
+  auto patch = json::parse_object(R"({
+    "deliveryContext": {"channel": "telegram", "to": "telegram:-100"},
+    "lastChannel": "telegram", "lastTo": "telegram:-100",
+    "origin": {"provider": "telegram", "chatType": "group"},
+    "channel": "telegram", "groupId": "-100"
+  })");
+  REQUIRE(patch.ok());
+  in.inbound_patch = *patch;
+  auto r = roll_session(in);
+  CHECK_FALSE(r.new_session);
+  const auto keys = keys_of(r.entry);
+  auto at = [&](const char* k) { return std::find(keys.begin(), keys.end(), k) - keys.begin(); };
+  REQUIRE(at("channel") < static_cast<std::ptrdiff_t>(keys.size()));
+  CHECK(at("channel") < at("deliveryContext"));  // the carried slot, not the patch's order
+  CHECK(at("groupId") < at("deliveryContext"));
+}
