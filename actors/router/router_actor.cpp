@@ -163,6 +163,12 @@ void passivate(caf::event_based_actor* self, router_state& st, const std::string
   self->send(it->second.actor, passivate_atom::value, why);
 }
 
+// The events waiting on a key that will get no actor (the runtime stops) fail, each exactly once.
+void refuse_waiting(caf::event_based_actor* self, key_slot& slot) {
+  for (auto& fn : slot.waiting) fn(self, caf::actor());
+  slot.waiting.clear();
+}
+
 void on_passivated(caf::event_based_actor* self, std::shared_ptr<router_state> st, const std::string& key) {
   auto it = st->slots.find(key);
   if (it == st->slots.end()) return;
@@ -176,6 +182,7 @@ void on_passivated(caf::event_based_actor* self, std::shared_ptr<router_state> s
     it->second.state = key_slot::phase::queued;
     st->admission.push_back(key);
   } else {
+    refuse_waiting(self, it->second);  // stopping: events that arrived during the passivation
     st->slots.erase(it);
   }
   admit(self, st);
@@ -355,7 +362,7 @@ caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
         for (const auto& key : st->admission) {
           auto it = st->slots.find(key);
           if (it == st->slots.end()) continue;
-          for (auto& fn : it->second.waiting) fn(self, caf::actor());
+          refuse_waiting(self, it->second);
           st->slots.erase(it);
         }
         st->admission.clear();
