@@ -167,10 +167,11 @@ void finish_keys(route& r, const session_routing_config& session) {
                                                           : last_route_policy::session;
 }
 
-route choose(const route_context& ctx, std::string_view agent_id, std::string_view matched_by,
+// The route for `agent_id` (already resolved: normalized, existing or forced).
+route choose(const route_context& ctx, std::string agent_id, std::string_view matched_by,
              std::optional<dm_scope> binding_scope_override) {
   route r;
-  r.agent_id = pick_existing_agent(ctx.config, agent_id);
+  r.agent_id = std::move(agent_id);
   r.channel = ctx.channel;
   r.account_id = ctx.account_id;
   r.matched_by = matched_by;
@@ -184,6 +185,8 @@ route choose(const route_context& ctx, std::string_view agent_id, std::string_vi
 }
 
 route resolve_bound_route(const route_context& ctx, const route_input& input) {
+  if (!js_trim(input.forced_agent_id).empty())
+    return choose(ctx, normalize_agent_id(input.forced_agent_id), "forced", std::nullopt);
   const std::vector<evaluated_binding> bindings =
       bindings_for(ctx.config, ctx.channel, ctx.account_id);
   const std::optional<route_peer> parent = normalized_peer(input.parent_peer);
@@ -207,9 +210,10 @@ route resolve_bound_route(const route_context& ctx, const route_input& input) {
     const binding_scope scope{rule.scope_peer, guild, team, &input.member_role_ids};
     for (const evaluated_binding& b : bindings)
       if (b.bucket == rule.bucket && matches_scope(b, scope))
-        return choose(ctx, b.binding->agent_id, rule.matched_by, b.binding->session_dm_scope);
+        return choose(ctx, pick_existing_agent(ctx.config, b.binding->agent_id), rule.matched_by,
+                      b.binding->session_dm_scope);
   }
-  return choose(ctx, default_agent_of(ctx.config), "default", std::nullopt);
+  return choose(ctx, pick_existing_agent(ctx.config, default_agent_of(ctx.config)), "default", std::nullopt);
 }
 
 // A caller-chosen key: normalized, made agent-scoped for the routed agent when it is a

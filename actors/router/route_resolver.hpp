@@ -33,6 +33,7 @@ struct route_input {
   std::vector<std::string> member_role_ids;
   std::string thread_id;  // appended as <base>:thread:<id>; lowercased except Matrix rooms
   std::string explicit_session_key;  // caller-chosen key: normalized and passed through
+  std::string forced_agent_id;       // non-empty: this agent (normalized; it need not exist), bindings skipped
 };
 
 struct agent_entry {
@@ -82,7 +83,7 @@ struct route {
   // "main" when base_session_key == main_session_key: resolveAgentRoute decides this before a
   // channel adds the thread suffix, so a DM thread under dmScope main still reports "main".
   last_route_policy last_route = last_route_policy::session;
-  std::string matched_by;  // "binding.peer" ... "binding.channel", "default", "explicit"
+  std::string matched_by;  // "binding.peer" ... "binding.channel", "default", "explicit", "forced"
   dm_scope direct_message_scope = dm_scope::main;  // effective (binding override applied)
 };
 

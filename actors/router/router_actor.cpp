@@ -228,6 +228,7 @@ route_input to_route_input(const chat_event& ev) {
   in.member_role_ids = ev.member_role_ids;
   in.thread_id = ev.thread_id;
   in.explicit_session_key = ev.session_key;
+  in.forced_agent_id = ev.agent_id;
   return in;
 }
 
@@ -263,7 +264,6 @@ void on_chat(caf::event_based_actor* self, std::shared_ptr<router_state> st, cha
   auto cached = st->route_cache.find(cache_key);
   if (cached == st->route_cache.end()) {
     route fresh = resolve_route(to_route_input(ev), st->cfg.core.settings->routing);
-    if (!ev.agent_id.empty()) fresh.agent_id = normalize_agent_id(ev.agent_id);
     if (st->route_cache.size() >= kRouteCacheSize) st->route_cache.clear();
     cached = st->route_cache.emplace(std::move(cache_key), std::move(fresh)).first;
   }

@@ -289,3 +289,18 @@ TEST_CASE("legacy resolveSessionKey(scope, ctx, mainKey)") {
   CHECK(resolve_legacy_session_key(session_scope::global, direct, "") ==
         "agent:main:telegram:direct:123");
 }
+
+TEST_CASE("a forced agent builds the whole route (key included) for that agent, bindings skipped") {
+  routing_config config;
+  config.agents = {{"main", true}, {"work", false}};
+  config.bindings = {bind("main", {.channel = "telegram"})};
+  route_input in = dm("telegram", "123");
+  in.forced_agent_id = " Work ";
+  const route r = resolve_route(in, config);
+  CHECK(r.agent_id == "work");
+  CHECK(r.session_key == "agent:work:main");
+  CHECK(r.main_session_key == "agent:work:main");
+  CHECK(r.matched_by == "forced");
+  in.forced_agent_id = "nope";  // not configured: kept, so the router can refuse it by name
+  CHECK(resolve_route(in, config).agent_id == "nope");
+}
