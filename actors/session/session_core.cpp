@@ -172,13 +172,16 @@ status session_core::close_transcript() {
 status session_core::close() { return close_transcript(); }
 
 status session_core::start_new_session(const std::string& old_id, core_effects& fx) {
+  // The previous session's file: the open transcript (after truncateAfterCompaction that is a
+  // successor, <ISO>_<id>.jsonl), else <id>.jsonl.
+  std::string old_path = transcript_ ? transcript_->path() : std::string();
   SRT_RETURN_IF_ERROR(close_transcript());
-  if (!old_id.empty()) {
-    auto path = storage::transcript_path(deps_.sessions_dir, old_id);
-    if (path.ok() && deps_.files->lstat(*path).ok()) {
-      auto archived = storage::archive_transcript(*deps_.files, *deps_.time, *path, storage::archive_reason::reset);
-      if (!archived.ok()) return archived.error().with_context("archiving the previous transcript");
-    }
+  if (old_path.empty() && !old_id.empty()) {
+    if (auto path = storage::transcript_path(deps_.sessions_dir, old_id); path.ok()) old_path = *path;
+  }
+  if (!old_path.empty() && deps_.files->lstat(old_path).ok()) {
+    auto archived = storage::archive_transcript(*deps_.files, *deps_.time, old_path, storage::archive_reason::reset);
+    if (!archived.ok()) return archived.error().with_context("archiving the previous transcript");
   }
   return open_current(fx);
 }

@@ -333,6 +333,13 @@ TEST_CASE("/compact with instructions, and truncateAfterCompaction continues in 
   auto ctx = s.context();
   CHECK(ctx.messages[0].as_object().at("role").as_string() == "compactionSummary");
   CHECK(ctx.messages.back().as_object().at("role").as_string() == "assistant");
+  // /new archives the file the session was writing: the successor, not <id>.jsonl.
+  REQUIRE(s.say("/new").st.ok());
+  CHECK_FALSE(testing::exists(new_file));
+  bool archived = false;
+  for (const auto& name : testing::list_names(storage::path_dirname(new_file)))
+    archived |= name.rfind(storage::path_basename(new_file) + ".reset.", 0) == 0;
+  CHECK(archived);
 }
 
 TEST_CASE("messages sent while a compaction runs are all kept, in the order sent") {
