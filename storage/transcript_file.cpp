@@ -300,16 +300,18 @@ status transcript_file::flush() {
 
 status transcript_file::sync() {
   SRT_RETURN_IF_ERROR(flush());
+  // A file created in batch mode has an unsynced header too: its data first, then its name.
+  if (dir_unsynced_ || durable_seq_ != written_seq_ || unsynced_bytes_ != 0) {
+    SRT_RETURN_IF_ERROR(fs_.fdatasync(reader_->fd()).with_context(fmt::format("syncing {}", path())));
+    ++stats_.syncs;
+    durable_seq_ = written_seq_;
+    unsynced_bytes_ = 0;
+    oldest_unsynced_ms_ = 0;
+  }
   if (dir_unsynced_) {
     SRT_RETURN_IF_ERROR(fsync_dir(fs_, path_dirname(path())));
     dir_unsynced_ = false;
   }
-  if (durable_seq_ == written_seq_ && unsynced_bytes_ == 0) return {};
-  SRT_RETURN_IF_ERROR(fs_.fdatasync(reader_->fd()).with_context(fmt::format("syncing {}", path())));
-  ++stats_.syncs;
-  durable_seq_ = written_seq_;
-  unsynced_bytes_ = 0;
-  oldest_unsynced_ms_ = 0;
   return {};
 }
 

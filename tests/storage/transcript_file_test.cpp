@@ -255,6 +255,14 @@ TEST_CASE("durability modes: none writes on commit, sync fdatasyncs each commit,
     CHECK(f.count(fs_op::fdatasync) - before == 1);
     CHECK(t->durable_seq() == 100);
   }
+  SECTION("batch: a new file's header is synced before its name, even with nothing appended") {
+    auto t = make(f, clk, dir.file("h.jsonl"), durability::batch);
+    int before = f.count(fs_op::fdatasync);
+    REQUIRE(t->dir_unsynced());
+    REQUIRE(t->sync().ok());
+    CHECK(f.count(fs_op::fdatasync) - before == 1);
+    CHECK_FALSE(t->dir_unsynced());
+  }
 }
 
 TEST_CASE("ENOSPC or EIO during a write rolls the append back and leaves the file loadable") {
