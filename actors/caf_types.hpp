@@ -22,7 +22,6 @@ using chat_atom = caf::atom_constant<caf::atom("chat")>;
 using system_atom = caf::atom_constant<caf::atom("system")>;
 using get_atom = caf::atom_constant<caf::atom("get")>;
 using put_atom = caf::atom_constant<caf::atom("put")>;
-using erase_atom = caf::atom_constant<caf::atom("erase")>;
 using list_atom = caf::atom_constant<caf::atom("list")>;
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using sync_atom = caf::atom_constant<caf::atom("sync")>;

@@ -35,7 +35,6 @@ struct chat_event {
 };
 
 enum class system_event_kind { heartbeat, cron, exec };
-const char* system_event_kind_name(system_event_kind k);
 
 struct system_event {
   system_event_kind kind = system_event_kind::heartbeat;

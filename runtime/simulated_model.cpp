@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "actors/session/overflow_detector.hpp"
+#include "actors/session/silent_reply.hpp"
 #include "actors/session/summary_prompt.hpp"
 #include "actors/session/token_estimate.hpp"
 #include "messages/js_text.hpp"
@@ -491,7 +492,7 @@ result<boost::json::object> simulated_model::answer(const model_request& request
     r = cut_to_max_tokens(simulated_summary(summary_source_of(user_text), 0), request.max_tokens);
   } else if (request.purpose == "memory_flush" || contains(user_text, kFlushPromptMarker) ||
              contains(user_text, options_.silent_marker)) {
-    r.text = std::string(kSilentReplyText);
+    r.text = std::string(actors::silent_reply_token);
   } else {
     r = cut_to_max_tokens(simulated_reply_text(user_text, options_.reply_tokens), request.max_tokens);
   }

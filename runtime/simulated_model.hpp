@@ -38,7 +38,6 @@ namespace sessionrt::runtime {
 
 // The first words of OpenClaw's default flush prompt and system prompt [R§7.1].
 inline constexpr std::string_view kFlushPromptMarker = "Pre-compaction memory flush";
-inline constexpr std::string_view kSilentReplyText = "NO_REPLY";
 
 struct simulated_model_options {
   std::int64_t context_window = 200000;

@@ -7,8 +7,6 @@
 namespace sessionrt::actors {
 namespace {
 
-std::string lower_trimmed(std::string_view s) { return js_lowercase(trimmed_text(s)); }
-
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // "a, b, c" (at most `limit` items, then "and N more").

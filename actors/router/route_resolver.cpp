@@ -6,8 +6,6 @@
 namespace sessionrt::actors {
 namespace {
 
-std::string lower_trimmed(std::string_view s) { return js_lowercase(trimmed_text(s)); }
-
 // A binding's peer constraint after normalizePeerConstraint.
 struct peer_constraint {
   enum class state { none, invalid, exact, wildcard } kind_of_match = state::none;

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "messages/json_writer.hpp"
+#include "messages/utf8.hpp"
 
 namespace sessionrt::actors {
 namespace {
@@ -48,8 +49,6 @@ std::string join(const std::vector<std::string_view>& parts, std::size_t from, c
   }
   return out;
 }
-
-std::string lower_trimmed(std::string_view s) { return js_lowercase(trimmed_text(s)); }
 
 // ---- id tokens (agent ids, account ids) ---------------------------------------------------
 
@@ -192,15 +191,6 @@ std::string entry_chat_type(const session_entry* entry) {
   return v != nullptr && v->is_string() ? lower_trimmed(v->get_string()) : std::string();
 }
 
-bool is_valid_utf8(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
-    const code_point cp = decode_utf8_at(s, i);
-    if (cp.length == 0) return false;
-    i += cp.length;
-  }
-  return true;
-}
-
 bool has_control_char(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     const code_point cp = decode_utf8_at(s, i);
@@ -313,6 +303,7 @@ std::optional<session_scope> parse_session_scope(std::string_view text) {
 // ---- text primitives --------------------------------------------------------------------------
 
 std::string trimmed_text(std::string_view text) { return std::string(js_trim(text)); }
+std::string lower_trimmed(std::string_view text) { return js_lowercase(js_trim(text)); }
 
 // ---- normalization ----------------------------------------------------------------------------
 

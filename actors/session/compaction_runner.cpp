@@ -220,7 +220,6 @@ result<compaction_outcome> compact_session(const compaction_env& env, const comp
   auto id = tf.append_compaction(summary, plan->first_kept_entry_id, plan->tokens_before, plan_details_json(*plan));
   if (!id.ok()) return id.error();
   out.compacted = true;
-  out.compaction_entry_id = *id;
   out.first_kept_entry_id = plan->first_kept_entry_id;
   out.tokens_before = plan->tokens_before;
   auto ctx = tf.context();

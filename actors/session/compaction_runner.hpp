@@ -38,7 +38,6 @@ struct compaction_outcome {
   std::int64_t tokens_before = 0;
   std::int64_t tokens_after = 0;
   std::string first_kept_entry_id;
-  std::string compaction_entry_id;
   std::optional<std::string> successor_session_id;  // truncateAfterCompaction
   std::optional<std::string> successor_path;
 };

@@ -24,7 +24,6 @@ class reply_stream {
   // The model call returned. kept: the reply is the turn's (not dropped for a retry or an
   // error). Publishes the closing delta only if any text was streamed.
   void end(bool kept);
-  bool streamed() const { return streamed_; }
 
  private:
   void emit(std::string text, bool done, bool silent, bool discarded);

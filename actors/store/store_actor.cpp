@@ -92,12 +92,6 @@ caf::behavior store_actor(caf::event_based_actor* self, std::shared_ptr<storage:
         }
         return st->durable_waiters.back();
       },
-      [self, st](erase_atom, const std::string& key) {
-        if (st->file->store().erase(key)) {
-          st->dirty = true;
-          schedule_window(self, *st);
-        }
-      },
       [st](list_atom) {
         entry_rows rows;
         rows.reserve(st->file->store().size());

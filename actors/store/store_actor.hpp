@@ -8,7 +8,7 @@
 // fsyncs, and that must not block a scheduler thread. After each write the rows are kept as
 // their saved text only (session_store::release_clean_rows) until next read or changed.
 //   (get, key) -> entry_reply            (put, key, entry)             fire and forget
-//   (put, key, entry, flush) -> bool     (erase, key)                  (list) -> entry_rows
+//   (put, key, entry, flush) -> bool     (list) -> entry_rows
 //   (flush, stop) -> bool                write now (shutdown)
 #pragma once
 #include <memory>

@@ -37,7 +37,11 @@ std::string preview(const boost::json::object& m) {
   }
   for (char& ch : text)
     if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
-  if (text.size() > 100) text = text.substr(0, 97) + "...";
+  if (text.size() > 100) {
+    std::size_t cut = 97;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // whole characters
+    text = text.substr(0, cut) + "...";
+  }
   return text;
 }
 
@@ -141,8 +145,8 @@ void tail_command(const std::string& file, std::size_t n, std::size_t bytes, boo
     if (const auto* m = message_of(e)) {
       what = std::string(json::get_string(*m, "role").value_or("?"));
       text = preview(*m);
-    } else if (auto s = json::get_string(e, "summary")) {
-      text = std::string(*s).substr(0, 100);
+    } else {
+      text = preview(e);  // a compaction or branch summary: its summary, on one line
     }
     std::cout << fmt::format("{} {} {:<16} {}\n", json::get_string(e, "timestamp").value_or("-"),
                              json::get_string(e, "id").value_or("-"), what, text);
