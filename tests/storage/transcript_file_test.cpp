@@ -379,16 +379,16 @@ TEST_CASE("tail reads at most the bytes asked for and returns the last entries i
   }
   auto rd = transcript_reader::open(posix_fs(), path);
   REQUIRE(rd.ok());
-  const auto before = (*rd)->stats().bytes_read;
   auto last = (*rd)->tail(3, 1u << 20);
   REQUIRE(last.ok());
   REQUIRE(last->size() == 3);
   CHECK(last->back().at("message").as_object().at("content").as_string() == "m499");
   CHECK(last->front().at("message").as_object().at("content").as_string() == "m497");
+  const auto before_small = (*rd)->stats().bytes_read;
   auto small = (*rd)->tail(100, 1000);  // ~7 lines fit in 1000 bytes; the cut first line is skipped
   REQUIRE(small.ok());
   CHECK(small->size() < 10);
   CHECK(small->size() >= 5);
-  CHECK((*rd)->stats().bytes_read - before <= (1u << 20) + 1000);
+  CHECK((*rd)->stats().bytes_read - before_small <= 1000);  // the byte bound holds for this call alone
   CHECK(small->back().at("message").as_object().at("content").as_string() == "m499");
 }

@@ -52,6 +52,14 @@ TEST_CASE("chunks keep the messages in order and each stays within the budget") 
   }
   CHECK(joined == in);
   CHECK(chunk_messages({}, budget).empty());
+  // Chunks are filled greedily (that is what bounds the number of summary calls): 100-token
+  // messages (120 with the margin) against a budget of 600 go 5 to a chunk.
+  std::vector<boost::json::object> uniform;
+  for (int i = 0; i < 50; ++i) uniform.push_back(user_of(400, i));
+  REQUIRE(estimate_tokens(uniform[0]) == 100);
+  auto packed = chunk_messages(uniform, 600);
+  REQUIRE(packed.size() == 10);
+  for (const auto& c : packed) CHECK(c.size() == 5);
   // A single message above the budget is a chunk of its own.
   std::vector<boost::json::object> big{user_of(40, 0), user_of(4000, 1), user_of(40, 2)};
   auto c2 = chunk_messages(big, 100);
