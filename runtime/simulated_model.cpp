@@ -443,6 +443,10 @@ std::uint64_t message_fingerprint(const boost::json::value& m) { return fnv1a64(
 // A session's context grows by appends between compactions, and a compaction rewrites it from
 // its first message on: when the first message and the last one counted last time are both
 // unchanged, the count of that prefix is reused and only the new messages are estimated.
+// Sessions whose prefix count is kept (then the cache starts afresh): enough for the sessions
+// in conversation at once; a session that went quiet is counted afresh when it comes back.
+constexpr std::size_t kPrefixCacheSessions = 1024;
+
 std::int64_t simulated_model::prompt_tokens_of(const model_request& request) {
   const auto& msgs = request.messages;
   if (request.session_id.empty() || msgs.empty()) return simulated_prompt_tokens(request);
@@ -459,7 +463,7 @@ std::int64_t simulated_model::prompt_tokens_of(const model_request& request) {
     if (const auto* m = msgs[i].if_object()) tokens += actors::estimate_tokens(*m);
   {
     std::lock_guard<std::mutex> g(prefix_mutex_);
-    if (prefixes_.size() > 100000) prefixes_.clear();  // bounded: the cache is only a speed-up
+    if (prefixes_.size() >= kPrefixCacheSessions) prefixes_.clear();  // bounded: only a speed-up
     prefixes_[request.session_id] = prefix_sum{msgs.size(), tokens, first, message_fingerprint(msgs.back())};
   }
   return tokens + tokens_of_text(request.system_prompt);

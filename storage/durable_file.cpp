@@ -85,7 +85,8 @@ status replace_file_atomic(fs& f, const std::string& path, std::string_view data
   const std::string dir = path_dirname(path);
   const std::string prefix = opt.temp_prefix.empty() ? path_basename(path) : opt.temp_prefix;
   const std::string tmp = path_join(dir, fmt::format("{}.{}.{}.tmp", prefix, ::getpid(), new_uuid_v4()));
-  auto fd = f.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, opt.mode);
+  const int access = opt.keep_fd ? O_RDWR : O_WRONLY;
+  auto fd = f.open(tmp, access | O_CREAT | O_EXCL | O_NOFOLLOW, opt.mode);
   if (!fd.ok()) return fd.error().with_context("writing " + path);
   auto fail = [&](const status& st) {
     (void)f.close(*fd);
@@ -96,15 +97,24 @@ status replace_file_atomic(fs& f, const std::string& path, std::string_view data
   if (opt.durable) {
     if (status st = f.fsync(*fd); !st.ok()) return fail(st);
   }
-  if (status st = f.close(*fd); !st.ok()) {
-    (void)f.unlink(tmp);
-    return st.with_context("writing " + path);
+  if (!opt.keep_fd) {
+    if (status st = f.close(*fd); !st.ok()) {
+      (void)f.unlink(tmp);
+      return st.with_context("writing " + path);
+    }
   }
   if (status st = f.rename(tmp, path); !st.ok()) {
+    if (opt.keep_fd) return fail(st);
     (void)f.unlink(tmp);
     return st.with_context("writing " + path);
   }
-  if (opt.durable) return fsync_dir(f, dir).with_context("writing " + path);
+  if (opt.durable) {
+    if (status st = fsync_dir(f, dir); !st.ok()) {
+      if (opt.keep_fd) (void)f.close(*fd);
+      return st.with_context("writing " + path);
+    }
+  }
+  if (opt.keep_fd) *opt.keep_fd = *fd;
   return {};
 }
 

@@ -18,6 +18,9 @@ struct replace_options {
   bool durable = true;      // fsync the temp file and the directory
   mode_t mode = 0600;
   std::string temp_prefix;  // default: the target's basename
+  // replace_file_atomic only: when set, the file is opened read-write and on success its fd
+  // is left open here (the caller closes it): it refers to what is now at `path`.
+  int* keep_fd = nullptr;
 };
 
 status replace_file_atomic(fs& f, const std::string& path, std::string_view data, const replace_options& opt = {});

@@ -1,6 +1,8 @@
 #include "storage/session_store.hpp"
 
 #include <atomic>
+#include <algorithm>
+#include <stdexcept>
 
 #include "messages/json_reader.hpp"
 #include "messages/json_writer.hpp"
@@ -8,17 +10,17 @@
 
 namespace sessionrt::storage {
 
-session_store::iterator::iterator(const std::vector<slot>* slots, std::size_t pos) : slots_(slots), pos_(pos) {
+session_store::iterator::iterator(const session_store* store, std::size_t pos) : store_(store), pos_(pos) {
   skip_erased();
 }
 
 void session_store::iterator::skip_erased() {
-  while (pos_ < slots_->size() && !(*slots_)[pos_].live) ++pos_;
+  while (pos_ < store_->slots_.size() && !store_->slots_[pos_].live) ++pos_;
 }
 
 session_store::row session_store::iterator::operator*() const {
-  const slot& s = (*slots_)[pos_];
-  return row{*s.key, entry_of(s)};
+  const slot& s = store_->slots_[pos_];
+  return row{s.key_view(), store_->entry_of(s)};
 }
 
 session_store::iterator& session_store::iterator::operator++() {
@@ -29,35 +31,83 @@ session_store::iterator& session_store::iterator::operator++() {
 
 namespace {
 std::atomic<std::uint64_t> last_version{0};
+
+// Rows whose text is not valid UTF-8 (the writer passes it through, the reader refuses it)
+// stay parsed: only for valid text does parse(stringify(x)) == x hold.
+bool can_shed(const std::string& text) { return is_valid_utf8(text); }
+
+std::unique_ptr<char[]> key_bytes(std::string_view key) {
+  auto bytes = std::make_unique_for_overwrite<char[]>(key.size());
+  std::copy(key.begin(), key.end(), bytes.get());
+  return bytes;
+}
 }  // namespace
 
-const session_entry& session_store::entry_of(const slot& s) {
-  if (!s.released) return s.entry;
-  // The text is "\n  " + the JSON-quoted key + ": " + the row. Only rows whose text is valid
-  // UTF-8 are released, and for those parse(stringify(x)) == x.
+bool session_store::unspill(const slot& s) const {
+  if (s.mem) return true;
+  std::string text;
+  status st = backing_ ? backing_->read(s.at, s.len, text) : status(errc::internal, "spilled row without a backing file");
+  if (!st.ok()) {
+    if (spill_error_.ok()) spill_error_ = st.with_context("reading back the row of " + std::string(s.key_view()));
+    return false;
+  }
+  s.mem = std::make_unique<row_mem>();
+  s.mem->text = std::move(text);
+  s.mem->released = true;
+  return true;
+}
+
+const session_entry& session_store::entry_of(const slot& s) const {
+  static const session_entry unreadable;
+  if (!unspill(s)) return unreadable;
+  row_mem& m = *s.mem;
+  if (!m.released) return m.entry;
+  // The text is "\n  " + the JSON-quoted key + ": " + the row.
   std::string prefix = "\n  ";
-  json::append_string(prefix, *s.key);
+  json::append_string(prefix, s.key_view());
   prefix += ": ";
   json::parse_limits limits;
-  limits.max_bytes = s.text.size();
+  limits.max_bytes = m.text.size();
   limits.max_depth = 1u << 20;  // whatever depth the row was loaded with
-  auto row = json::parse_object(std::string_view(s.text).substr(prefix.size()), limits);
-  s.entry = row.ok() ? session_entry(std::move(*row)) : session_entry();
-  s.released = false;
-  return s.entry;
+  auto row = json::parse_object(std::string_view(m.text).substr(prefix.size()), limits);
+  m.entry = row.ok() ? session_entry(std::move(*row)) : session_entry();
+  m.released = false;
+  return m.entry;
 }
 
 std::size_t session_store::release_clean_rows() {
   refresh();
   std::size_t n = 0;
   for (slot& s : slots_) {
-    // Invalid UTF-8 (the writer passes it through, the reader refuses it) stays parsed.
-    if (!s.live || s.released || !is_valid_utf8(s.text)) continue;
-    s.entry = session_entry();
-    s.text.shrink_to_fit();  // refresh() leaves the scratch buffer's spare capacity
-    s.released = true;
+    if (!s.live || !s.mem || s.mem->released || !can_shed(s.mem->text)) continue;
+    s.mem->entry = session_entry();
+    s.mem->text.shrink_to_fit();  // refresh() leaves the scratch buffer's spare capacity
+    s.mem->released = true;
     ++n;
   }
+  return n;
+}
+
+std::size_t session_store::spill_clean_rows(std::shared_ptr<const store_backing> backing, std::uint64_t version) {
+  if (!backing || version != text_version() || !spill_error_.ok()) return 0;
+  // The layout append_pretty writes: '{', the row texts separated by ',', "\n}".
+  std::uint64_t pos = 1;
+  bool first = true;
+  std::size_t n = 0;
+  for (slot& s : slots_) {
+    if (!s.live) continue;
+    if (!first) ++pos;
+    first = false;
+    const std::size_t len = text_size(s);
+    if (!s.mem || can_shed(s.mem->text)) {
+      s.mem.reset();
+      s.at = pos;
+      s.len = static_cast<std::uint32_t>(len);
+      ++n;
+    }
+    pos += len;
+  }
+  backing_ = std::move(backing);
   return n;
 }
 
@@ -69,12 +119,14 @@ session_store::session_store(session_store&& other) noexcept { *this = std::move
 
 session_store& session_store::operator=(session_store&& other) noexcept {
   if (this == &other) return *this;
-  // Node-based map: moving it keeps every key's address, so the slots' key pointers stay valid.
+  // Keys live on the heap, owned by their slots: moving the deque keeps the index's views valid.
   slots_ = std::move(other.slots_);
   index_ = std::move(other.index_);
   holes_ = other.holes_;
   dirty_count_ = other.dirty_count_;
   version_ = other.version_;
+  backing_ = std::move(other.backing_);
+  spill_error_ = std::move(other.spill_error_);
   other.clear();
   return *this;
 }
@@ -84,19 +136,20 @@ session_store::session_store(const session_store& other) { *this = other; }
 session_store& session_store::operator=(const session_store& other) {
   if (this == &other) return *this;
   clear();
-  slots_.reserve(other.size());
   index_.reserve(other.size());
+  backing_ = other.backing_;
+  spill_error_ = other.spill_error_;
   for (const slot& s : other.slots_) {
     if (!s.live) continue;
-    auto [it, inserted] = index_.emplace(*s.key, slots_.size());
-    (void)inserted;
     slot copy;
-    copy.key = &it->first;
-    if (!s.released) copy.entry = s.entry;
-    copy.released = s.released;
-    copy.text = s.text;
+    copy.key = key_bytes(s.key_view());
+    copy.key_len = s.key_len;
+    if (s.mem) copy.mem = std::make_unique<row_mem>(*s.mem);
+    copy.at = s.at;
+    copy.len = s.len;
     copy.dirty = s.dirty;
     if (copy.dirty) ++dirty_count_;
+    index_.emplace(copy.key_view(), slots_.size());
     slots_.push_back(std::move(copy));
   }
   bump_version();
@@ -113,20 +166,20 @@ session_entry* session_store::find_for_update(std::string_view key) {
   if (it == index_.end()) return nullptr;
   slot& s = slots_[it->second];
   entry_of(s);
+  if (!s.mem) s.mem = std::make_unique<row_mem>();  // unreadable: the caller's row replaces it
   if (!s.dirty) {
     s.dirty = true;
     ++dirty_count_;
   }
-  return &s.entry;
+  return &s.mem->entry;
 }
 
 bool session_store::upsert(std::string_view key, session_entry entry) {
-  // One hash lookup for both cases (loading inserts 50,000 new keys in a row).
-  auto [node, inserted] = index_.try_emplace(std::string(key), slots_.size());
-  if (!inserted) {
-    slot& s = slots_[node->second];
-    s.entry = std::move(entry);
-    s.released = false;
+  if (auto it = index_.find(key); it != index_.end()) {
+    slot& s = slots_[it->second];
+    if (!s.mem) s.mem = std::make_unique<row_mem>();  // the spilled text is replaced, not read
+    s.mem->entry = std::move(entry);
+    s.mem->released = false;
     if (!s.dirty) {
       s.dirty = true;
       ++dirty_count_;
@@ -134,8 +187,11 @@ bool session_store::upsert(std::string_view key, session_entry entry) {
     return false;
   }
   slot s;
-  s.key = &node->first;
-  s.entry = std::move(entry);
+  s.key = key_bytes(key);
+  s.key_len = static_cast<std::uint32_t>(key.size());
+  s.mem = std::make_unique<row_mem>();
+  s.mem->entry = std::move(entry);
+  index_.emplace(s.key_view(), slots_.size());
   slots_.push_back(std::move(s));
   ++dirty_count_;
   bump_version();
@@ -147,10 +203,10 @@ bool session_store::erase(std::string_view key) {
   if (it == index_.end()) return false;
   slot& s = slots_[it->second];
   if (s.dirty) --dirty_count_;
+  index_.erase(it);  // before the key's bytes go
   s = slot{};
   s.live = false;
   s.dirty = false;
-  index_.erase(it);
   ++holes_;
   bump_version();
   compact_if_sparse();
@@ -162,23 +218,21 @@ void session_store::clear() {
   index_.clear();
   holes_ = 0;
   dirty_count_ = 0;
+  backing_.reset();
+  spill_error_ = status();
   bump_version();
 }
 
-void session_store::reserve(std::size_t rows) {
-  slots_.reserve(rows);
-  index_.reserve(rows);
-}
+void session_store::reserve(std::size_t rows) { index_.reserve(rows); }
 
 // Holes cost a skip during iteration and serialization; squeeze them out once they are many,
 // which keeps erase amortized O(1).
 void session_store::compact_if_sparse() {
   if (holes_ < 64 || holes_ < slots_.size() / 2) return;
-  std::vector<slot> kept;
-  kept.reserve(index_.size());
+  std::deque<slot> kept;
   for (slot& s : slots_) {
     if (!s.live) continue;
-    index_.find(*s.key)->second = kept.size();
+    index_.find(s.key_view())->second = kept.size();
     kept.push_back(std::move(s));
   }
   slots_ = std::move(kept);
@@ -191,14 +245,16 @@ void session_store::refresh() const {
   std::string text;
   for (slot& s : slots_) {
     if (!s.live || !s.dirty) continue;
+    // A dirty slot always has its row in memory (upsert / find_for_update put it there).
+    row_mem& m = *s.mem;
     text.clear();
     text += "\n  ";
-    json::append_string(text, *s.key);
+    json::append_string(text, s.key_view());
     text += ": ";
-    json::append_pretty(text, s.entry.json(), 1);
-    if (text != s.text) {
+    json::append_pretty(text, m.entry.json(), 1);
+    if (text != m.text) {
       changed = true;
-      s.text.swap(text);
+      m.text.swap(text);
     }
     s.dirty = false;
   }
@@ -211,29 +267,64 @@ std::uint64_t session_store::text_version() const {
   return version_;
 }
 
-void session_store::append_pretty(std::string& out) const {
+status session_store::append_pretty(std::string& out) const {
   refresh();
+  if (!spill_error_.ok()) return spill_error_;
   if (index_.empty()) {
     out += "{}";
-    return;
+    return {};
   }
+  const std::size_t start = out.size();
   std::size_t total = 3 + index_.size();
-  for (const slot& s : slots_) total += s.text.size();
+  for (const slot& s : slots_) total += s.live ? text_size(s) : 0;
   out.reserve(out.size() + total);
   out += '{';
   bool first = true;
+  // Spilled rows follow each other in the backing file as they do here (with a ',' between):
+  // a run of them is read in one call.
+  std::uint64_t run_at = 0, run_end = 0;
+  auto flush_run = [&]() -> status {
+    if (run_end == run_at) return {};
+    status st = backing_->read(run_at, static_cast<std::size_t>(run_end - run_at), out);
+    run_at = run_end = 0;
+    return st;
+  };
   for (const slot& s : slots_) {
     if (!s.live) continue;
-    if (!first) out += ',';
+    if (s.mem) {
+      if (status st = flush_run(); !st.ok()) {
+        spill_error_ = st.with_context("reading back rows of the session store");
+        out.resize(start);
+        return spill_error_;
+      }
+      if (!first) out += ',';
+      out += s.mem->text;
+    } else if (run_end != run_at && s.at == run_end + 1) {
+      run_end = s.at + s.len;  // the ',' before it comes from the file too
+    } else {
+      if (status st = flush_run(); !st.ok()) {
+        spill_error_ = st.with_context("reading back rows of the session store");
+        out.resize(start);
+        return spill_error_;
+      }
+      if (!first) out += ',';
+      run_at = s.at;
+      run_end = s.at + s.len;
+    }
     first = false;
-    out += s.text;
+  }
+  if (status st = flush_run(); !st.ok()) {
+    spill_error_ = st.with_context("reading back rows of the session store");
+    out.resize(start);
+    return spill_error_;
   }
   out += "\n}";
+  return {};
 }
 
 std::string session_store::to_pretty() const {
   std::string out;
-  append_pretty(out);
+  if (status st = append_pretty(out); !st.ok()) throw std::runtime_error(st.to_string());
   return out;
 }
 

@@ -13,17 +13,28 @@
 //   keeps only that text (less than half the memory); such a row is parsed again from its
 //   text when it is next read or changed. The store actor calls it after each save, so the
 //   rows of sessions nobody talks to cost their sessions.json text, not a JSON object.
+// - spill_clean_rows() goes further once the store's exact text is on disk: each clean row
+//   keeps only where its text is in that file (store_backing.hpp), ~30 bytes instead of ~1 KB,
+//   and is read back from the file when next read, changed or serialized (runs of spilled rows
+//   in one read each). If a spilled row cannot be read back (I/O error, or another program
+//   changed the file in place), the row reads as empty and every later append_pretty() fails
+//   with that error, so the file on disk is never overwritten with a store missing rows.
 // - Not thread-safe, not even for concurrent const calls (serialization fills the cache,
 //   reading a released row parses it): one owner, the store actor.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <deque>
+
+#include <boost/unordered/unordered_flat_map.hpp>
 #include <vector>
 
 #include "messages/session_entry.hpp"
+#include "messages/status.hpp"
+#include "storage/store_backing.hpp"
 
 namespace sessionrt::storage {
 
@@ -53,9 +64,9 @@ class session_store {
 
    private:
     friend class session_store;
-    iterator(const std::vector<slot>* slots, std::size_t pos);
+    iterator(const session_store* store, std::size_t pos);
     void skip_erased();
-    const std::vector<slot>* slots_ = nullptr;
+    const session_store* store_ = nullptr;
     std::size_t pos_ = 0;
   };
 
@@ -81,12 +92,14 @@ class session_store {
   void clear();
   void reserve(std::size_t rows);
 
-  iterator begin() const { return iterator(&slots_, 0); }
-  iterator end() const { return iterator(&slots_, slots_.size()); }
+  iterator begin() const { return iterator(this, 0); }
+  iterator end() const { return iterator(this, slots_.size()); }
 
   // Appends JSON.stringify(store, null, 2) (no trailing newline), re-serializing only the rows
-  // changed since the last serialization.
-  void append_pretty(std::string& out) const;
+  // changed since the last serialization. Fails only when spilled rows cannot be read back
+  // (see above); `out` is then left as it was.
+  status append_pretty(std::string& out) const;
+  // append_pretty into a new string; throws std::runtime_error where append_pretty fails.
   std::string to_pretty() const;
   // Brings the per-row text up to date and returns a number that changes whenever the store's
   // text may have changed since the previous call (equal numbers: identical text). Numbers are
@@ -96,36 +109,53 @@ class session_store {
   // Brings the text up to date, then keeps only the text of every row; returns how many rows
   // were released. Pointers from find() / find_for_update() are invalid afterwards.
   std::size_t release_clean_rows();
+  // When `version` is still text_version() and `backing` holds exactly the text serialized at
+  // that version (what append_pretty gave, from byte 0), keeps only the place in `backing` of
+  // every clean row (rows spilled earlier move to `backing` too); returns how many rows are
+  // spilled now. Otherwise changes nothing and returns 0. Pointers from find() /
+  // find_for_update() are invalid afterwards.
+  std::size_t spill_clean_rows(std::shared_ptr<const store_backing> backing, std::uint64_t version);
+  // The error that stopped a spilled row from being read back, if one did.
+  const status& spill_error() const { return spill_error_; }
 
  private:
+  // A row in memory: parsed, or only its text (released).
+  struct row_mem {
+    session_entry entry;  // the row; empty while released
+    std::string text;     // "\n  " + JSON key + ": " + pretty row at level 1, when !dirty
+    bool released = false;  // entry is parsed from text on the next access
+  };
   struct slot {
-    const std::string* key = nullptr;  // the index_ node's key (node keys never move)
-    mutable session_entry entry;       // the row; empty while released
-    std::string text;  // "\n  " + JSON key + ": " + pretty row at level 1, when !dirty
+    std::unique_ptr<char[]> key;           // the sessionKey's bytes (index_ views them: they never move)
+    std::uint32_t key_len = 0;
+    std::uint32_t len = 0;                 // spilled: the text's length
+    std::uint64_t at = 0;                  // spilled: where the text is in backing_
+    mutable std::unique_ptr<row_mem> mem;  // null while spilled
     bool dirty = true;
     bool live = true;
-    mutable bool released = false;  // entry is parsed from text on the next access
+    std::string_view key_view() const { return {key.get(), key_len}; }
   };
-  // The slot's row, parsed from its text first when it was released.
-  static const session_entry& entry_of(const slot& s);
+  // The slot's row, read back and/or parsed from its text first when it was spilled/released.
+  const session_entry& entry_of(const slot& s) const;
+  // Brings a spilled slot's text back into memory (released); false when it cannot be read.
+  bool unspill(const slot& s) const;
+  std::size_t text_size(const slot& s) const { return s.mem ? s.mem->text.size() : s.len; }
   struct key_hash {
-    using is_transparent = void;
     std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-  };
-  struct key_equal {
-    using is_transparent = void;
-    bool operator()(std::string_view a, std::string_view b) const noexcept { return a == b; }
   };
 
   void refresh() const;
   void compact_if_sparse();
   void bump_version() const;
 
-  mutable std::vector<slot> slots_;  // insertion order; erased rows are left as holes
-  std::unordered_map<std::string, std::size_t, key_hash, key_equal> index_;  // key -> slot position
+  // Insertion order; erased rows are left as holes. A deque: no spare capacity to pay for.
+  mutable std::deque<slot> slots_;
+  boost::unordered_flat_map<std::string_view, std::size_t, key_hash> index_;  // key -> slot position
   std::size_t holes_ = 0;
   mutable std::size_t dirty_count_ = 0;
   mutable std::uint64_t version_ = 0;
+  std::shared_ptr<const store_backing> backing_;  // where spilled rows are
+  mutable status spill_error_;                    // a spilled row could not be read back
 };
 
 }  // namespace sessionrt::storage

@@ -560,8 +560,7 @@ result<parsed_store> load_from_text(std::string_view text, const json::parse_lim
 }
 
 std::string serialize_store(const session_store& store, bool trailing_newline) {
-  std::string out;
-  store.append_pretty(out);
+  std::string out = store.to_pretty();
   if (trailing_newline) out += '\n';
   return out;
 }
@@ -638,19 +637,22 @@ result<store_load_report> session_store_file::quarantine_and_rebuild(std::string
   return report;
 }
 
-status session_store_file::write(const std::string& bytes, bool durable) {
+status session_store_file::write(const std::string& bytes, bool durable, int* keep_fd) {
   SRT_RETURN_IF_ERROR(ensure_dir(fs_, path_dirname(path_), 0700).with_context("saving " + path_));
   replace_options o;
   o.durable = durable;
   o.mode = 0600;
   o.temp_prefix = path_basename(path_);
+  o.keep_fd = keep_fd;
   return replace_file_atomic(fs_, path_, bytes, o);
 }
 
 status session_store_file::save() {
   const std::uint64_t version = store_.text_version();
   if (saved_version_ == version) return {};
-  std::string bytes = serialize_store(store_, trailing_newline_);
+  std::string bytes;
+  SRT_RETURN_IF_ERROR(store_.append_pretty(bytes).with_context("saving " + path_));
+  if (trailing_newline_) bytes += '\n';
   if (loaded_fingerprint_) {
     const bool same = *loaded_fingerprint_ == std::make_pair(bytes.size(), fingerprint_hash(bytes));
     loaded_fingerprint_.reset();
@@ -659,9 +661,18 @@ status session_store_file::save() {
       return {};
     }
   }
-  SRT_RETURN_IF_ERROR(write(bytes, options_.durable));
+  int fd = -1;
+  SRT_RETURN_IF_ERROR(write(bytes, options_.durable, &fd));
   saved_version_ = version;
+  // The file just written holds the rows; shed_rows() may keep only their place in it.
+  auto backing = store_backing::adopt(fs_, fd, path_);
+  if (backing.ok()) backing_ = {std::move(*backing), version};
   return {};
+}
+
+std::size_t session_store_file::shed_rows() {
+  if (backing_.first && store_.spill_clean_rows(backing_.first, backing_.second) > 0) return store_.size();
+  return store_.release_clean_rows();
 }
 
 result<store_check_report> check_store_file(fs& f, const std::string& path, const store_file_options& options) {

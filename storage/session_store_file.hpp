@@ -27,6 +27,7 @@
 #include "messages/status.hpp"
 #include "storage/fs.hpp"
 #include "storage/session_store.hpp"
+#include "storage/store_backing.hpp"
 
 namespace sessionrt::storage {
 
@@ -81,7 +82,7 @@ struct parsed_store {
 // Parses, migrates and normalizes sessions.json text. Errors: errc::corrupt (does not parse,
 // empty, not an object), errc::limit_exceeded (bytes or depth; the message names the limit).
 result<parsed_store> load_from_text(std::string_view text, const json::parse_limits& limits = {});
-// The bytes save() writes for `store`.
+// The bytes save() writes for `store` (to_pretty(): throws where spilled rows cannot be read).
 std::string serialize_store(const session_store& store, bool trailing_newline);
 
 class session_store_file {
@@ -98,9 +99,13 @@ class session_store_file {
   result<store_load_report> load();
   // Writes store() unless its bytes equal the last bytes read or written.
   status save();
+  // Frees the memory of rows not changed since they were saved: each keeps only its place in
+  // the file the last save() wrote (session_store::spill_clean_rows) while that file holds the
+  // store's current text, else only its text (release_clean_rows). Returns the rows shed.
+  std::size_t shed_rows();
 
  private:
-  status write(const std::string& bytes, bool durable);
+  status write(const std::string& bytes, bool durable, int* keep_fd = nullptr);
   result<store_load_report> quarantine_and_rebuild(std::string corrupt_text, const status& cause);
 
   fs& fs_;
@@ -115,6 +120,8 @@ class session_store_file {
   // save compares against them (the store's text may still differ: other writers format
   // differently).
   std::optional<std::pair<std::size_t, std::size_t>> loaded_fingerprint_;
+  // The file the last save() wrote, held open, and the store's text_version() it holds.
+  std::pair<std::shared_ptr<const store_backing>, std::uint64_t> backing_;
 };
 
 struct store_check_report {

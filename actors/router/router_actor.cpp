@@ -29,10 +29,12 @@ struct key_slot {
   std::vector<deliver_fn> waiting;  // events that arrived while not live, in order
   std::int64_t last_active_ms = 0;
   std::list<std::string>::iterator lru;  // position in router_state::lru while live
+  std::vector<std::string> routes;  // route_cache keys that resolved to this key (dropped with it)
 };
 
 // Routes depend only on an event's routing fields and the routing config, which is fixed for
-// the runtime's life: memoized, up to kRouteCacheSize distinct inputs (then started afresh).
+// the runtime's life: memoized while their session has a slot (a passivated session keeps no
+// route), up to kRouteCacheSize distinct inputs (then started afresh).
 constexpr std::size_t kRouteCacheSize = 65536;
 
 std::string route_cache_key(const chat_event& ev) {
@@ -67,6 +69,19 @@ struct router_state {
 };
 
 std::int64_t now_ms(const router_state& st) { return st.cfg.core.time->now_ms(); }
+
+// Drops a key's slot and the routes memoized for it.
+void erase_slot(router_state& st, std::unordered_map<std::string, key_slot>::iterator it) {
+  for (const auto& r : it->second.routes) st.route_cache.erase(r);
+  st.slots.erase(it);
+  // Bucket arrays do not shrink by themselves: after a burst of sessions went quiet they
+  // would cost 8 bytes per bucket for every session there once was.
+  auto shrink = [](auto& map) {
+    if (map.bucket_count() > 1024 && map.size() * 8 < map.bucket_count()) map.rehash(0);
+  };
+  shrink(st.slots);
+  shrink(st.route_cache);
+}
 
 void activate(caf::event_based_actor* self, std::shared_ptr<router_state> st, const std::string& key);
 void admit(caf::event_based_actor* self, std::shared_ptr<router_state> st);
@@ -183,7 +198,7 @@ void on_passivated(caf::event_based_actor* self, std::shared_ptr<router_state> s
     st->admission.push_back(key);
   } else {
     refuse_waiting(self, it->second);  // stopping: events that arrived during the passivation
-    st->slots.erase(it);
+    erase_slot(*st, it);
   }
   admit(self, st);
   if (st->stopping && st->slots.empty() && st->stop_promise.pending()) st->stop_promise.deliver(true);
@@ -262,7 +277,8 @@ void on_chat(caf::event_based_actor* self, std::shared_ptr<router_state> st, cha
   }
   std::string cache_key = route_cache_key(ev);
   auto cached = st->route_cache.find(cache_key);
-  if (cached == st->route_cache.end()) {
+  const bool memoized = cached == st->route_cache.end();
+  if (memoized) {
     route fresh = resolve_route(to_route_input(ev), st->cfg.core.settings->routing);
     if (st->route_cache.size() >= kRouteCacheSize) st->route_cache.clear();
     cached = st->route_cache.emplace(std::move(cache_key), std::move(fresh)).first;
@@ -288,6 +304,11 @@ void on_chat(caf::event_based_actor* self, std::shared_ptr<router_state> st, cha
                     }
                     s->send(a, chat_atom::value, std::move(ev), std::move(facts), std::move(sink));
                   });
+  if (memoized)  // the slot exists now (deliver_or_wait made it); the route goes with it
+    if (auto it = st->slots.find(r.session_key); it != st->slots.end()) {
+      auto& routes = it->second.routes;
+      if (std::find(routes.begin(), routes.end(), cached->first) == routes.end()) routes.push_back(cached->first);
+    }
 }
 
 // Answers once every session that exists now has handled what was sent to it before (a
@@ -363,7 +384,7 @@ caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
           auto it = st->slots.find(key);
           if (it == st->slots.end()) continue;
           refuse_waiting(self, it->second);
-          st->slots.erase(it);
+          erase_slot(*st, it);
         }
         st->admission.clear();
         if (st->slots.empty()) return true;
@@ -377,8 +398,8 @@ caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
       [st](stats_atom) {
         std::size_t waiting = 0;
         for (auto& [k, s] : st->slots) waiting += s.waiting.size();
-        return fmt::format("live={} slots={} open={} queued={} waiting={} turns={}", st->live, st->slots.size(), st->open,
-                           st->admission.size(), waiting, st->turns);
+        return fmt::format("live={} slots={} open={} queued={} waiting={} turns={} routes={}", st->live, st->slots.size(),
+                           st->open, st->admission.size(), waiting, st->turns, st->route_cache.size());
       },
   };
 }

@@ -38,7 +38,7 @@ status write_now(caf::event_based_actor* self, store_state& st) {
     if (result.ok()) {
       st.dirty = false;
       // Rows are kept as their saved text until next used (less than half the memory).
-      st.file->store().release_clean_rows();
+      st.file->shed_rows();
       lifecycle_event e;
       e.type = std::string(event_types::store_flushed);
       e.agent_id = st.cfg.agent_id;
@@ -96,7 +96,7 @@ caf::behavior store_actor(caf::event_based_actor* self, std::shared_ptr<storage:
         entry_rows rows;
         rows.reserve(st->file->store().size());
         for (const auto& r : st->file->store()) rows.emplace_back(std::string(r.key), r.entry);
-        st->file->store().release_clean_rows();  // reading parsed every row; keep them as text again
+        st->file->shed_rows();  // reading parsed every row; shed them again
         return rows;
       },
       [self, st](flush_atom) {  // the coalescing window closed

@@ -5,8 +5,8 @@
 // durable ack is answered after the write that includes it, which then happens at once (all
 // durable puts already queued share it). A failed write keeps the rows dirty, is retried at
 // the next window and fails the durable acks waiting on it. Spawn it detached: a write
-// fsyncs, and that must not block a scheduler thread. After each write the rows are kept as
-// their saved text only (session_store::release_clean_rows) until next read or changed.
+// fsyncs, and that must not block a scheduler thread. After each write the rows keep only their
+// place in the file just written (session_store_file::shed_rows) until next read or changed.
 //   (get, key) -> entry_reply            (put, key, entry)             fire and forget
 //   (put, key, entry, flush) -> bool     (list) -> entry_rows
 //   (flush, stop) -> bool                write now (shutdown)

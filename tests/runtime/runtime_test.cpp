@@ -205,9 +205,11 @@ TEST_CASE("passivated sessions come back in order and lose nothing") {
   std::vector<std::future<turn_outcome>> futures;
   for (int i = 0; i < 20; ++i) futures.push_back(rt->send(dm("123", "message " + std::to_string(i))));
   for (auto& f : futures) REQUIRE(f.get().st.ok());
+  CHECK_THAT(rt->stats(), Catch::Contains("routes=1"));
   REQUIRE(rt->advance(61000).ok());  // idle: the sweep passivates the actor
   CHECK(h.count("session.passivated") == 1);
   CHECK_THAT(rt->stats(), Catch::Contains("live=0"));
+  CHECK_THAT(rt->stats(), Catch::Contains("routes=0"));  // a passivated session keeps no memoized route
   futures.clear();
   for (int i = 20; i < 40; ++i) futures.push_back(rt->send(dm("123", "message " + std::to_string(i))));
   for (auto& f : futures) REQUIRE(f.get().st.ok());

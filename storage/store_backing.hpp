@@ -1,0 +1,39 @@
+// store_backing: the sessions.json file a session_store last wrote, held open by fd so that
+// rows unchanged since can be read back from it instead of being kept in memory
+// (session_store::spill_clean_rows). The file is the runtime's own (it holds the state dir):
+// if another program changes it in place (its size, mtime or inode differ from when it was
+// written), every read fails with errc::corrupt naming the file and nothing is read from it.
+// Not thread-safe; one owner (the store actor), shared by copies of the store.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "storage/fs.hpp"
+
+namespace sessionrt::storage {
+
+class store_backing {
+ public:
+  // Takes `fd` (open for reading, positioned anywhere) and notes what the file is now.
+  // The fd is closed on failure too.
+  static result<std::shared_ptr<const store_backing>> adopt(fs& f, int fd, std::string path);
+  ~store_backing();
+  store_backing(const store_backing&) = delete;
+  store_backing& operator=(const store_backing&) = delete;
+
+  // Appends bytes [offset, offset + length) of the file to `out`.
+  status read(std::uint64_t offset, std::size_t length, std::string& out) const;
+  // Checks the file is still as written (one fstat); read() checks this itself.
+  status check() const;
+  const std::string& path() const { return path_; }
+
+ private:
+  store_backing(fs& f, int fd, std::string path, const file_info& info) : fs_(f), fd_(fd), path_(std::move(path)), info_(info) {}
+  fs& fs_;
+  int fd_;
+  std::string path_;
+  file_info info_;
+};
+
+}  // namespace sessionrt::storage

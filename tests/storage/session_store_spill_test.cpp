@@ -1,0 +1,142 @@
+// Spilled rows (session_store_file::shed_rows): after a save, unchanged rows keep only their
+// place in the file just written; every later save, read and change must give exactly what a
+// store kept wholly in memory gives, and a file changed in place by another program must never
+// be read back nor overwritten.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "messages/json_writer.hpp"
+#include "storage/session_store_file.hpp"
+#include "tests/test_support.hpp"
+
+using namespace sessionrt;
+using namespace sessionrt::storage;
+using sessionrt::testing::read_text;
+using sessionrt::testing::temp_dir;
+
+namespace {
+
+session_entry row_for(int i, int version) {
+  session_entry e;
+  e.set_session_id(fmt::format("id-{}-{}", i, version));
+  e.set_updated_at(1789041600000 + version);
+  e.set_chat_type("direct");
+  if (i % 3 == 0) e.set_label(fmt::format("caf\u00e9 {} \"quoted\"", i));
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("spilled rows: saves, reads and changes give what an in-memory store gives") {
+  temp_dir dir;
+  manual_clock clk(1789041600000);
+  session_store_file file(posix_fs(), clk, dir.file("sessions.json"));
+  session_store shadow;  // the same operations, never saved: rows stay in memory
+  std::mt19937 rng(7);
+  int next_key = 0;
+  std::vector<std::string> keys;
+  for (int round = 0; round < 40; ++round) {
+    // A few random changes: new rows, replaced rows, rows changed in place, erased rows.
+    const int changes = 1 + static_cast<int>(rng() % 6);
+    for (int c = 0; c < changes; ++c) {
+      const unsigned op = keys.empty() ? 0 : rng() % 4;
+      if (op == 0 || keys.size() < 5) {
+        const std::string k = fmt::format("agent:main:telegram:direct:{}", next_key);
+        keys.push_back(k);
+        file.store().upsert(k, row_for(next_key, round));
+        shadow.upsert(k, row_for(next_key, round));
+        ++next_key;
+      } else {
+        const std::size_t at = rng() % keys.size();
+        const std::string k = keys[at];
+        if (op == 1) {
+          file.store().upsert(k, row_for(static_cast<int>(at), round + 100));
+          shadow.upsert(k, row_for(static_cast<int>(at), round + 100));
+        } else if (op == 2) {
+          session_entry* e = file.store().find_for_update(k);
+          REQUIRE(e != nullptr);
+          CHECK(e->session_id() == shadow.find(k)->session_id());  // read back from the file first
+          e->set_updated_at(round);
+          shadow.find_for_update(k)->set_updated_at(round);
+        } else {
+          CHECK(file.store().erase(k));
+          CHECK(shadow.erase(k));
+          keys.erase(keys.begin() + static_cast<std::ptrdiff_t>(at));
+        }
+      }
+    }
+    REQUIRE(file.save().ok());
+    const std::size_t shed = file.shed_rows();
+    CHECK(shed == file.store().size());
+    const std::string expected = shadow.to_pretty() + "\n";
+    CHECK(read_text(file.path()) == expected);        // what was written
+    CHECK(file.store().to_pretty() + "\n" == expected);  // what is served from spilled rows
+    if (round % 10 == 9) {                            // every row read back (a listing)
+      auto s = shadow.begin();
+      for (const auto& r : file.store()) {
+        REQUIRE(s != shadow.end());
+        CHECK(r.key == (*s).key);
+        CHECK(json::to_compact(r.entry.json()) == json::to_compact((*s).entry.json()));
+        ++s;
+      }
+      CHECK(file.shed_rows() == file.store().size());  // and shed again
+    }
+  }
+  CHECK(file.store().spill_error().ok());
+  // A copy of a store with spilled rows reads them from the same file.
+  session_store copy = file.store();
+  CHECK(copy.to_pretty() == shadow.to_pretty());
+}
+
+TEST_CASE("spilled rows: a file changed in place is neither read back nor overwritten") {
+  temp_dir dir;
+  manual_clock clk(1789041600000);
+  session_store_file file(posix_fs(), clk, dir.file("sessions.json"));
+  for (int i = 0; i < 5; ++i) file.store().upsert(fmt::format("k{}", i), row_for(i, 1));
+  REQUIRE(file.save().ok());
+  REQUIRE(file.shed_rows() == 5);
+
+  // Another program appends to the file in place (same inode).
+  const std::string edited = read_text(file.path()) + "  ";
+  {
+    int fd = ::open(file.path().c_str(), O_WRONLY | O_APPEND);
+    REQUIRE(fd >= 0);
+    REQUIRE(::write(fd, "  ", 2) == 2);
+    ::close(fd);
+  }
+  CHECK(file.store().find("k2")->json().empty());  // not read back: reads as empty
+  CHECK_FALSE(file.store().spill_error().ok());
+  CHECK(file.store().spill_error().message().find("changed in place") != std::string::npos);
+  file.store().upsert("k9", row_for(9, 2));
+  status saved = file.save();
+  CHECK_FALSE(saved.ok());
+  CHECK(saved.message().find("changed in place") != std::string::npos);
+  CHECK(read_text(file.path()) == edited);  // the other program's bytes are still there
+}
+
+TEST_CASE("spilled rows: no spill for a version the file does not hold") {
+  temp_dir dir;
+  manual_clock clk(1789041600000);
+  session_store_file file(posix_fs(), clk, dir.file("sessions.json"));
+  file.store().upsert("a", row_for(1, 1));
+  REQUIRE(file.save().ok());
+  file.store().upsert("b", row_for(2, 1));  // changed after the save: the file lacks it
+  const std::string on_disk = read_text(file.path());
+  file.shed_rows();  // must not take places in a file that lacks "b": released to text instead
+  CHECK(on_disk.find("\"b\"") == std::string::npos);
+  session_store reference;
+  reference.upsert("a", row_for(1, 1));
+  reference.upsert("b", row_for(2, 1));
+  CHECK(file.store().to_pretty() == reference.to_pretty());
+  REQUIRE(file.save().ok());
+  CHECK(file.shed_rows() == 2);
+  CHECK(file.store().to_pretty() + "\n" == read_text(file.path()));
+}
