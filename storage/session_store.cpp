@@ -198,6 +198,41 @@ bool session_store::upsert(std::string_view key, session_entry entry) {
   return true;
 }
 
+bool session_store::upsert_text(std::string_view key, std::string text) {
+  if (auto it = index_.find(key); it != index_.end()) {
+    slot& s = slots_[it->second];
+    if (s.mem && !s.dirty && s.mem->text == text) return false;  // the same row again
+    if (!s.mem) s.mem = std::make_unique<row_mem>();
+    s.mem->entry = session_entry();
+    s.mem->text = std::move(text);
+    s.mem->released = true;
+    if (s.dirty) {
+      s.dirty = false;
+      --dirty_count_;
+    }
+    bump_version();
+    return false;
+  }
+  slot s;
+  s.key = key_bytes(key);
+  s.key_len = static_cast<std::uint32_t>(key.size());
+  s.mem = std::make_unique<row_mem>();
+  s.mem->text = std::move(text);
+  s.mem->released = true;
+  s.dirty = false;
+  index_.emplace(s.key_view(), slots_.size());
+  slots_.push_back(std::move(s));
+  bump_version();
+  return true;
+}
+
+void session_store::append_row_text(std::string& out, std::string_view key, const session_entry& row) {
+  out += "\n  ";
+  json::append_string(out, key);
+  out += ": ";
+  json::append_pretty(out, row.json(), 1);
+}
+
 bool session_store::erase(std::string_view key) {
   auto it = index_.find(key);
   if (it == index_.end()) return false;
@@ -248,10 +283,7 @@ void session_store::refresh() const {
     // A dirty slot always has its row in memory (upsert / find_for_update put it there).
     row_mem& m = *s.mem;
     text.clear();
-    text += "\n  ";
-    json::append_string(text, s.key_view());
-    text += ": ";
-    json::append_pretty(text, m.entry.json(), 1);
+    append_row_text(text, s.key_view(), m.entry);
     if (text != m.text) {
       changed = true;
       m.text.swap(text);

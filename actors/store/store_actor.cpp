@@ -61,6 +61,23 @@ status write_now(caf::event_based_actor* self, store_state& st) {
   return result;
 }
 
+// A put changed the store: written with the window.
+void changed(caf::event_based_actor* self, store_state& st) {
+  st.dirty = true;
+  schedule_window(self, st);
+}
+
+// A put that is answered once it is on disk: written at once (with every durable put queued).
+caf::response_promise changed_durably(caf::event_based_actor* self, store_state& st) {
+  st.dirty = true;
+  st.durable_waiters.push_back(self->make_response_promise());
+  if (!st.immediate_scheduled) {
+    st.immediate_scheduled = true;
+    self->send(self, flush_atom::value, spawned_atom::value);
+  }
+  return st.durable_waiters.back();
+}
+
 }  // namespace
 
 caf::behavior store_actor(caf::event_based_actor* self, std::shared_ptr<storage::session_store_file> file,
@@ -79,18 +96,19 @@ caf::behavior store_actor(caf::event_based_actor* self, std::shared_ptr<storage:
       },
       [self, st](put_atom, const std::string& key, session_entry& entry) {
         st->file->store().upsert(key, std::move(entry));
-        st->dirty = true;
-        schedule_window(self, *st);
+        changed(self, *st);
+      },
+      [self, st](put_atom, const std::string& key, std::string& row_text) {
+        st->file->store().upsert_text(key, std::move(row_text));
+        changed(self, *st);
       },
       [self, st](put_atom, const std::string& key, session_entry& entry, flush_atom) -> caf::result<bool> {
         st->file->store().upsert(key, std::move(entry));
-        st->dirty = true;
-        st->durable_waiters.push_back(self->make_response_promise());
-        if (!st->immediate_scheduled) {
-          st->immediate_scheduled = true;
-          self->send(self, flush_atom::value, spawned_atom::value);
-        }
-        return st->durable_waiters.back();
+        return changed_durably(self, *st);
+      },
+      [self, st](put_atom, const std::string& key, std::string& row_text, flush_atom) -> caf::result<bool> {
+        st->file->store().upsert_text(key, std::move(row_text));
+        return changed_durably(self, *st);
       },
       [st](list_atom) {
         entry_rows rows;

@@ -9,6 +9,7 @@
 // place in the file just written (session_store_file::shed_rows) until next read or changed.
 //   (get, key) -> entry_reply            (put, key, entry)             fire and forget
 //   (put, key, entry, flush) -> bool     (list) -> entry_rows
+//   (put, key, row_text[, flush])        the row as session_store::append_row_text wrote it
 //   (flush, stop) -> bool                write now (shutdown)
 #pragma once
 #include <memory>

@@ -196,3 +196,32 @@ TEST_CASE("released rows keep only their text and come back identical when read 
   CHECK(s.find("odd")->label() == std::optional<std::string_view>("Caf\xe9"));
   CHECK(s.find("odd")->session_id() == std::optional<std::string_view>("odd"));
 }
+
+TEST_CASE("upsert_text: a row set from its text serializes, reads and versions as upsert does") {
+  session_store by_row, by_text;
+  for (int i = 0; i < 4; ++i) {
+    session_entry e = make_row(fmt::format("id{}", i), i);
+    by_row.upsert(key(i), e);
+    std::string text;
+    session_store::append_row_text(text, key(i), e);
+    CHECK(by_text.upsert_text(key(i), std::move(text)));
+  }
+  CHECK(by_text.to_pretty() == by_row.to_pretty());
+  CHECK(by_text.find(key(2))->session_id() == std::optional<std::string_view>("id2"));  // parsed when read
+
+  // The same text again changes nothing; another text replaces the row in its place, also
+  // over a row changed in place and not serialized yet.
+  const auto v = by_text.text_version();
+  std::string same;
+  session_store::append_row_text(same, key(1), make_row("id1", 1));
+  CHECK_FALSE(by_text.upsert_text(key(1), same));
+  CHECK(by_text.text_version() == v);
+  by_text.find_for_update(key(3))->set_updated_at(99);  // dirty
+  std::string replaced;
+  session_store::append_row_text(replaced, key(3), make_row("new", 5));
+  CHECK_FALSE(by_text.upsert_text(key(3), replaced));
+  CHECK(by_text.text_version() != v);
+  by_row.upsert(key(3), make_row("new", 5));
+  CHECK(by_text.to_pretty() == by_row.to_pretty());
+  CHECK(by_text.to_pretty() == full_pretty(by_text));
+}
