@@ -37,8 +37,9 @@ namespace {
 constexpr std::size_t kMaxLockBytes = 64 * 1024;
 constexpr std::int64_t kOrphanPayloadGraceMs = 30000;
 constexpr std::int64_t kShortTimeoutOrphanPayloadGraceMs = 5000;
-constexpr std::int64_t kRetryStepMs = 50;
-constexpr std::int64_t kRetryCapMs = 1000;
+// Immediate re-attempts within one try (a removed stale lock, a lock gone between the failed
+// create and the read): bounded, so a try never spins; past the bound it reports busy.
+constexpr int kMaxImmediateAttempts = 8;
 constexpr std::int64_t kMaxSafeInteger = (std::int64_t{1} << 53) - 1;
 
 struct held_entry {
@@ -378,22 +379,47 @@ result<std::string> write_lock_path(fs& files, const std::string& file) {
   return path_join(*real, write_lock_name(name));
 }
 
-result<write_lock> acquire_write_lock(fs& files, clock& time, process_probe& probe, const std::string& file,
-                                      const write_lock_options& options) {
+// Makes handles of held-table entries (write_lock's constructor is private to it).
+class write_lock_table {
+ public:
+  static write_lock handle(std::string lock_path, std::uint64_t token) {
+    return write_lock(std::move(lock_path), token);
+  }
+};
+
+std::optional<std::int64_t> lock_retry_delay_ms(int attempt, std::int64_t waited_ms, std::int64_t acquire_timeout_ms) {
+  const bool finite = acquire_timeout_ms != write_lock_options::infinite;
+  waited_ms = std::max<std::int64_t>(waited_ms, 0);
+  if (finite && waited_ms >= acquire_timeout_ms) return std::nullopt;
+  const std::int64_t n = std::max(attempt, 1);
+  std::int64_t delay = std::min(lock_backoff::first_ms + lock_backoff::step_ms * (n - 1), lock_backoff::cap_ms);
+  if (finite) delay = std::min(delay, acquire_timeout_ms - waited_ms);
+  return delay;
+}
+
+status lock_timeout_error(std::int64_t acquire_timeout_ms, const lock_inspection& holder) {
+  const std::string timeout =
+      acquire_timeout_ms == write_lock_options::infinite ? std::string("Infinity") : std::to_string(acquire_timeout_ms);
+  return status(errc::locked,
+                fmt::format("session file locked (timeout {}ms): {} {}", timeout, holder.owner(), holder.lock_path));
+}
+
+result<lock_attempt> try_acquire_write_lock(fs& files, clock& time, process_probe& probe, const std::string& file,
+                                            const write_lock_options& options, int attempt, std::int64_t waited_ms) {
   auto path = write_lock_path(files, file);
   if (!path.ok()) return path.error().with_context("acquiring the write lock for " + file);
   const std::string& lock_path = *path;
-  const bool finite = options.acquire_timeout_ms != write_lock_options::infinite;
   judge_mode mode;
   mode.payload_grace_ms =
       options.acquire_timeout_ms < kOrphanPayloadGraceMs ? kShortTimeoutOrphanPayloadGraceMs : kOrphanPayloadGraceMs;
-  const std::int64_t started = time.now_ms();
   held_table& t = table();
+  lock_busy busy;
+  busy.holder.lock_path = lock_path;  // "owner=unknown" until a lock is judged
 
-  for (int attempt = 1;; ++attempt) {
+  for (int tries = 0; tries < kMaxImmediateAttempts; ++tries) {
     verdict seen;
     contention_outcome outcome = contention_outcome::waiting;
-    bool retry_now = false;
+    bool again = false;
     {
       std::lock_guard<std::mutex> guard(t.mutex);
       if (auto it = t.locks.find(lock_path); it != t.locks.end()) {
@@ -401,7 +427,7 @@ result<write_lock> acquire_write_lock(fs& files, clock& time, process_probe& pro
           return status(errc::locked, fmt::format("{} is already held by this process (pid {})", lock_path,
                                                   probe.self_pid()));
         ++it->second.holds;
-        return write_lock(lock_path, it->second.token);
+        return lock_attempt(write_lock_table::handle(lock_path, it->second.token));
       }
       auto created = create_lock_file(files, time, probe, lock_path, options);
       if (created.ok()) {
@@ -409,7 +435,7 @@ result<write_lock> acquire_write_lock(fs& files, clock& time, process_probe& pro
         e.token = t.next_token++;
         const std::uint64_t token = e.token;
         t.locks.emplace(lock_path, std::move(e));
-        return write_lock(lock_path, token);
+        return lock_attempt(write_lock_table::handle(lock_path, token));
       }
       if (created.error().code() != errc::already_exists)
         return created.error().with_context("acquiring the write lock " + lock_path);
@@ -425,30 +451,33 @@ result<write_lock> acquire_write_lock(fs& files, clock& time, process_probe& pro
           auto removed = remove_if_unchanged(files, lock_path, *snap);
           if (!removed.ok()) return removed.error().with_context("removing the stale write lock " + lock_path);
           if (*removed == removal::removed) outcome = contention_outcome::removed_stale;
-          retry_now = true;  // removed, or it changed / vanished under us: look again at once
+          again = true;  // removed, or it changed / vanished under us: look again at once
         } else {
           outcome = contention_outcome::stale_error;
         }
       }
     }
 
-    const std::int64_t waited = time.now_ms() - started;
-    if (options.on_contended) options.on_contended(lock_contention{seen.inspection, attempt, waited, outcome});
-    if (retry_now) continue;
+    if (options.on_contended) options.on_contended(lock_contention{seen.inspection, attempt, waited_ms, outcome});
     if (outcome == contention_outcome::stale_error)
       return status(errc::locked, fmt::format("session file lock stale ({}): {} {}", seen.inspection.reasons_text(),
                                               seen.inspection.owner(), lock_path));
-    if (finite && waited >= options.acquire_timeout_ms) {
-      // The owner as it is now, as OpenClaw re-reads it for the message.
-      std::string owner = "owner=unknown";
-      if (auto snap = read_snapshot(files, lock_path); snap.ok())
-        owner = judge(lock_path, *snap, time.now_ms(), options.stale_ms, probe, mode).inspection.owner();
-      return status(errc::locked, fmt::format("session file locked (timeout {}ms): {} {}", options.acquire_timeout_ms,
-                                              owner, lock_path));
-    }
-    std::int64_t delay = std::min<std::int64_t>(kRetryStepMs * attempt, kRetryCapMs);
-    if (finite) delay = std::min(delay, options.acquire_timeout_ms - waited);
-    if (delay > 0) time.sleep_ms(delay);
+    busy.holder = std::move(seen.inspection);
+    if (!again) break;
+  }
+  return lock_attempt(std::move(busy));
+}
+
+result<write_lock> acquire_write_lock(fs& files, clock& time, process_probe& probe, const std::string& file,
+                                      const write_lock_options& options) {
+  const std::int64_t started = time.now_ms();
+  for (int attempt = 1;; ++attempt) {
+    auto step = try_acquire_write_lock(files, time, probe, file, options, attempt, time.now_ms() - started);
+    if (!step.ok()) return step.error();
+    if (auto* lock = std::get_if<write_lock>(&*step)) return std::move(*lock);
+    const auto delay = lock_retry_delay_ms(attempt, time.now_ms() - started, options.acquire_timeout_ms);
+    if (!delay) return lock_timeout_error(options.acquire_timeout_ms, std::get<lock_busy>(*step).holder);
+    time.sleep_ms(*delay);
   }
 }
 

@@ -12,11 +12,15 @@
 //   as written); a replaced or vanished lock is left alone and reported (errc::locked);
 // - contention: the existing lock is read and judged (stale reasons and removal policy of [R§9]);
 //   a removable stale lock is removed only if its bytes are unchanged since read, and the
-//   acquire retries at once; a stale but not removable lock (too-old / hold-exceeded of a live
-//   owner) fails at once with "session file lock stale (...)"; otherwise the acquire waits
-//   (50 ms growing by 50 ms per attempt to a 1000 ms cap, via clock::sleep_ms) until
-//   acquire_timeout_ms, then fails with "session file locked (timeout <ms>ms): <owner> <lockPath>".
-//   Both failures are errc::locked.
+//   attempt is made again at once; a stale but not removable lock (too-old / hold-exceeded of a
+//   live owner) fails at once with "session file lock stale (...)" (final: waiting cannot help);
+//   otherwise the lock is busy: wait (lock_retry_delay_ms: 50 ms growing by 50 ms per attempt to
+//   a 1000 ms cap, never past acquire_timeout_ms) and try again; at the timeout fail with
+//   lock_timeout_error: "session file locked (timeout <ms>ms): <owner> <lockPath>". Both
+//   failures are errc::locked.
+// - two ways to acquire, one policy: try_acquire_write_lock is one attempt that never waits
+//   (for an actor that schedules its own retries); acquire_write_lock loops over it, waiting
+//   through clock::sleep_ms.
 // - files go through fs&; process questions through process_probe&; time through clock&.
 // Thread-safe: the process-wide table of held locks is guarded by a mutex; each acquire attempt
 // (create or judge) runs under it, so two threads of this process never judge each other's
@@ -28,6 +32,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "messages/clock.hpp"
@@ -116,8 +121,7 @@ class write_lock {
   status release();
 
  private:
-  friend result<write_lock> acquire_write_lock(fs&, clock&, process_probe&, const std::string&,
-                                               const write_lock_options&);
+  friend class write_lock_table;
   write_lock(std::string lock_path, std::uint64_t token) : lock_path_(std::move(lock_path)), token_(token) {}
   std::string lock_path_;
   std::uint64_t token_ = 0;
@@ -126,6 +130,45 @@ class write_lock {
 // "<realpath(dirname(file))>/<basename(file)>.lock".
 result<std::string> write_lock_path(fs& files, const std::string& file);
 
+// The backoff between attempts, shared by every acquirer (the blocking loop below and the
+// session actor's delayed retries): after busy attempt `attempt` (1-based) of an acquire that
+// has waited `waited_ms` so far, wait min(50 * attempt, 1000) ms, cut so the wait ends no later
+// than `acquire_timeout_ms`; nullopt once waited_ms >= acquire_timeout_ms: give up with
+// lock_timeout_error. An `infinite` timeout never gives up.
+struct lock_backoff {
+  static constexpr std::int64_t first_ms = 50;  // after the first attempt
+  static constexpr std::int64_t step_ms = 50;   // added per further attempt
+  static constexpr std::int64_t cap_ms = 1000;  // the longest single wait
+};
+std::optional<std::int64_t> lock_retry_delay_ms(int attempt, std::int64_t waited_ms, std::int64_t acquire_timeout_ms);
+
+// The one timeout error: errc::locked, "session file locked (timeout <ms>ms): <owner> <lockPath>"
+// with the holder as the last attempt found it ("Infinity" for an infinite timeout).
+status lock_timeout_error(std::int64_t acquire_timeout_ms, const lock_inspection& holder);
+
+// An attempt found the lock held by someone else (or stale but not yet removable): retry later.
+struct lock_busy {
+  lock_inspection holder;  // as this attempt judged it: for lock_timeout_error
+};
+
+// One attempt; never waits (clock::sleep_ms is not called). The lock (a new hold, or one more
+// hold of a lock this process holds when options.reentrant), or lock_busy: ask
+// lock_retry_delay_ms how long to wait before attempt `attempt + 1`, or whether to give up.
+// An error is final, retrying it does not help: "session file lock stale (...)" (stale, not
+// removable), a non-reentrant lock this process holds, I/O and path errors.
+// A removable stale lock is removed (if unchanged) and the attempt made again at once, a few
+// times at most within this call (then it reports busy). Every contention is reported to
+// options.on_contended with `attempt` and `waited_ms` (how long the acquire has waited so far:
+// the caller keeps it). options.acquire_timeout_ms is not waited for here; it picks the
+// missing-payload grace ([R§9]: 5 s under a 30 s timeout, else 30 s).
+using lock_attempt = std::variant<write_lock, lock_busy>;
+result<lock_attempt> try_acquire_write_lock(fs& files, clock& time, process_probe& probe, const std::string& file,
+                                            const write_lock_options& options = {}, int attempt = 1,
+                                            std::int64_t waited_ms = 0);
+
+// Attempts until the lock is taken, waiting lock_retry_delay_ms between attempts through
+// time.sleep_ms (it blocks the calling thread: not for an actor's handler), then fails with
+// lock_timeout_error; try_acquire_write_lock's final errors end it at once.
 result<write_lock> acquire_write_lock(fs& files, clock& time, process_probe& probe, const std::string& file,
                                       const write_lock_options& options = {});
 

@@ -17,12 +17,13 @@ struct pending_ack {
   bool store_wait = false;     // a durable store write is outstanding
 };
 
+// A turn waiting for its transcript's write lock: retried after storage's backoff.
 struct retry_slot {
   chat_event ev;
   route_facts route;
   outcome_sink sink;
-  std::int64_t waited_ms = 0;  // sum of the backoffs so far (real time: delayed_send)
-  std::int64_t backoff_ms = 50;
+  int attempt = 1;             // the lock attempt the retry makes (1-based)
+  std::int64_t waited_ms = 0;  // sum of the waits scheduled so far (real time: delayed_send)
 };
 
 struct session_state {
@@ -33,7 +34,6 @@ struct session_state {
   std::vector<pending_ack> pending;
   std::optional<retry_slot> waiting;
   bool in_waiting_behavior = false;  // waiting_behavior is on top of the behavior stack
-  std::int64_t last_backoff_ms = 25;
   std::optional<std::int64_t> scheduled_stale_at;
   bool passivating = false;
   std::string passivate_why;
@@ -111,12 +111,11 @@ void apply(caf::event_based_actor* self, session_state& st, core_effects& fx, ou
 }
 
 void run_chat(caf::event_based_actor* self, session_state& st, const chat_event& ev, const route_facts& route,
-              outcome_sink sink, std::int64_t waited_ms);
+              outcome_sink sink, int attempt, std::int64_t waited_ms);
 
 caf::behavior waiting_behavior(caf::event_based_actor* self, session_state& st);
 
-void schedule_retry(caf::event_based_actor* self, session_state& st, retry_slot slot) {
-  const std::int64_t delay = slot.backoff_ms;
+void schedule_retry(caf::event_based_actor* self, session_state& st, retry_slot slot, std::int64_t delay) {
   st.waiting = std::move(slot);
   self->delayed_send(self, std::chrono::milliseconds(delay), retry_atom::value);
   // Chat and system messages are not handled while waiting: the skip default handler keeps
@@ -127,22 +126,22 @@ void schedule_retry(caf::event_based_actor* self, session_state& st, retry_slot 
   }
 }
 
+// A turn. If the transcript's write lock is busy (the core changed nothing), storage's backoff
+// says how long to wait before the next attempt, or that the acquire timeout is reached: the
+// turn then fails with storage's timeout error. Every other error, a final lock error too
+// (a stale lock that cannot be removed), fails the turn at once.
 void run_chat(caf::event_based_actor* self, session_state& st, const chat_event& ev, const route_facts& route,
-              outcome_sink sink, std::int64_t waited_ms) {
+              outcome_sink sink, int attempt, std::int64_t waited_ms) {
   core_effects fx;
   turn_outcome out = st.core->chat(ev, route, fx);
-  if (out.st.code() == errc::locked) {
-    for (auto& e : fx.events) publish(self, st.deps.bus, *st.deps.hub, std::move(e));
-    const std::int64_t limit = st.deps.core.settings->session.write_lock.acquire_timeout_ms;
-    if (waited_ms < limit) {
-      // 50 ms doubling to 1 s, as [R§9]'s acquire loop; never past the configured timeout.
-      const std::int64_t last = waited_ms == 0 ? 25 : st.last_backoff_ms;
-      const std::int64_t backoff = std::min<std::int64_t>({last * 2, 1000, limit - waited_ms});
-      st.last_backoff_ms = backoff;
-      schedule_retry(self, st, retry_slot{ev, route, std::move(sink), waited_ms + backoff, backoff});
+  if (out.st.code() == errc::locked && st.core->lock_busy()) {
+    const std::int64_t timeout = st.deps.core.settings->session.write_lock.acquire_timeout_ms;
+    if (auto delay = storage::lock_retry_delay_ms(attempt, waited_ms, timeout)) {
+      for (auto& e : fx.events) publish(self, st.deps.bus, *st.deps.hub, std::move(e));
+      schedule_retry(self, st, retry_slot{ev, route, std::move(sink), attempt + 1, waited_ms + *delay}, *delay);
       return;
     }
-    out.st = status(errc::locked, fmt::format("session file locked (timeout {}ms): {}", limit, out.st.message()));
+    out.st = storage::lock_timeout_error(timeout, st.core->lock_busy()->holder);
   }
   apply(self, st, fx, std::move(sink), std::move(out));
 }
@@ -179,7 +178,7 @@ caf::behavior waiting_behavior(caf::event_based_actor* self, session_state& st) 
       [self, &st](retry_atom) {
         retry_slot slot = std::move(*st.waiting);
         st.waiting.reset();
-        run_chat(self, st, slot.ev, slot.route, std::move(slot.sink), slot.waited_ms);
+        run_chat(self, st, slot.ev, slot.route, std::move(slot.sink), slot.attempt, slot.waited_ms);
         if (!st.waiting) {
           self->unbecome();
           st.in_waiting_behavior = false;
@@ -209,7 +208,7 @@ caf::behavior session_actor(caf::event_based_actor* self, std::string key, entry
   });
   return {
       [self, st](chat_atom, chat_event& ev, route_facts& route, outcome_sink& sink) {
-        run_chat(self, *st, ev, route, std::move(sink), 0);
+        run_chat(self, *st, ev, route, std::move(sink), 1, 0);
       },
       [self, st](system_atom, system_event& ev) {
         core_effects fx;

@@ -108,6 +108,7 @@ std::string session_core::transcript_path_for(const std::string& session_id) con
 }
 
 status session_core::open_current(core_effects& fx) {
+  lock_busy_.reset();
   if (transcript_) return {};
   if (!row_ || !row_->session_id()) return status(errc::internal, "no session id to open");
   const std::string id(*row_->session_id());
@@ -115,7 +116,6 @@ status session_core::open_current(core_effects& fx) {
   if (path.empty())
     return status(errc::unsafe_path, fmt::format("session id {} of {} cannot name a transcript file", id, key_));
   storage::write_lock_options lo = deps_.settings->session.write_lock;
-  lo.acquire_timeout_ms = 0;  // one try; the actor retries without blocking its thread
   lo.max_hold_ms = std::max(lo.max_hold_ms, kSessionLockMaxHoldMs);
   lo.on_contended = [&](const storage::lock_contention& c) {
     auto e = event(event_types::lock_contended);
@@ -126,8 +126,15 @@ status session_core::open_current(core_effects& fx) {
     e.data["reasons"] = c.inspection.reasons_text();
     fx.events.push_back(std::move(e));
   };
-  auto lock = storage::acquire_write_lock(*deps_.files, *deps_.time, *deps_.probe, path, lo);
-  if (!lock.ok()) return lock.error();
+  // One attempt, never waiting here: the actor schedules the retries (lock_busy()).
+  auto attempt = storage::try_acquire_write_lock(*deps_.files, *deps_.time, *deps_.probe, path, lo);
+  if (!attempt.ok()) return attempt.error();  // final (a stale lock that cannot be removed, I/O)
+  if (auto* busy = std::get_if<storage::lock_busy>(&*attempt)) {
+    lock_busy_ = std::move(*busy);
+    // As a caller that does not retry sees it (a system event): one attempt, no wait.
+    return storage::lock_timeout_error(0, lock_busy_->holder);
+  }
+  auto lock = std::get_if<storage::write_lock>(&*attempt);
   header_fields h;
   h.id = id;
   h.timestamp_ms = deps_.time->now_ms();

@@ -115,6 +115,10 @@ class session_core {
   // The syncer made appends up to `seq` durable (and the directory, when it was asked to).
   void note_synced(std::uint64_t seq, bool dir_synced);
   std::size_t queued_system_events() const { return queued_.size(); }
+  // Set when the last chat()/system() failed (errc::locked) because the current transcript's
+  // write lock is held elsewhere: nothing was changed, the turn may be retried later (the
+  // holder is for the timeout error). Unset when the error is final or there was none.
+  const std::optional<storage::lock_busy>& lock_busy() const { return lock_busy_; }
 
  private:
   lifecycle_event event(std::string_view type) const;
@@ -143,6 +147,7 @@ class session_core {
   session_core_deps deps_;
   std::unique_ptr<storage::transcript_file> transcript_;
   std::optional<storage::write_lock> lock_;
+  std::optional<storage::lock_busy> lock_busy_;  // see lock_busy()
   boost::json::array context_;  // the active leaf's model context (valid when transcript_ is open)
   std::vector<std::string> queued_;  // system notices for the next prompt
   pressure_state pressure_;

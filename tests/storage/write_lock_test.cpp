@@ -686,3 +686,121 @@ TEST_CASE("an infinite acquire timeout keeps waiting with a backoff growing by 5
   CHECK(gaps[19] == 1000);
   CHECK(gaps[29] == 1000);
 }
+
+TEST_CASE("the shared backoff: 50 ms first, growing by 50 ms per attempt, capped at 1 s, never past the timeout") {
+  CHECK(lock_backoff::first_ms == 50);
+  CHECK(lock_backoff::step_ms == 50);
+  CHECK(lock_backoff::cap_ms == 1000);
+  CHECK(lock_retry_delay_ms(1, 0, 60000) == 50);
+  CHECK(lock_retry_delay_ms(2, 50, 60000) == 100);
+  CHECK(lock_retry_delay_ms(3, 150, 60000) == 150);
+  CHECK(lock_retry_delay_ms(19, 9500, 60000) == 950);
+  CHECK(lock_retry_delay_ms(20, 10450, 60000) == 1000);
+  CHECK(lock_retry_delay_ms(500, 20000, 60000) == 1000);  // the cap holds
+  // Never past the timeout: the last wait is cut to end at it, then the acquire gives up.
+  CHECK(lock_retry_delay_ms(4, 300, 400) == 100);
+  CHECK(lock_retry_delay_ms(4, 399, 400) == 1);
+  CHECK(lock_retry_delay_ms(5, 400, 400) == std::nullopt);
+  CHECK(lock_retry_delay_ms(5, 450, 400) == std::nullopt);
+  CHECK(lock_retry_delay_ms(1, 0, 0) == std::nullopt);  // timeout 0: one attempt
+  // An infinite timeout never gives up.
+  CHECK(lock_retry_delay_ms(1000000, std::int64_t{1} << 50, write_lock_options::infinite) == 1000);
+}
+
+TEST_CASE("the blocking acquire waits exactly the shared backoff and fails with the timeout error once") {
+  temp_dir dir;
+  manual_clock clock(kNow);
+  fake_process_probe probe;
+  probe.set_process(777, 5);
+  const std::string lock_path = lock_of(dir, "w.jsonl");
+  testing::write_text(lock_path, payload_text(777, kNow - 5, 5, 100000000));
+  std::vector<recorded_contention> log;
+  auto r = acquire_write_lock(posix_fs(), clock, probe, dir.file("w.jsonl"), recording(log, 1000));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code() == errc::locked);
+  CHECK(r.error().message() ==
+        fmt::format("session file locked (timeout 1000ms): pid=777 alive=true ageMs=1005 {}", lock_path));
+  std::vector<std::int64_t> waited, attempts;
+  for (const auto& c : log) {
+    waited.push_back(c.waited_ms);
+    attempts.push_back(c.attempt);
+  }
+  // The same waits the session actor schedules: lock_retry_delay_ms(attempt, waited, 1000).
+  CHECK(waited == std::vector<std::int64_t>{0, 50, 150, 300, 500, 750, 1000});
+  CHECK(attempts == std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7});
+  std::int64_t sum = 0;
+  for (int attempt = 1; auto delay = lock_retry_delay_ms(attempt, sum, 1000); ++attempt) sum += *delay;
+  CHECK(sum == 1000);
+  CHECK(clock.now_ms() == kNow + 1000);
+}
+
+TEST_CASE("try_acquire_write_lock is one attempt that never waits: busy with the holder, or the lock") {
+  temp_dir dir;
+  manual_clock clock(kNow);
+  fake_process_probe probe;
+  probe.set_process(777, 5);
+  const std::string lock_path = lock_of(dir, "t.jsonl");
+  const std::string planted = payload_text(777, kNow - 20, 5, 100000000);
+  testing::write_text(lock_path, planted);
+  std::vector<recorded_contention> log;
+
+  auto busy = try_acquire_write_lock(posix_fs(), clock, probe, dir.file("t.jsonl"), recording(log, 60000), 3, 150);
+  REQUIRE(busy.ok());
+  REQUIRE(std::holds_alternative<lock_busy>(*busy));
+  const lock_inspection& holder = std::get<lock_busy>(*busy).holder;
+  CHECK(holder.lock_path == lock_path);
+  CHECK(holder.pid == 777);
+  CHECK(holder.pid_alive);
+  CHECK(holder.age_ms == 20);
+  CHECK(lock_timeout_error(60000, holder).message() ==
+        fmt::format("session file locked (timeout 60000ms): pid=777 alive=true ageMs=20 {}", lock_path));
+  CHECK(lock_timeout_error(60000, holder).code() == errc::locked);
+  CHECK(clock.now_ms() == kNow);  // never slept
+  CHECK(testing::read_text(lock_path) == planted);
+  REQUIRE(log.size() == 1);
+  CHECK(log[0].attempt == 3);  // as the caller numbers its attempts
+  CHECK(log[0].waited_ms == 150);
+  CHECK(log[0].outcome == contention_outcome::waiting);
+
+  // The holder dies: the next attempt removes its lock and takes it, in the same call.
+  probe.remove_process(777);
+  log.clear();
+  auto taken = try_acquire_write_lock(posix_fs(), clock, probe, dir.file("t.jsonl"), recording(log, 60000), 4, 250);
+  REQUIRE(taken.ok());
+  REQUIRE(std::holds_alternative<write_lock>(*taken));
+  CHECK(std::get<write_lock>(*taken).held());
+  CHECK(testing::read_text(lock_path) == payload_text(4242, kNow, 1000));
+  REQUIRE(log.size() == 1);
+  CHECK(log[0].outcome == contention_outcome::removed_stale);
+  CHECK(clock.now_ms() == kNow);
+}
+
+TEST_CASE("try_acquire_write_lock: a stale lock that cannot be removed and a non-reentrant hold are final errors") {
+  temp_dir dir;
+  manual_clock clock(kNow);
+  fake_process_probe probe;
+  probe.set_process(777, 5);
+  write_lock_options options;
+  const std::string lock_path = lock_of(dir, "s.jsonl");
+  const std::string planted = payload_text(777, kNow - options.stale_ms - 1, 5, std::nullopt);
+  testing::write_text(lock_path, planted);
+  std::vector<recorded_contention> log;
+  auto r = try_acquire_write_lock(posix_fs(), clock, probe, dir.file("s.jsonl"), recording(log));
+  REQUIRE_FALSE(r.ok());  // an error, not lock_busy: retrying cannot help
+  CHECK(r.error().code() == errc::locked);
+  CHECK(r.error().message() ==
+        fmt::format("session file lock stale (too-old): pid=777 alive=true ageMs=1800001 {}", lock_path));
+  REQUIRE(log.size() == 1);
+  CHECK(log[0].outcome == contention_outcome::stale_error);
+  CHECK(testing::read_text(lock_path) == planted);
+
+  auto mine = try_acquire_write_lock(posix_fs(), clock, probe, dir.file("n.jsonl"));
+  REQUIRE(mine.ok());
+  REQUIRE(std::holds_alternative<write_lock>(*mine));
+  write_lock_options unique;
+  unique.reentrant = false;
+  auto again = try_acquire_write_lock(posix_fs(), clock, probe, dir.file("n.jsonl"), unique);
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.error().code() == errc::locked);
+  CHECK_THAT(again.error().message(), Catch::Contains("already held by this process"));
+}
