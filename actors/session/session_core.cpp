@@ -314,7 +314,8 @@ turn_outcome session_core::chat(const chat_event& ev, const route_facts& route, 
   in.transcript_path = [this](std::string_view id) { return transcript_path_for(std::string(id)); };
   in.inbound_patch = inbound_patch(ev, route);
   const std::string old_id = row_ ? std::string(row_->session_id().value_or("")) : std::string();
-  rollover_result roll = roll_session(in);
+  // The row is rolled in place (moved in, not copied); row_ takes it back at once.
+  rollover_result roll = row_ ? roll_session(in, std::move(*row_)) : roll_session(in);
   row_ = std::move(roll.entry);
   if (roll.new_session) {
     if (roll.drop_queued_system_events) queued_.clear();
@@ -684,7 +685,7 @@ void session_core::system(const system_event& ev, core_effects& fx) {
   in.new_session_id = new_session_id();
   in.transcript_path = [this](std::string_view id) { return transcript_path_for(std::string(id)); };
   const bool existed = row_.has_value();
-  rollover_result roll = roll_session(in);
+  rollover_result roll = row_ ? roll_session(in, std::move(*row_)) : roll_session(in);  // in place, as in chat()
   row_ = std::move(roll.entry);
   if (!existed) fx.events.push_back(event(event_types::session_created));
   if (!ev.text.empty()) queued_.push_back(ev.text);

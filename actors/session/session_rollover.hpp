@@ -75,6 +75,13 @@ struct rollover_result {
 
 rollover_result roll_session(const rollover_input& in);
 
+// roll_session for the caller that owns the row and replaces it with the result
+// (`row = std::move(result.entry)`, the hot path of every turn): `current` is the row under the
+// key (in.current is not read) and its object becomes result.entry, patched in place instead of
+// copied. The result is the one roll_session(in) gives with in.current = &current; `current` is
+// left moved-from. Everything else in `in` must not refer into `current`.
+rollover_result roll_session(const rollover_input& in, session_entry&& current);
+
 // resolveResetPreservedSelection: the model override survives a reset when its source is "user",
 // or (legacy rows without a source) when it has no automatic-fallback provenance
 // (modelOverrideFallbackOriginProvider + ...OriginModel). The auth profile override survives

@@ -4,12 +4,20 @@
 #include <date/tz.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <iterator>
+#include <optional>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "actors/session/reset_policy.hpp"
 #include "actors/session/session_rollover.hpp"
 #include "messages/json_reader.hpp"
+#include "messages/json_writer.hpp"
 
 using namespace sessionrt;
 using namespace sessionrt::actors;
@@ -111,6 +119,407 @@ const char* used_row = R"({
   "goal": {"schemaVersion": 1},
   "skillsSnapshot": {"skills": []}
 })";
+
+// The algorithm roll_session had before it was made cheap (a copy of the row, ~80 slots found by
+// linear search, each applied with json::set / json::erase), kept verbatim as the reference the
+// fast one must match byte for byte.
+namespace reference {
+
+using field_list = std::initializer_list<std::string_view>;
+
+const field_list preference_fields = {"thinkingLevel", "verboseLevel", "traceLevel",
+                                          "reasoningLevel", "ttsAuto",      "responseUsage"};
+const field_list cli_binding_fields = {"cliSessionIds", "cliSessionBindings", "claudeCliSessionId"};
+const field_list lineage_fields = {"spawnedBy",        "spawnedWorkspaceDir", "spawnedCwd",
+                                       "parentSessionKey", "forkedFromParent",    "spawnDepth",
+                                       "subagentRole",     "subagentControlScope"};
+const field_list send_queue_fields = {"sendPolicy", "queueMode", "queueDebounceMs", "queueCap", "queueDrop"};
+const field_list group_fields = {"chatType", "channel", "groupId", "subject", "groupChannel", "space"};
+const field_list group_activation_fields = {"groupActivation", "groupActivationNeedsSystemIntro"};
+const field_list route_fields = {"route",  "deliveryContext", "lastChannel",
+                                     "lastTo", "lastAccountId",   "lastThreadId"};
+const field_list model_override_fields = {"providerOverride", "modelOverride", "modelOverrideSource",
+                                              "modelOverrideFallbackOriginProvider",
+                                              "modelOverrideFallbackOriginModel"};
+const field_list fallback_origin_fields = {"modelOverrideFallbackOriginProvider",
+                                               "modelOverrideFallbackOriginModel"};
+const field_list auth_override_fields = {"authProfileOverride", "authProfileOverrideSource",
+                                             "authProfileOverrideCompactionCount"};
+const field_list memory_flush_fields = {"memoryFlushAt",           "memoryFlushCompactionCount",
+                                            "memoryFlushContextHash",  "memoryFlushFailureCount",
+                                            "memoryFlushLastFailedAt", "memoryFlushLastFailureError"};
+const field_list run_stat_fields = {"startedAt", "endedAt", "runtimeMs", "status"};
+const field_list run_cache_fields = {"inputTokens",          "outputTokens",
+                                         "estimatedCostUsd",     "cacheRead",
+                                         "cacheWrite",           "contextTokens",
+                                         "contextBudgetStatus",  "goal",
+                                         "skillsSnapshot",       "modelProvider",
+                                         "model",                "fallbackNoticeSelectedModel",
+                                         "fallbackNoticeActiveModel", "fallbackNoticeReason",
+                                         "systemPromptReport"};
+// The object literal initSessionState spreads over the row: an ordered list of keys, each
+// with a value or JavaScript's undefined (delete). The first write of a key fixes its place.
+class row_patch {
+ public:
+  // Reusing the session: the patch lands on the row it carries from, so `key: row.key` is a
+  // no-op and carry() is skipped (the hot path: most turns reuse their session); get() then
+  // answers from the row for keys the patch does not set.
+  explicit row_patch(const boost::json::object* reused_row = nullptr) : reused_(reused_row) {}
+  void set(std::string_view key, boost::json::value v) { slot(key) = std::move(v); }
+  void unset(std::string_view key) { slot(key).reset(); }
+  void unset(field_list keys) {
+    for (auto k : keys) unset(k);
+  }
+  // `key: from.key` (undefined when absent).
+  void carry(const boost::json::object& from, std::string_view key) {
+    // Reusing the row: a key it has is already in place; an absent one still takes its slot
+    // here, as {...entry, ...patch} orders it.
+    if (reused_ == &from && from.contains(key)) return;
+    if (const auto* v = from.if_contains(key))
+      set(key, *v);
+    else
+      unset(key);
+  }
+  void carry(const boost::json::object& from, field_list keys) {
+    for (auto k : keys) carry(from, k);
+  }
+  const boost::json::value* get(std::string_view key) const {
+    for (const auto& [k, v] : items_)
+      if (k == key) return v ? &*v : nullptr;
+    return reused_ ? reused_->if_contains(key) : nullptr;
+  }
+  // {...row, ...patch}; undefined members are deleted (JSON.stringify omits them).
+  void apply_to(boost::json::object& row) const {
+    for (const auto& [k, v] : items_) {
+      if (v)
+        json::set(row, k, *v);
+      else
+        json::erase(row, k);
+    }
+  }
+
+ private:
+  std::optional<boost::json::value>& slot(std::string_view key) {
+    for (auto& [k, v] : items_)
+      if (k == key) return v;
+    items_.emplace_back(std::string(key), std::nullopt);
+    return items_.back().second;
+  }
+  std::vector<std::pair<std::string, std::optional<boost::json::value>>> items_;
+  const boost::json::object* reused_ = nullptr;
+};
+
+bool js_truthy(const boost::json::value* v) {
+  if (!v || v->is_null()) return false;
+  if (v->is_string()) return !v->get_string().empty();
+  if (v->is_bool()) return v->get_bool();
+  if (auto n = json::as_number(*v)) return *n != 0 && !std::isnan(*n);
+  return true;
+}
+
+// null or undefined, the values `??` replaces.
+bool nullish(const boost::json::value* v) { return !v || v->is_null(); }
+
+boost::json::value timestamp_value(double t) {
+  if (std::trunc(t) == t && std::fabs(t) < 9e15) return static_cast<std::int64_t>(t);
+  return t;
+}
+
+bool can_reuse(const session_entry* row) {
+  if (!row) return false;
+  auto id = row->session_id();
+  auto updated = json::get_number(row->json(), "updatedAt");
+  return id && !id->empty() && updated && std::isfinite(*updated);
+}
+
+struct turn_decision {
+  bool reuse = false;
+  bool ends_previous = false;  // previousSessionEntry: archived, its queued events dropped
+  bool explicit_reset = false;
+  std::optional<session_end_reason> reason;
+};
+
+turn_decision decide(const rollover_input& in) {
+  const bool reusable = can_reuse(in.current);
+  const bool explicit_reset = in.trigger.command == reset_command::reset;
+  const bool reset = explicit_reset || in.force_new;
+  const bool soft = in.trigger.command == reset_command::soft_reset;
+  const bool fresh = (is_system_event(in.kind) && reusable) || (in.reconnect_resume && reusable) ||
+                     (in.current && in.freshness.fresh) || (soft && reusable);
+  turn_decision d;
+  d.explicit_reset = explicit_reset;
+  d.reuse = !reset && fresh && reusable;
+  d.ends_previous = !d.reuse && (reset || !fresh) && in.current;
+  if (!d.ends_previous) return d;
+  if (explicit_reset)
+    d.reason = in.trigger.explicit_reason();
+  else if (in.force_new)
+    d.reason = session_end_reason::new_session;
+  else
+    d.reason = in.freshness.stale_reason;
+  return d;
+}
+
+// `isNewSession ? now : (baseEntry.sessionStartedAt ?? <transcript header time>)`
+void put_started_at(row_patch& p, const rollover_input& in, const turn_decision& d, const boost::json::object& base) {
+  const boost::json::value* stored = base.if_contains("sessionStartedAt");
+  if (!d.reuse)
+    p.set("sessionStartedAt", in.now_ms);
+  else if (!nullish(stored))
+    p.set("sessionStartedAt", *stored);
+  else if (in.recovered_started_at)
+    p.set("sessionStartedAt", timestamp_value(*in.recovered_started_at));
+  else
+    p.unset("sessionStartedAt");
+}
+
+void put_lifecycle(row_patch& p, const rollover_input& in, const turn_decision& d, const boost::json::object& base) {
+  if (d.reuse)
+    p.carry(base, "sessionId");
+  else
+    p.set("sessionId", boost::json::string(in.new_session_id));
+  p.set("updatedAt", in.now_ms);
+  put_started_at(p, in, d, base);
+  if (is_system_event(in.kind))
+    p.carry(base, "lastInteractionAt");  // system events do not extend idle life
+  else
+    p.set("lastInteractionAt", in.now_ms);
+  for (auto key : {"systemSent", "abortedLastRun"}) {
+    const auto* v = d.reuse ? base.if_contains(key) : nullptr;
+    p.set(key, nullish(v) ? boost::json::value(false) : *v);  // `entry.key ?? false`
+  }
+}
+
+void put_usage_family(row_patch& p, const rollover_input& in, const turn_decision& d,
+                      const boost::json::object& base) {
+  if (!d.ends_previous) {
+    p.carry(base, {"usageFamilyKey", "usageFamilySessionIds"});
+    return;
+  }
+  const session_entry& previous = *in.current;
+  auto key = previous.usage_family_key();
+  p.set("usageFamilyKey", boost::json::string(key ? *key : std::string_view(in.session_key)));
+  std::vector<std::string> ids = previous.usage_family_session_ids();
+  if (auto id = previous.session_id(); id && !id->empty()) ids.emplace_back(*id);
+  ids.emplace_back(in.new_session_id);
+  std::vector<std::string> unique;
+  for (auto& id : ids)
+    if (std::find(unique.begin(), unique.end(), id) == unique.end()) unique.push_back(std::move(id));
+  boost::json::array a;
+  for (const auto& id : unique) a.emplace_back(id);
+  p.set("usageFamilySessionIds", std::move(a));
+}
+
+void put_selection(row_patch& p, const rollover_input& in, const turn_decision& d, const boost::json::object& old) {
+  if (d.reuse) {
+    p.carry(old, {"modelOverride", "providerOverride", "modelOverrideSource"});
+    p.carry(old, auth_override_fields);
+    return;
+  }
+  if (in.current && keeps_model_override_on_reset(*in.current)) {
+    p.carry(old, {"modelOverride", "providerOverride"});
+    p.set("modelOverrideSource", "user");
+    p.unset(fallback_origin_fields);
+  } else {
+    p.unset(model_override_fields);
+  }
+  if (in.current && keeps_auth_profile_override_on_reset(*in.current)) {
+    p.carry(old, "authProfileOverride");
+    p.set("authProfileOverrideSource", "user");
+    p.carry(old, "authProfileOverrideCompactionCount");
+  } else {
+    p.unset(auth_override_fields);
+  }
+}
+
+// `key: d.reuse ? row.key : undefined`
+void carry_if_reused(row_patch& p, const turn_decision& d, const boost::json::object& old, field_list keys) {
+  if (d.reuse)
+    p.carry(old, keys);
+  else
+    p.unset(keys);
+}
+
+void put_session_file(row_patch& p, const rollover_input& in, const turn_decision& d, const boost::json::object& old) {
+  if (d.reuse && old.contains("sessionFile")) return;
+  if (!in.transcript_path) return;
+  std::string_view id = d.reuse ? std::string_view(old.at("sessionId").get_string()) : in.new_session_id;
+  p.set("sessionFile", boost::json::string(in.transcript_path(id)));
+}
+
+void put_new_session_counters(row_patch& p) {
+  p.set("compactionCount", 0);
+  p.unset(memory_flush_fields);
+  p.unset(run_stat_fields);
+  p.set("totalTokens", 0);
+  p.set("totalTokensFresh", true);
+  p.unset(run_cache_fields);
+}
+
+row_patch build_patch(const rollover_input& in, const turn_decision& d, const boost::json::object& old) {
+  static const boost::json::object nothing;
+  const boost::json::object& base = d.reuse ? old : nothing;  // OpenClaw's baseEntry
+  row_patch p(d.reuse ? &old : nullptr);
+  put_lifecycle(p, in, d, base);
+  p.carry(old, preference_fields);
+  put_usage_family(p, in, d, base);
+  put_selection(p, in, d, old);
+  carry_if_reused(p, d, old, cli_binding_fields);
+  p.carry(old, "label");
+  if (d.reuse || d.explicit_reset)
+    p.carry(old, lineage_fields);
+  else
+    p.unset(lineage_fields);
+  carry_if_reused(p, d, old, send_queue_fields);
+  p.carry(old, "displayName");
+  carry_if_reused(p, d, old, group_fields);
+  p.carry(old, group_activation_fields);
+  carry_if_reused(p, d, old, route_fields);
+  for (const auto& [k, v] : in.inbound_patch) p.set(k, v);
+  if (!js_truthy(p.get("chatType"))) p.set("chatType", "direct");
+  put_session_file(p, in, d, old);
+  if (!d.reuse) put_new_session_counters(p);
+  return p;
+}
+
+rollover_result roll_session(const rollover_input& in) {
+  const turn_decision d = decide(in);
+  static const boost::json::object none;
+  const boost::json::object& old = in.current ? in.current->json() : none;
+  boost::json::object row = old;
+  build_patch(in, d, old).apply_to(row);
+
+  rollover_result r;
+  r.new_session = !d.reuse;
+  r.reason = d.reason;
+  r.entry = session_entry(std::move(row));
+  if (d.ends_previous) {
+    r.drop_queued_system_events = true;
+    if (auto id = in.current->session_id(); id && !id->empty()) r.archive_session_id = std::string(*id);
+  }
+  return r;
+}
+
+}  // namespace reference
+
+// Varied rows and turns for the reference comparison: a fixed seed, the engine's raw output only
+// (std::mt19937_64's sequence is fixed by the standard; distributions are not).
+class case_maker {
+ public:
+  explicit case_maker(std::uint64_t seed) : rng_(seed) {}
+  std::size_t below(std::size_t n) { return static_cast<std::size_t>(rng_() % n); }
+  bool chance(int percent) { return below(100) < static_cast<std::size_t>(percent); }
+  template <class T, std::size_t N>
+  const T& pick(const T (&items)[N]) { return items[below(N)]; }
+
+  // Every key roll_session writes by name, and a few it never names.
+  static constexpr const char* keys[] = {
+      "sessionId", "updatedAt", "sessionStartedAt", "lastInteractionAt", "systemSent", "abortedLastRun",
+      "thinkingLevel", "verboseLevel", "traceLevel", "reasoningLevel", "ttsAuto", "responseUsage",
+      "usageFamilyKey", "usageFamilySessionIds", "providerOverride", "modelOverride", "modelOverrideSource",
+      "modelOverrideFallbackOriginProvider", "modelOverrideFallbackOriginModel", "authProfileOverride",
+      "authProfileOverrideSource", "authProfileOverrideCompactionCount", "cliSessionIds", "cliSessionBindings",
+      "claudeCliSessionId", "label", "spawnedBy", "spawnedWorkspaceDir", "spawnedCwd", "parentSessionKey",
+      "forkedFromParent", "spawnDepth", "subagentRole", "subagentControlScope", "sendPolicy", "queueMode",
+      "queueDebounceMs", "queueCap", "queueDrop", "displayName", "chatType", "channel", "groupId", "subject",
+      "groupChannel", "space", "groupActivation", "groupActivationNeedsSystemIntro", "route", "deliveryContext",
+      "lastChannel", "lastTo", "lastAccountId", "lastThreadId", "sessionFile", "compactionCount", "totalTokens",
+      "totalTokensFresh", "memoryFlushAt", "memoryFlushCompactionCount", "memoryFlushContextHash",
+      "memoryFlushFailureCount", "memoryFlushLastFailedAt", "memoryFlushLastFailureError", "startedAt",
+      "endedAt", "runtimeMs", "status", "inputTokens", "outputTokens", "estimatedCostUsd", "cacheRead",
+      "cacheWrite", "contextTokens", "contextBudgetStatus", "goal", "skillsSnapshot", "modelProvider", "model",
+      "fallbackNoticeSelectedModel", "fallbackNoticeActiveModel", "fallbackNoticeReason", "systemPromptReport",
+      "origin", "acp", "elevatedLevel", "pendingFinalDelivery", "customNote", "x-extra", "brandNew"};
+
+  boost::json::value any_value() {
+    switch (below(16)) {
+      case 0: return nullptr;
+      case 1: return "";
+      case 2: return "text";
+      case 3: return "user";
+      case 4: return "auto";
+      case 5: return 0;
+      case 6: return 1;
+      case 7: return 1.5;
+      case 8: return -0.0;
+      case 9: return true;
+      case 10: return false;
+      case 11: return boost::json::object{{"a", 1}, {"b", "x"}};
+      case 12: return boost::json::object{{"b", "x"}, {"a", 1}};  // equal to 11 but for the key order
+      case 13: return boost::json::array{"s0", "s1"};
+      case 14: return std::uint64_t{1};
+      default: return "telegram:123456";
+    }
+  }
+
+  // A row: some keys in a shuffled order, often a reusable session.
+  session_entry row() {
+    std::vector<const char*> order(std::begin(keys), std::end(keys));
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[below(i)]);
+    order.resize(below(36));
+    boost::json::object o;
+    if (chance(80)) o["sessionId"] = chance(90) ? "old-id" : "";
+    if (chance(85)) o["updatedAt"] = chance(90) ? boost::json::value(1000) : boost::json::value("yesterday");
+    for (const char* k : order) o[k] = any_value();
+    if (chance(40)) o["modelOverride"] = "gpt-4o";
+    if (chance(40)) o["authProfileOverride"] = "openai:work";
+    if (chance(30)) o["usageFamilySessionIds"] = boost::json::array{"old-id", "older"};
+    return session_entry(std::move(o));
+  }
+
+  // An inbound patch: route keys, keys the row has (equal, reordered or new values) and keys it lacks.
+  boost::json::object inbound(const session_entry* current) {
+    boost::json::object p;
+    const std::size_t n = below(9);
+    for (std::size_t i = 0; i < n; ++i) {
+      const char* k = chance(50) ? pick(route_like) : pick(keys);
+      const boost::json::value* has = current ? current->json().if_contains(k) : nullptr;
+      if (has && chance(50))
+        p[k] = *has;  // the same value: nothing to change
+      else
+        p[k] = any_value();
+    }
+    return p;
+  }
+
+  rollover_input turn(const session_entry* current) {
+    rollover_input in;
+    in.current = current;
+    in.session_key = "agent:main:telegram:direct:123456";
+    in.kind = pick(kinds);
+    in.now_ms = 5000 + static_cast<std::int64_t>(below(1000));
+    in.new_session_id = "new-id";
+    if (chance(85)) in.transcript_path = [](std::string_view id) { return "/s/" + std::string(id) + ".jsonl"; };
+    if (chance(25)) {
+      in.freshness.fresh = false;
+      in.freshness.stale_reason = chance(50) ? session_end_reason::daily : session_end_reason::idle;
+    }
+    if (!is_system_event(in.kind)) in.trigger = parse_reset_trigger(pick(bodies), reset_trigger_options{});
+    if (chance(20)) in.recovered_started_at = chance(50) ? 400.0 : 400.5;
+    in.reconnect_resume = chance(10);
+    in.force_new = chance(10);
+    if (!is_system_event(in.kind) || chance(20)) in.inbound_patch = inbound(current);
+    return in;
+  }
+
+ private:
+  static constexpr const char* route_like[] = {"route",    "deliveryContext", "lastChannel", "lastTo",
+                                               "lastAccountId", "lastThreadId", "origin", "chatType",
+                                               "channel",  "groupId",         "subject"};
+  static constexpr inbound_kind kinds[] = {inbound_kind::message, inbound_kind::message, inbound_kind::message,
+                                           inbound_kind::heartbeat, inbound_kind::cron_event,
+                                           inbound_kind::exec_event};
+  static constexpr const char* bodies[] = {"hi", "hi", "/new", "/reset", "/reset soft", "/new plan my week"};
+  std::mt19937_64 rng_;
+};
+
+std::string describe(const rollover_result& r) {
+  std::string out = r.new_session ? "new" : "reuse";
+  out += " reason=" + (r.reason ? std::string(session_end_reason_name(*r.reason)) : std::string("-"));
+  out += " archive=" + r.archive_session_id.value_or("-");
+  out += r.drop_queued_system_events ? " drop" : " keep";
+  return out + " " + json::to_compact(r.entry.json());
+}
 
 }  // namespace
 
@@ -535,4 +944,149 @@ TEST_CASE("a reused row that lacks some carried keys gets them at their {...entr
   REQUIRE(at("channel") < static_cast<std::ptrdiff_t>(keys.size()));
   CHECK(at("channel") < at("deliveryContext"));  // the carried slot, not the patch's order
   CHECK(at("groupId") < at("deliveryContext"));
+}
+
+TEST_CASE("roll_session gives the reference algorithm's row byte for byte, copied or rolled in place") {
+  case_maker make(20261130);
+  const cron_job_ref job{"job-42", "Nightly report"};
+  int reused = 0, ended = 0, started = 0, inbound_new_keys = 0, compared = 0;
+  auto same = [&](const rollover_input& in, const session_entry* current, const char* what) {
+    const std::string expected = describe(reference::roll_session(in));
+    const std::string copied = describe(roll_session(in));
+    std::string in_place = copied;
+    if (current) {  // as session_core calls it: in.current points at the row that is moved in
+      session_entry owned = *current;
+      rollover_input at_owned = in;
+      at_owned.current = &owned;
+      in_place = describe(roll_session(at_owned, std::move(owned)));
+    }
+    ++compared;
+    if (copied == expected && in_place == expected) return true;
+    INFO(what);
+    INFO("row: " << (current ? json::to_compact(current->json()) : std::string("none")));
+    INFO("inbound_patch: " << json::to_compact(in.inbound_patch));
+    INFO("kind " << static_cast<int>(in.kind) << ", trigger " << static_cast<int>(in.trigger.command) << ", fresh "
+                 << in.freshness.fresh << ", reconnect " << in.reconnect_resume << ", force_new " << in.force_new
+                 << ", recovered " << in.recovered_started_at.value_or(-1) << ", path " << bool(in.transcript_path));
+    CHECK(copied == expected);
+    CHECK(in_place == expected);
+    return false;
+  };
+  for (int i = 0; i < 4000; ++i) {
+    std::optional<session_entry> current;
+    if (make.chance(92)) current = make.row();
+    const session_entry* row = current ? &*current : nullptr;
+    const rollover_input in = make.turn(row);
+    for (const auto& kv : in.inbound_patch)
+      if (!row || !row->has(kv.key())) ++inbound_new_keys;
+    if (!same(in, row, "first turn")) break;
+    const rollover_result first = reference::roll_session(in);
+    if (!first.new_session) ++reused;
+    else if (first.reason) ++ended;
+    else ++started;
+    // A second turn on the row the first one built.
+    const rollover_input next = make.turn(&first.entry);
+    if (!same(next, &first.entry, "second turn")) break;
+    if (row && i % 4 == 0) {  // an isolated cron run on this row: sanitized, then a forced new session
+      rollover_input cron = make.turn(nullptr);
+      session_entry sanitized = sanitize_cron_base_row(*row, job);
+      rollover_input ref_in = cron;
+      ref_in.current = &sanitized;
+      ref_in.kind = inbound_kind::message;
+      ref_in.force_new = true;
+      rollover_result expected = reference::roll_session(ref_in);
+      const auto label = expected.entry.label();  // labelled unless it has a non-blank one
+      if (!label || label->find_first_not_of(" \t\n\r\f\v") == std::string_view::npos)
+        expected.entry.set_label(cron_label(job));
+      CHECK(describe(roll_isolated_cron_run(row, job, cron)) == describe(expected));
+    }
+  }
+  CHECK(compared == 8000);
+  // The cases cover every path, and inbound keys the row lacks (the ordering that can go wrong).
+  CHECK(reused > 800);
+  CHECK(ended > 800);
+  CHECK(started > 200);
+  CHECK(inbound_new_keys > 4000);
+}
+
+TEST_CASE("a new session places inbound keys the row lacks where the patch first named them") {
+  // Stale: a new session. The group and route slots the row lacks are `undefined` in the patch,
+  // so the inbound patch's channel/groupId land with the group fields, before deliveryContext,
+  // although the inbound patch lists them last; origin is new to the patch and comes after.
+  const auto old = row(R"({"sessionId": "s1", "updatedAt": 100, "custom": 1, "lastTo": "telegram:1", "model": "m"})");
+  auto in = turn(&old, 5000);
+  in.freshness = stale(session_end_reason::idle);
+  auto patch = json::parse_object(R"({
+    "chatType": "group", "deliveryContext": {"channel": "telegram", "to": "telegram:-100"},
+    "lastChannel": "telegram", "lastTo": "telegram:-100", "origin": {"provider": "telegram"},
+    "channel": "telegram", "groupId": "-100"
+  })");
+  REQUIRE(patch.ok());
+  in.inbound_patch = *patch;
+  const std::vector<std::string> expected = {
+      "sessionId", "updatedAt", "custom", "lastTo",  // the row's survivors keep their places
+      "sessionStartedAt", "lastInteractionAt", "systemSent", "abortedLastRun", "usageFamilyKey",
+      "usageFamilySessionIds", "chatType", "channel", "groupId", "deliveryContext", "lastChannel", "origin",
+      "sessionFile", "compactionCount", "totalTokens", "totalTokensFresh"};
+  session_entry moved = old;
+  for (const auto& r : {roll_session(in), roll_session(in, std::move(moved)), reference::roll_session(in)}) {
+    CHECK(r.new_session);
+    CHECK(keys_of(r.entry) == expected);
+    CHECK(r.entry.last_to() == "telegram:-100");
+    CHECK_FALSE(r.entry.has("model"));
+  }
+}
+
+TEST_CASE("a reused row gets the chatType default and a label from inbound at their patch slots") {
+  const auto old = row(R"({"sessionId": "s1", "updatedAt": 100, "sessionStartedAt": 100, "lastInteractionAt": 100,
+                           "systemSent": true, "abortedLastRun": false, "sessionFile": "/f"})");
+  auto in = turn(&old, 200);
+  auto patch = json::parse_object(R"({"origin": {"provider": "telegram"}, "lastChannel": "telegram", "label": "L"})");
+  REQUIRE(patch.ok());
+  in.inbound_patch = *patch;
+  std::vector<std::string> expected = keys_of(old);
+  for (const char* k : {"label", "chatType", "lastChannel", "origin"}) expected.emplace_back(k);
+  session_entry moved = old;
+  for (const auto& r : {roll_session(in), roll_session(in, std::move(moved)), reference::roll_session(in)}) {
+    CHECK_FALSE(r.new_session);
+    CHECK(keys_of(r.entry) == expected);
+    CHECK(r.entry.chat_type() == "direct");
+    CHECK(r.entry.label() == "L");
+  }
+}
+
+TEST_CASE("an inbound object equal to the row's but for its key order replaces it (the row is written as sent)") {
+  const auto old = row(R"({"sessionId": "s1", "updatedAt": 100, "chatType": "direct",
+                           "deliveryContext": {"channel": "telegram", "to": "telegram:1"}, "lastTo": "telegram:1"})");
+  for (const char* body : {"hi", "/reset"}) {
+    INFO(body);
+    auto in = turn(&old, 200);
+    in.trigger = trigger(body);
+    auto patch = json::parse_object(R"({"deliveryContext": {"to": "telegram:1", "channel": "telegram"},
+                                        "lastTo": "telegram:1", "chatType": "direct"})");
+    REQUIRE(patch.ok());
+    in.inbound_patch = *patch;
+    session_entry moved = old;
+    for (const auto& r : {roll_session(in), roll_session(in, std::move(moved))}) {
+      CHECK(json::to_compact(r.entry.json().at("deliveryContext")) == R"({"to":"telegram:1","channel":"telegram"})");
+      const auto keys = keys_of(r.entry);
+      REQUIRE(keys.size() >= 5);
+      // /reset deletes them first, the inbound patch sets them again: they keep the row's places.
+      CHECK(std::vector<std::string>(keys.begin(), keys.begin() + 5) ==
+            std::vector<std::string>{"sessionId", "updatedAt", "chatType", "deliveryContext", "lastTo"});
+      CHECK(describe(r) == describe(reference::roll_session(in)));
+    }
+  }
+}
+
+TEST_CASE("roll_session in place leaves the caller's row moved-from and reads nothing else of in.current") {
+  const auto old = row(used_row);
+  auto in = turn(&old, 5000);  // in.current points elsewhere: the moved-in row is the one rolled
+  session_entry mine = old;
+  json::set(mine.json(), "label", boost::json::string("Mine"));
+  auto r = roll_session(in, std::move(mine));
+  CHECK_FALSE(r.new_session);
+  CHECK(r.entry.label() == "Mine");
+  CHECK(r.entry.updated_at() == 5000);
+  CHECK(mine.json().empty());  // moved into the result, not copied
 }
