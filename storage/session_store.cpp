@@ -62,17 +62,25 @@ const session_entry& session_store::entry_of(const slot& s) const {
   if (!unspill(s)) return unreadable;
   row_mem& m = *s.mem;
   if (!m.released) return m.entry;
-  // The text is "\n  " + the JSON-quoted key + ": " + the row.
-  std::string prefix = "\n  ";
-  json::append_string(prefix, s.key_view());
-  prefix += ": ";
-  json::parse_limits limits;
-  limits.max_bytes = m.text.size();
-  limits.max_depth = 1u << 20;  // whatever depth the row was loaded with
-  auto row = json::parse_object(std::string_view(m.text).substr(prefix.size()), limits);
-  m.entry = row.ok() ? session_entry(std::move(*row)) : session_entry();
+  auto row = parse_row_text(s.key_view(), m.text);
+  m.entry = row.ok() ? std::move(*row) : session_entry();
   m.released = false;
   return m.entry;
+}
+
+result<session_entry> session_store::parse_row_text(std::string_view key, std::string_view text) {
+  // The text is "\n  " + the JSON-quoted key + ": " + the row.
+  std::string prefix = "\n  ";
+  json::append_string(prefix, key);
+  prefix += ": ";
+  if (text.substr(0, prefix.size()) != prefix)
+    return status(errc::corrupt, "a session row's text does not start with its key");
+  json::parse_limits limits;
+  limits.max_bytes = text.size();
+  limits.max_depth = 1u << 20;  // whatever depth the row was loaded with
+  auto row = json::parse_object(text.substr(prefix.size()), limits);
+  if (!row.ok()) return row.error();
+  return session_entry(std::move(*row));
 }
 
 std::size_t session_store::release_clean_rows() {

@@ -90,6 +90,8 @@ class session_store {
   // A row's text in sessions.json as this store writes it: "\n  " + the JSON-quoted key + ": "
   // + the row pretty-printed at level 1.
   static void append_row_text(std::string& out, std::string_view key, const session_entry& row);
+  // The row back from append_row_text's text for `key` (errc::corrupt if it does not parse).
+  static result<session_entry> parse_row_text(std::string_view key, std::string_view text);
   // Removes the row of `key`; false when there was none.
   bool erase(std::string_view key);
   bool contains(std::string_view key) const { return find(key) != nullptr; }

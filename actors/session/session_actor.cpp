@@ -69,31 +69,41 @@ void finish_passivation(caf::event_based_actor* self, session_state& st) {
 void apply(caf::event_based_actor* self, session_state& st, core_effects& fx, outcome_sink sink, turn_outcome out) {
   for (auto& e : fx.events) publish(self, st.deps.bus, *st.deps.hub, std::move(e));
   pending_ack ack{std::move(sink), std::move(out)};
-  if (fx.store_put && st.core->entry()) {
+  // The row goes to the store as its text when the core kept it so (the usual case), else as
+  // the object.
+  const bool as_text = !fx.store_text.empty();
+  if (fx.store_put && (as_text || st.core->entry())) {
     if (fx.store_durable) {
       ack.store_wait = true;
-      self->request(st.deps.store, caf::infinite, put_atom::value, st.core->key(), *st.core->entry(), flush_atom::value)
-          .then(
-              [self, &st](bool) {
-                // Acks complete in order; the oldest one still waiting on the store is ours.
-                for (auto& p : st.pending)
-                  if (p.store_wait) {
-                    p.store_wait = false;
-                    break;
-                  }
-                release_ready(st);
-                finish_passivation(self, st);
-              },
-              [self, &st](caf::error& err) {
-                for (auto& p : st.pending)
-                  if (p.store_wait) {
-                    p.store_wait = false;
-                    p.outcome.st = status(errc::io_error, "saving the session row failed: " + self->system().render(err));
-                    break;
-                  }
-                release_ready(st);
-                finish_passivation(self, st);
-              });
+      auto stored = [self, &st](bool) {
+        // Acks complete in order; the oldest one still waiting on the store is ours.
+        for (auto& p : st.pending)
+          if (p.store_wait) {
+            p.store_wait = false;
+            break;
+          }
+        release_ready(st);
+        finish_passivation(self, st);
+      };
+      auto failed = [self, &st](caf::error& err) {
+        for (auto& p : st.pending)
+          if (p.store_wait) {
+            p.store_wait = false;
+            p.outcome.st = status(errc::io_error, "saving the session row failed: " + self->system().render(err));
+            break;
+          }
+        release_ready(st);
+        finish_passivation(self, st);
+      };
+      if (as_text)
+        self->request(st.deps.store, caf::infinite, put_atom::value, st.core->key(), std::move(fx.store_text),
+                      flush_atom::value)
+            .then(stored, failed);
+      else
+        self->request(st.deps.store, caf::infinite, put_atom::value, st.core->key(), *st.core->entry(), flush_atom::value)
+            .then(stored, failed);
+    } else if (as_text) {
+      self->send(st.deps.store, put_atom::value, st.core->key(), std::move(fx.store_text));
     } else {
       self->send(st.deps.store, put_atom::value, st.core->key(), *st.core->entry());
     }

@@ -17,9 +17,11 @@
 #include "messages/json_access.hpp"
 #include "messages/json_writer.hpp"
 #include "messages/transcript_entry.hpp"
+#include "messages/utf8.hpp"
 #include "storage/archive_names.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/session_paths.hpp"
+#include "storage/session_store.hpp"
 #include "storage/transcript_open.hpp"
 
 namespace sessionrt::actors {
@@ -278,6 +280,45 @@ void session_core::note_new_session(const std::string& old_id, const rollover_re
 }
 
 turn_outcome session_core::chat(const chat_event& ev, const route_facts& route, core_effects& fx) {
+  wake_row();
+  turn_outcome out = chat_turn(ev, route, fx);
+  sleep_row(fx);
+  return out;
+}
+
+void session_core::system(const system_event& ev, core_effects& fx) {
+  wake_row();
+  system_turn(ev, fx);
+  sleep_row(fx);
+}
+
+const std::optional<session_entry>& session_core::entry() const {
+  wake_row();
+  return row_;
+}
+
+void session_core::wake_row() const {
+  if (row_ || row_text_.empty()) return;
+  // The text was written from a parsed row by append_row_text: it parses back to that row.
+  auto row = storage::session_store::parse_row_text(key_, row_text_);
+  row_ = row.ok() ? std::move(*row) : session_entry();
+  row_text_ = std::string();
+}
+
+void session_core::sleep_row(core_effects& fx) {
+  fx.store_text.clear();
+  if (!row_) return;
+  std::string text;
+  storage::session_store::append_row_text(text, key_, *row_);
+  // Invalid UTF-8 would not parse back: such a row stays parsed and goes to the store as is.
+  if (!is_valid_utf8(text)) return;
+  if (fx.store_put) fx.store_text = text;
+  text.shrink_to_fit();
+  row_text_ = std::move(text);
+  row_.reset();
+}
+
+turn_outcome session_core::chat_turn(const chat_event& ev, const route_facts& route, core_effects& fx) {
   turn_outcome out;
   out.session_key = key_;
   last_route_ = route;
@@ -668,7 +709,7 @@ void session_core::check_context_pressure(std::int64_t context_tokens, core_effe
   }
 }
 
-void session_core::system(const system_event& ev, core_effects& fx) {
+void session_core::system_turn(const system_event& ev, core_effects& fx) {
   if (ev.kind == system_event_kind::cron && !ev.job_id.empty()) {
     cron_run(ev, fx);
     return;

@@ -73,6 +73,7 @@ struct route_facts {
 struct core_effects {
   std::vector<lifecycle_event> events;
   bool store_put = false;      // write entry() to the store
+  std::string store_text;      // ... as this text (session_store::append_row_text) when set
   bool store_durable = false;  // ... and wait for that write before acknowledging
   std::optional<std::int64_t> stale_at;  // when the session expires (timer), if it does
   std::string stale_reason;              // "daily" | "idle": why it expires then
@@ -109,7 +110,8 @@ class session_core {
   status close();
 
   const std::string& key() const { return key_; }
-  const std::optional<session_entry>& entry() const { return row_; }
+  // The row (parsed again here if it was kept as text between turns).
+  const std::optional<session_entry>& entry() const;
   int transcript_fd() const;
   bool transcript_open() const { return transcript_ != nullptr; }
   // The syncer made appends up to `seq` durable (and the directory, when it was asked to).
@@ -142,8 +144,16 @@ class session_core {
   void maybe_compact_before_turn(std::int64_t prompt_estimate, std::int64_t context_tokens, core_effects& fx);
   void check_context_pressure(std::int64_t context_tokens, core_effects& fx);
 
+  // Between turns the row is kept only as the text the store was sent (sleep_row; ~1 KB
+  // instead of a ~2.5 KB JSON object); the next turn parses it back (wake_row).
+  void wake_row() const;
+  void sleep_row(core_effects& fx);
+  turn_outcome chat_turn(const chat_event& ev, const route_facts& route, core_effects& fx);
+  void system_turn(const system_event& ev, core_effects& fx);
+
   std::string key_;
-  std::optional<session_entry> row_;
+  mutable std::optional<session_entry> row_;  // unset while the row sleeps as row_text_
+  mutable std::string row_text_;
   session_core_deps deps_;
   std::unique_ptr<storage::transcript_file> transcript_;
   std::optional<storage::write_lock> lock_;

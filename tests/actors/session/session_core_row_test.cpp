@@ -1,0 +1,113 @@
+// session_core keeps its row between turns only as the text it sends the store
+// (session_store::append_row_text): the next turn parses it back, so what the store is sent,
+// what entry() gives and what the next turn continues from must all be the same row. A row
+// with invalid UTF-8 (its text would not parse back) stays parsed and is sent as the object.
+#include <catch2/catch.hpp>
+
+#include <boost/json.hpp>
+
+#include "actors/session/session_core.hpp"
+#include "messages/json_writer.hpp"
+#include "messages/transcript_entry.hpp"
+#include "storage/durable_file.hpp"
+#include "storage/session_store.hpp"
+#include "tests/test_support.hpp"
+
+using namespace sessionrt;
+using namespace sessionrt::actors;
+
+namespace {
+
+constexpr std::int64_t kT0 = 1796011140000;  // 2026-11-30T03:59:00.000Z
+const std::string kKey = "agent:main:main";
+
+class echo_model final : public model_runner {
+ public:
+  result<boost::json::object> run(const model_request& req) override {
+    assistant_fields a;
+    a.content.push_back(text_block("ok " + std::to_string(req.messages.size())));
+    a.model = "echo";
+    a.usage.input = 10;
+    a.usage.output = 2;
+    a.timestamp_ms = kT0;
+    return assistant_message(std::move(a));
+  }
+};
+
+struct core_harness {
+  testing::temp_dir dir;
+  manual_clock clk{kT0};
+  storage::fake_process_probe probe;
+  runtime_settings settings;
+  echo_model model;
+
+  core_harness() {
+    settings.storage.durability = storage::durability::none;
+    settings.session.reset.timezone = "UTC";
+    REQUIRE(storage::ensure_dir(storage::posix_fs(), dir.file("sessions"), 0700).ok());
+  }
+  session_core_deps deps() {
+    session_core_deps d;
+    d.files = &storage::posix_fs();
+    d.time = &clk;
+    d.probe = &probe;
+    d.settings = &settings;
+    d.runner = &model;
+    d.sessions_dir = dir.file("sessions");
+    d.agent_id = "main";
+    return d;
+  }
+};
+
+route_facts direct_route() {
+  route_facts r;
+  r.channel = "telegram";
+  r.peer_id = "1";
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("session_core: the row sleeps as the store's text between turns and wakes as the same row") {
+  core_harness h;
+  session_core core(kKey, std::nullopt, h.deps());
+  core_effects fx1;
+  turn_outcome t1 = core.chat(testing::dm("1", "hello"), direct_route(), fx1);
+  REQUIRE(t1.st.ok());
+  REQUIRE(fx1.store_put);
+  REQUIRE_FALSE(fx1.store_text.empty());
+  // What the store is sent is the row entry() gives, written as the store writes it.
+  std::string expected;
+  storage::session_store::append_row_text(expected, kKey, *core.entry());
+  CHECK(fx1.store_text == expected);
+  auto parsed = storage::session_store::parse_row_text(kKey, fx1.store_text);
+  REQUIRE(parsed.ok());
+  CHECK(json::to_compact(parsed->json()) == json::to_compact(core.entry()->json()));
+
+  h.clk.advance(1000);
+  core_effects fx2;
+  turn_outcome t2 = core.chat(testing::dm("1", "again"), direct_route(), fx2);
+  REQUIRE(t2.st.ok());
+  CHECK(t2.session_id == t1.session_id);  // continued from the woken row, not a new session
+  CHECK(core.entry()->updated_at() == std::optional<std::int64_t>(kT0 + 1000));
+  CHECK(*t2.reply == "ok 3");  // the context kept both turns: user, reply, user
+  std::string second;
+  storage::session_store::append_row_text(second, kKey, *core.entry());
+  CHECK(fx2.store_text == second);
+  CHECK(fx2.store_text != fx1.store_text);
+}
+
+TEST_CASE("session_core: a row with invalid UTF-8 stays parsed and goes to the store as the object") {
+  core_harness h;
+  session_entry row;
+  row.set_session_id("0a1b2c3d-0000-4000-8000-000000000002");
+  row.set_updated_at(kT0 - 1000);
+  row.set_label(std::string("Caf\xe9"));
+  session_core core(kKey, row, h.deps());
+  core_effects fx;
+  REQUIRE(core.chat(testing::dm("1", "hello"), direct_route(), fx).st.ok());
+  CHECK(fx.store_put);
+  CHECK(fx.store_text.empty());  // the actor sends entry() instead
+  CHECK(core.entry()->label() == std::optional<std::string_view>("Caf\xe9"));
+  CHECK(core.entry()->session_id() == std::optional<std::string_view>("0a1b2c3d-0000-4000-8000-000000000002"));
+}
