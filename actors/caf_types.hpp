@@ -44,6 +44,7 @@ using outcome_sink = std::function<void(turn_outcome)>;
 struct entry_reply {
   bool found = false;
   session_entry entry;
+  std::string error;  // set when the row exists but could not be read (found is false then)
 };
 
 using entry_rows = std::vector<std::pair<std::string, session_entry>>;

@@ -463,7 +463,8 @@ std::int64_t simulated_model::prompt_tokens_of(const model_request& request) {
     if (const auto* m = msgs[i].if_object()) tokens += actors::estimate_tokens(*m);
   {
     std::lock_guard<std::mutex> g(prefix_mutex_);
-    if (prefixes_.size() >= kPrefixCacheSessions) prefixes_.clear();  // bounded: only a speed-up
+    if (prefixes_.size() >= kPrefixCacheSessions && !prefixes_.count(request.session_id))
+      prefixes_.clear();  // bounded: only a speed-up
     prefixes_[request.session_id] = prefix_sum{msgs.size(), tokens, first, message_fingerprint(msgs.back())};
   }
   return tokens + tokens_of_text(request.system_prompt);

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "messages/json_reader.hpp"
 #include "messages/json_writer.hpp"
 #include "messages/utf8.hpp"
@@ -43,10 +45,27 @@ std::unique_ptr<char[]> key_bytes(std::string_view key) {
 }
 }  // namespace
 
+// "\n  " + the JSON-quoted key + ": ": how a row's text starts.
+static std::string row_text_prefix(std::string_view key) {
+  std::string prefix = "\n  ";
+  json::append_string(prefix, key);
+  prefix += ": ";
+  return prefix;
+}
+
+// A spilled row's text read back must start with its key, else the file was changed under it.
+static status check_read_back(std::string_view key, std::string_view text, const store_backing& backing) {
+  if (text.substr(0, row_text_prefix(key).size()) == row_text_prefix(key)) return {};
+  return status(errc::corrupt, fmt::format("{} was changed in place by another program: the row of {} is no longer "
+                                           "where this runtime wrote it",
+                                           backing.path(), key));
+}
+
 bool session_store::unspill(const slot& s) const {
   if (s.mem) return true;
   std::string text;
   status st = backing_ ? backing_->read(s.at, s.len, text) : status(errc::internal, "spilled row without a backing file");
+  if (st.ok()) st = check_read_back(s.key_view(), text, *backing_);
   if (!st.ok()) {
     if (spill_error_.ok()) spill_error_ = st.with_context("reading back the row of " + std::string(s.key_view()));
     return false;
@@ -69,10 +88,7 @@ const session_entry& session_store::entry_of(const slot& s) const {
 }
 
 result<session_entry> session_store::parse_row_text(std::string_view key, std::string_view text) {
-  // The text is "\n  " + the JSON-quoted key + ": " + the row.
-  std::string prefix = "\n  ";
-  json::append_string(prefix, key);
-  prefix += ": ";
+  const std::string prefix = row_text_prefix(key);
   if (text.substr(0, prefix.size()) != prefix)
     return status(errc::corrupt, "a session row's text does not start with its key");
   json::parse_limits limits;
@@ -206,7 +222,10 @@ bool session_store::upsert(std::string_view key, session_entry entry) {
   return true;
 }
 
-bool session_store::upsert_text(std::string_view key, std::string text) {
+result<bool> session_store::upsert_text(std::string_view key, std::string text) {
+  if (text.substr(0, row_text_prefix(key).size()) != row_text_prefix(key) || !is_valid_utf8(text))
+    return status(errc::invalid_argument,
+                  fmt::format("the row text sent for {} is not a row of that key in valid UTF-8; the row is unchanged", key));
   if (auto it = index_.find(key); it != index_.end()) {
     slot& s = slots_[it->second];
     if (s.mem && !s.dirty && s.mem->text == text) return false;  // the same row again
@@ -323,10 +342,17 @@ status session_store::append_pretty(std::string& out) const {
   // Spilled rows follow each other in the backing file as they do here (with a ',' between):
   // a run of them is read in one call.
   std::uint64_t run_at = 0, run_end = 0;
+  std::vector<const slot*> run;  // the rows of the run, each checked to start with its key
   auto flush_run = [&]() -> status {
     if (run_end == run_at) return {};
+    const std::size_t base = out.size();
     status st = backing_->read(run_at, static_cast<std::size_t>(run_end - run_at), out);
+    for (const slot* r : run) {
+      if (!st.ok()) break;
+      st = check_read_back(r->key_view(), std::string_view(out).substr(base + (r->at - run_at), r->len), *backing_);
+    }
     run_at = run_end = 0;
+    run.clear();
     return st;
   };
   for (const slot& s : slots_) {
@@ -341,6 +367,7 @@ status session_store::append_pretty(std::string& out) const {
       out += s.mem->text;
     } else if (run_end != run_at && s.at == run_end + 1) {
       run_end = s.at + s.len;  // the ',' before it comes from the file too
+      run.push_back(&s);
     } else {
       if (status st = flush_run(); !st.ok()) {
         spill_error_ = st.with_context("reading back rows of the session store");
@@ -350,6 +377,7 @@ status session_store::append_pretty(std::string& out) const {
       if (!first) out += ',';
       run_at = s.at;
       run_end = s.at + s.len;
+      run.push_back(&s);
     }
     first = false;
   }

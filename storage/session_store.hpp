@@ -84,9 +84,10 @@ class session_store {
   // Sets the row of `key`: replaces an existing row in its place, or appends a new one.
   // Returns true when the key was new.
   bool upsert(std::string_view key, session_entry entry);
-  // Sets the row of `key` from its text as append_row_text() writes it for that key (the
-  // caller serialized it; valid UTF-8); parsed only when read. Returns true when the key was new.
-  bool upsert_text(std::string_view key, std::string text);
+  // Sets the row of `key` from its text as append_row_text() writes it for that key; parsed
+  // only when read. Returns true when the key was new; errc::invalid_argument (row unchanged)
+  // for a text that does not start with the key or is not valid UTF-8.
+  result<bool> upsert_text(std::string_view key, std::string text);
   // A row's text in sessions.json as this store writes it: "\n  " + the JSON-quoted key + ": "
   // + the row pretty-printed at level 1.
   static void append_row_text(std::string& out, std::string_view key, const session_entry& row);

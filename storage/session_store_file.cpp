@@ -575,6 +575,7 @@ result<store_load_report> session_store_file::load() {
   if (!text.ok()) {
     if (text.error().code() == errc::not_found) {
       store_.clear();
+      backing_ = {};
       trailing_newline_ = true;
       saved_version_.reset();
       loaded_fingerprint_.reset();
@@ -592,6 +593,7 @@ result<store_load_report> session_store_file::load() {
     return quarantine_and_rebuild(std::move(*text), parsed.error());
   }
   store_ = std::move(parsed->store);
+  backing_ = {};
   trailing_newline_ = parsed->trailing_newline;
   saved_version_.reset();
   loaded_fingerprint_.reset();
@@ -628,6 +630,7 @@ result<store_load_report> session_store_file::quarantine_and_rebuild(std::string
                                         : "the corrupt file is at " + q.quarantined_path + " (" + back.message() + ")"));
   }
   store_ = std::move(rebuilt);
+  backing_ = {};
   trailing_newline_ = true;
   saved_version_ = store_.text_version();
   loaded_fingerprint_.reset();

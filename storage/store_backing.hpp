@@ -1,8 +1,10 @@
 // store_backing: the sessions.json file a session_store last wrote, held open by fd so that
 // rows unchanged since can be read back from it instead of being kept in memory
 // (session_store::spill_clean_rows). The file is the runtime's own (it holds the state dir):
-// if another program changes it in place (its size, mtime or inode differ from when it was
-// written), every read fails with errc::corrupt naming the file and nothing is read from it.
+// if another program changes its size in place, every read fails with errc::corrupt naming the
+// file (the reader also checks each row's text starts with its key: a same-size edit that
+// moved text is caught there). A file replaced by rename is not seen: the fd keeps the bytes
+// this runtime wrote, and its next save replaces the other program's file, as before.
 // Not thread-safe; one owner (the store actor), shared by copies of the store.
 #pragma once
 #include <cstdint>

@@ -16,9 +16,10 @@
 namespace sessionrt::actors {
 namespace {
 
-// Hands an event to its session actor; called with a null actor when the event is refused
-// (the runtime stops before the key got an actor), so its caller learns why.
-using deliver_fn = std::function<void(caf::event_based_actor*, const caf::actor&)>;
+// Hands an event to its session actor; called with a null actor and the reason when the event
+// is refused (the runtime stops before the key got an actor: "" ; the row cannot be read), so
+// its caller learns why.
+using deliver_fn = std::function<void(caf::event_based_actor*, const caf::actor&, const std::string& refused)>;
 
 struct key_slot {
   // queued: waits for a free slot (session.maxLiveSessions counts activating, live and
@@ -36,6 +37,9 @@ struct key_slot {
 // the runtime's life: memoized while their session has a slot (a passivated session keeps no
 // route), up to kRouteCacheSize distinct inputs (then started afresh).
 constexpr std::size_t kRouteCacheSize = 65536;
+// Routes remembered per session for dropping with it (dmScope main sends every sender to one
+// session: past this many, further routes stay until the cache starts afresh).
+constexpr std::size_t kRoutesPerSession = 16;
 
 std::string route_cache_key(const chat_event& ev) {
   std::string k;
@@ -83,6 +87,13 @@ void erase_slot(router_state& st, std::unordered_map<std::string, key_slot>::ite
   shrink(st.route_cache);
 }
 
+// The events waiting on a key that will get no actor fail, each exactly once: the runtime
+// stops (why ""), or the key's row could not be read.
+void refuse_waiting(caf::event_based_actor* self, key_slot& slot, const std::string& why = "") {
+  for (auto& fn : slot.waiting) fn(self, caf::actor(), why);
+  slot.waiting.clear();
+}
+
 void activate(caf::event_based_actor* self, std::shared_ptr<router_state> st, const std::string& key);
 void admit(caf::event_based_actor* self, std::shared_ptr<router_state> st);
 void deliver_if_quiet(router_state& st);
@@ -127,7 +138,7 @@ void deliver_or_wait(caf::event_based_actor* self, std::shared_ptr<router_state>
   if (slot.state == key_slot::phase::live) {
     slot.last_active_ms = now_ms(*st);
     st->lru.splice(st->lru.begin(), st->lru, slot.lru);
-    fn(self, slot.actor);
+    fn(self, slot.actor, std::string());
   } else {
     slot.waiting.push_back(std::move(fn));
   }
@@ -142,6 +153,15 @@ void activate(caf::event_based_actor* self, std::shared_ptr<router_state> st, co
       .then([self, st, key, agent](entry_reply& row) {
         auto it = st->slots.find(key);
         if (it == st->slots.end()) return;
+        if (!row.error.empty()) {
+          // The row exists but cannot be read (sessions.json changed under the runtime): no
+          // actor, no new session over it; the events fail with the reason.
+          refuse_waiting(self, it->second, "the session row cannot be read: " + row.error);
+          --st->open;
+          erase_slot(*st, it);
+          admit(self, st);
+          return;
+        }
         session_actor_deps deps;
         deps.core = st->cfg.core;
         deps.core.agent_id = agent;
@@ -161,7 +181,7 @@ void activate(caf::event_based_actor* self, std::shared_ptr<router_state> st, co
         ++st->live;
         auto waiting = std::move(slot.waiting);
         slot.waiting.clear();
-        for (auto& fn : waiting) fn(self, slot.actor);
+        for (auto& fn : waiting) fn(self, slot.actor, std::string());
         if (st->stopping)
           passivate(self, *st, key, "stop");
         else if (!st->admission.empty())
@@ -178,11 +198,6 @@ void passivate(caf::event_based_actor* self, router_state& st, const std::string
   self->send(it->second.actor, passivate_atom::value, why);
 }
 
-// The events waiting on a key that will get no actor (the runtime stops) fail, each exactly once.
-void refuse_waiting(caf::event_based_actor* self, key_slot& slot) {
-  for (auto& fn : slot.waiting) fn(self, caf::actor());
-  slot.waiting.clear();
-}
 
 void on_passivated(caf::event_based_actor* self, std::shared_ptr<router_state> st, const std::string& key) {
   auto it = st->slots.find(key);
@@ -280,7 +295,10 @@ void on_chat(caf::event_based_actor* self, std::shared_ptr<router_state> st, cha
   const bool memoized = cached == st->route_cache.end();
   if (memoized) {
     route fresh = resolve_route(to_route_input(ev), st->cfg.core.settings->routing);
-    if (st->route_cache.size() >= kRouteCacheSize) st->route_cache.clear();
+    if (st->route_cache.size() >= kRouteCacheSize) {
+      st->route_cache.clear();
+      for (auto& [key, slot] : st->slots) slot.routes.clear();
+    }
     cached = st->route_cache.emplace(std::move(cache_key), std::move(fresh)).first;
   }
   const route& r = cached->second;
@@ -288,17 +306,20 @@ void on_chat(caf::event_based_actor* self, std::shared_ptr<router_state> st, cha
     turn_outcome out;
     out.session_key = r.session_key;
     out.st = status(errc::invalid_argument, fmt::format("no agent {} is configured (agents.list)", r.agent_id));
+    if (memoized) st->route_cache.erase(cached);  // no slot to drop it with
     sink(std::move(out));
     return;
   }
   route_facts facts = facts_of(ev, r);
   ++st->turns;
   deliver_or_wait(self, st, r.session_key, r.agent_id,
-                  [ev = std::move(ev), facts = std::move(facts), sink = std::move(sink)](caf::event_based_actor* s,
-                                                                                         const caf::actor& a) mutable {
+                  [ev = std::move(ev), facts = std::move(facts), sink = std::move(sink)](
+                      caf::event_based_actor* s, const caf::actor& a, const std::string& refused) mutable {
                     if (!a) {
                       turn_outcome out;
-                      out.st = status(errc::cancelled, "the runtime stopped before this session could start");
+                      out.st = refused.empty()
+                                   ? status(errc::cancelled, "the runtime stopped before this session could start")
+                                   : status(errc::io_error, refused);
                       sink(std::move(out));
                       return;
                     }
@@ -307,7 +328,8 @@ void on_chat(caf::event_based_actor* self, std::shared_ptr<router_state> st, cha
   if (memoized)  // the slot exists now (deliver_or_wait made it); the route goes with it
     if (auto it = st->slots.find(r.session_key); it != st->slots.end()) {
       auto& routes = it->second.routes;
-      if (std::find(routes.begin(), routes.end(), cached->first) == routes.end()) routes.push_back(cached->first);
+      if (routes.size() < kRoutesPerSession && std::find(routes.begin(), routes.end(), cached->first) == routes.end())
+        routes.push_back(cached->first);
     }
 }
 
@@ -319,7 +341,7 @@ caf::response_promise settle(caf::event_based_actor* self, std::shared_ptr<route
   auto done = [rp, left]() mutable {
     if (--*left == 0) rp.deliver(true);
   };
-  auto ask = [done](caf::event_based_actor* s, const caf::actor& a) mutable {
+  auto ask = [done](caf::event_based_actor* s, const caf::actor& a, const std::string&) mutable {
     if (!a) return done();
     s->request(a, caf::infinite, stats_atom::value).then([done](std::string&) mutable { done(); },
                                                           [done](caf::error&) mutable { done(); });
@@ -327,7 +349,7 @@ caf::response_promise settle(caf::event_based_actor* self, std::shared_ptr<route
   for (auto& [key, slot] : st->slots) {
     if (slot.state == key_slot::phase::passivating) continue;
     ++*left;
-    if (slot.state == key_slot::phase::live) ask(self, slot.actor);
+    if (slot.state == key_slot::phase::live) ask(self, slot.actor, std::string());
     else slot.waiting.push_back(ask);
   }
   done();
@@ -360,7 +382,7 @@ caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
           key = build_cron_key(agent, ev.job_id);
         else
           key = build_main_key(agent, routing.session.main_key);
-        deliver_or_wait(self, st, key, agent, [ev = std::move(ev)](caf::event_based_actor* s, const caf::actor& a) mutable {
+        deliver_or_wait(self, st, key, agent, [ev = std::move(ev)](caf::event_based_actor* s, const caf::actor& a, const std::string&) mutable {
           if (a) s->send(a, system_atom::value, std::move(ev));
         });
       },

@@ -92,6 +92,12 @@ caf::behavior store_actor(caf::event_based_actor* self, std::shared_ptr<storage:
           r.found = true;
           r.entry = *e;
         }
+        if (const status& lost = st->file->store().spill_error(); !lost.ok() && r.found && r.entry.json().empty()) {
+          // Not an empty row: one that could not be read back. Never hand it out as a row.
+          r.found = false;
+          r.entry = session_entry();
+          r.error = lost.message();
+        }
         return r;
       },
       [self, st](put_atom, const std::string& key, session_entry& entry) {
@@ -99,15 +105,17 @@ caf::behavior store_actor(caf::event_based_actor* self, std::shared_ptr<storage:
         changed(self, *st);
       },
       [self, st](put_atom, const std::string& key, std::string& row_text) {
-        st->file->store().upsert_text(key, std::move(row_text));
-        changed(self, *st);
+        // Session actors send only texts they wrote with append_row_text; a refused one (a
+        // bug) leaves the row as it was.
+        if (st->file->store().upsert_text(key, std::move(row_text)).ok()) changed(self, *st);
       },
       [self, st](put_atom, const std::string& key, session_entry& entry, flush_atom) -> caf::result<bool> {
         st->file->store().upsert(key, std::move(entry));
         return changed_durably(self, *st);
       },
       [self, st](put_atom, const std::string& key, std::string& row_text, flush_atom) -> caf::result<bool> {
-        st->file->store().upsert_text(key, std::move(row_text));
+        auto put = st->file->store().upsert_text(key, std::move(row_text));
+        if (!put.ok()) return caf::make_error(caf::sec::runtime_error, put.error().message());
         return changed_durably(self, *st);
       },
       [st](list_atom) {

@@ -412,3 +412,31 @@ TEST_CASE("storage.storeDurableAck: a turn is acknowledged once sessions.json on
   CHECK(listed->session_id() == std::optional<std::string_view>(first.session_id));
   CHECK(transcript_texts(std::string(listed->session_file().value_or(""))).size() == 6);
 }
+
+TEST_CASE("a session row that cannot be read back fails its turn with the reason and sessions.json is left alone") {
+  harness h;
+  auto rt = h.start([](auto& s) {
+    s.session.passivate_idle_ms = 60000;
+    s.storage.store_durable_ack = true;  // acked once sessions.json has the row (and the row is spilled)
+    actors::reset_config off;
+    off.mode = actors::reset_mode::none;
+    s.session.reset.reset = off;
+    s.routing.session.direct_message_scope = actors::dm_scope::per_peer;
+  });
+  REQUIRE(turn(*rt, dm("1", "hello")).st.ok());
+  REQUIRE(turn(*rt, dm("2", "hello")).st.ok());
+  REQUIRE(rt->advance(61000).ok());  // both passivated: their rows live only in sessions.json
+  CHECK_THAT(rt->stats(), Catch::Contains("live=0"));
+
+  // Another program appends to sessions.json in place while the runtime owns it.
+  const std::string path = h.dir.path() + "/agents/main/sessions/sessions.json";
+  const std::string edited = testing::read_text(path) + "\n";
+  testing::write_text(path, edited);  // same inode: truncate + write
+
+  turn_outcome out = turn(*rt, dm("1", "again"));
+  CHECK_FALSE(out.st.ok());
+  CHECK_THAT(out.st.message(), Catch::Contains("the session row cannot be read"));
+  CHECK_THAT(out.st.message(), Catch::Contains("changed in place"));
+  CHECK(h.count("session.created") == 2);  // no new session over the unreadable row
+  CHECK(testing::read_text(path) == edited);
+}

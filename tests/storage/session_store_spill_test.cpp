@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -139,4 +140,37 @@ TEST_CASE("spilled rows: no spill for a version the file does not hold") {
   REQUIRE(file.save().ok());
   CHECK(file.shed_rows() == 2);
   CHECK(file.store().to_pretty() + "\n" == read_text(file.path()));
+}
+
+TEST_CASE("spilled rows: a touch is harmless, a same-size edit that moves rows is caught") {
+  temp_dir dir;
+  manual_clock clk(1789041600000);
+  session_store_file file(posix_fs(), clk, dir.file("sessions.json"));
+  for (int i = 0; i < 3; ++i) file.store().upsert(fmt::format("k{}", i), row_for(i, 1));
+  REQUIRE(file.save().ok());
+  REQUIRE(file.shed_rows() == 3);
+  const std::string written = read_text(file.path());
+
+  // Only the mtime changes: the rows read back as they were.
+  REQUIRE(::utimensat(AT_FDCWD, file.path().c_str(), nullptr, 0) == 0);
+  CHECK(file.store().find("k1")->session_id() == std::optional<std::string_view>("id-1-1"));
+  CHECK(file.store().spill_error().ok());
+  file.shed_rows();
+
+  // Same size, but the text moved by one byte (a byte dropped at the front, one added at the
+  // end): every row is now one byte off.
+  std::string shifted = written.substr(1) + " ";
+  REQUIRE(shifted.size() == written.size());
+  {
+    int fd = ::open(file.path().c_str(), O_WRONLY);
+    REQUIRE(fd >= 0);
+    REQUIRE(::pwrite(fd, shifted.data(), shifted.size(), 0) == static_cast<ssize_t>(shifted.size()));
+    ::close(fd);
+  }
+  CHECK(file.store().find("k2")->json().empty());
+  CHECK_FALSE(file.store().spill_error().ok());
+  CHECK(file.store().spill_error().message().find("no longer where this runtime wrote it") != std::string::npos);
+  file.store().upsert("k3", row_for(3, 1));
+  CHECK_FALSE(file.save().ok());
+  CHECK(read_text(file.path()) == shifted);  // not overwritten
 }

@@ -204,7 +204,7 @@ TEST_CASE("upsert_text: a row set from its text serializes, reads and versions a
     by_row.upsert(key(i), e);
     std::string text;
     session_store::append_row_text(text, key(i), e);
-    CHECK(by_text.upsert_text(key(i), std::move(text)));
+    CHECK(*by_text.upsert_text(key(i), std::move(text)));
   }
   CHECK(by_text.to_pretty() == by_row.to_pretty());
   CHECK(by_text.find(key(2))->session_id() == std::optional<std::string_view>("id2"));  // parsed when read
@@ -214,14 +214,25 @@ TEST_CASE("upsert_text: a row set from its text serializes, reads and versions a
   const auto v = by_text.text_version();
   std::string same;
   session_store::append_row_text(same, key(1), make_row("id1", 1));
-  CHECK_FALSE(by_text.upsert_text(key(1), same));
+  CHECK_FALSE(*by_text.upsert_text(key(1), same));
   CHECK(by_text.text_version() == v);
   by_text.find_for_update(key(3))->set_updated_at(99);  // dirty
   std::string replaced;
   session_store::append_row_text(replaced, key(3), make_row("new", 5));
-  CHECK_FALSE(by_text.upsert_text(key(3), replaced));
+  CHECK_FALSE(*by_text.upsert_text(key(3), replaced));
   CHECK(by_text.text_version() != v);
   by_row.upsert(key(3), make_row("new", 5));
   CHECK(by_text.to_pretty() == by_row.to_pretty());
   CHECK(by_text.to_pretty() == full_pretty(by_text));
+
+  // A text for another key, a cut one, or one with invalid UTF-8 is refused; the row stays.
+  const std::string before = by_text.to_pretty();
+  std::string other;
+  session_store::append_row_text(other, key(0), make_row("wrong", 1));
+  CHECK(by_text.upsert_text(key(2), other).error().code() == errc::invalid_argument);
+  CHECK(by_text.upsert_text(key(2), "\n").error().code() == errc::invalid_argument);
+  std::string bad;
+  session_store::append_row_text(bad, key(2), make_row("Caf\xe9", 1));
+  CHECK_FALSE(by_text.upsert_text(key(2), bad).ok());
+  CHECK(by_text.to_pretty() == before);
 }
