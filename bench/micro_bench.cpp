@@ -122,9 +122,10 @@ actors::rollover_input bench_turn() {
 
 session_entry used_entry() { return session_entry(json::parse_object(kUsedRow).value()); }
 
-// A chat turn reusing its session, as session_core::chat calls it: the row is rolled in place,
-// the result replaces it (row_ = std::move(roll.entry)) and the next turn rolls that.
-void roll_session_reuse(benchmark::State& st) {
+// A chat turn reusing its session, turn after turn (the result replaces the row). In place, as
+// session_core::chat calls it (the row moved in), or through the copying roll_session(in).
+template <bool InPlace>
+void roll_reuse(benchmark::State& st) {
   std::optional<session_entry> row = used_entry();
   const std::size_t keys = row->json().size();
   actors::rollover_input in = bench_turn();
@@ -132,29 +133,15 @@ void roll_session_reuse(benchmark::State& st) {
   for (auto _ : st) {
     in.now_ms = ++now;
     in.current = &*row;
-    actors::rollover_result r = actors::roll_session(in, std::move(*row));
+    actors::rollover_result r = InPlace ? actors::roll_session(in, std::move(*row)) : actors::roll_session(in);
     row = std::move(r.entry);
     benchmark::DoNotOptimize(row->json().size());
   }
   if (row->json().size() != keys) st.SkipWithError("the reused row changed shape");
 }
+void roll_session_reuse(benchmark::State& st) { roll_reuse<true>(st); }
+void roll_session_reuse_copy(benchmark::State& st) { roll_reuse<false>(st); }
 BENCHMARK(roll_session_reuse);
-
-// The same turn through the copying roll_session(in): the caller keeps its row.
-void roll_session_reuse_copy(benchmark::State& st) {
-  std::optional<session_entry> row = used_entry();
-  const std::size_t keys = row->json().size();
-  actors::rollover_input in = bench_turn();
-  std::int64_t now = 1796000000000;
-  for (auto _ : st) {
-    in.now_ms = ++now;
-    in.current = &*row;
-    actors::rollover_result r = actors::roll_session(in);
-    row = std::move(r.entry);
-    benchmark::DoNotOptimize(row->json().size());
-  }
-  if (row->json().size() != keys) st.SkipWithError("the reused row changed shape");
-}
 BENCHMARK(roll_session_reuse_copy);
 
 // `/new` on the same row: a new session, preferences carried, counters and caches cleared.

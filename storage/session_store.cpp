@@ -210,16 +210,20 @@ bool session_store::upsert(std::string_view key, session_entry entry) {
     }
     return false;
   }
+  add_slot(key).mem->entry = std::move(entry);
+  ++dirty_count_;
+  return true;
+}
+
+session_store::slot& session_store::add_slot(std::string_view key) {
   slot s;
   s.key = key_bytes(key);
   s.key_len = static_cast<std::uint32_t>(key.size());
   s.mem = std::make_unique<row_mem>();
-  s.mem->entry = std::move(entry);
   index_.emplace(s.key_view(), slots_.size());
   slots_.push_back(std::move(s));
-  ++dirty_count_;
   bump_version();
-  return true;
+  return slots_.back();
 }
 
 result<bool> session_store::upsert_text(std::string_view key, std::string text) {
@@ -240,16 +244,10 @@ result<bool> session_store::upsert_text(std::string_view key, std::string text) 
     bump_version();
     return false;
   }
-  slot s;
-  s.key = key_bytes(key);
-  s.key_len = static_cast<std::uint32_t>(key.size());
-  s.mem = std::make_unique<row_mem>();
+  slot& s = add_slot(key);
   s.mem->text = std::move(text);
   s.mem->released = true;
-  s.dirty = false;
-  index_.emplace(s.key_view(), slots_.size());
-  slots_.push_back(std::move(s));
-  bump_version();
+  s.dirty = false;  // the text is the row's serialization already
   return true;
 }
 

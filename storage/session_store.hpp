@@ -153,6 +153,8 @@ class session_store {
     std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
   };
 
+  // Appends a new slot for `key` (dirty, an empty row in memory) and indexes it.
+  slot& add_slot(std::string_view key);
   void refresh() const;
   void compact_if_sparse();
   void bump_version() const;
