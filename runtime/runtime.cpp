@@ -91,6 +91,18 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   }
   st->state_dir = st->settings.state_dir;
 
+  // Each live session holds its transcript open: fit maxLiveSessions to the open-file limit.
+  auto fds = apply_fd_budget(st->settings.session.max_live_sessions);
+  if (fds.ok()) {
+    st->report.open_files = *fds;
+    if (fds->lowered) {
+      spdlog::warn("session.maxLiveSessions {} does not fit the open-file limit ({} of hard limit {}); {} live sessions "
+                   "at most (raise `ulimit -n` to allow more)",
+                   st->settings.session.max_live_sessions, fds->soft_after, fds->hard, fds->max_live_sessions);
+      st->settings.session.max_live_sessions = fds->max_live_sessions;
+    }
+  }
+
   // Each agent's store: directory, lock (one runtime per state dir), load.
   std::map<std::string, std::shared_ptr<storage::session_store_file>> loaded;
   agent_stores agents;
