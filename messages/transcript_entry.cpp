@@ -175,6 +175,22 @@ boost::json::object make_session_info_entry(std::string_view id, std::optional<s
   return o;
 }
 
+std::string message_text(const boost::json::value* content, std::string_view separator) {
+  if (content == nullptr) return {};
+  if (const auto* s = content->if_string()) return std::string(s->begin(), s->end());
+  std::string out;
+  bool first = true;
+  if (const auto* blocks = content->if_array())
+    for (const auto& v : *blocks) {
+      const auto* b = v.if_object();
+      if (!b || json::get_string(*b, "type") != std::optional<std::string_view>("text")) continue;
+      if (!first) out += separator;
+      first = false;
+      if (const auto* t = b->if_contains("text"); t && t->is_string()) out += std::string_view(t->get_string());
+    }
+  return out;
+}
+
 boost::json::object text_block(std::string_view text) {
   boost::json::object b(2);
   b["type"] = "text";

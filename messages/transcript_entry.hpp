@@ -85,6 +85,9 @@ boost::json::object make_session_info_entry(std::string_view id, std::optional<s
 
 // --- Messages (pi-ai shapes) ---
 boost::json::object text_block(std::string_view text);
+// The text of a message's `content`: a string as is, else its "text" blocks' text joined with
+// `separator` (other blocks — thinking, images, tool calls — skipped); "" for anything else.
+std::string message_text(const boost::json::value* content, std::string_view separator = "");
 boost::json::object user_message(std::string_view text, std::int64_t timestamp_ms);           // string content
 boost::json::object user_message(boost::json::array content, std::int64_t timestamp_ms);      // block content
 struct usage_fields {

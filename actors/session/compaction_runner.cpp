@@ -20,15 +20,6 @@
 namespace sessionrt::actors {
 namespace {
 
-std::string text_of(const boost::json::object& assistant) {
-  std::string text;
-  if (const auto* a = json::get_array(assistant, "content"))
-    for (const auto& b : *a)
-      if (b.is_object())
-        if (auto t = json::get_string(b.get_object(), "text")) text += *t;
-  if (auto s = json::get_string(assistant, "content")) text += *s;
-  return text;
-}
 
 // One built-in summarization call: the summary prompt as a single user message.
 result<std::string> ask_model(const compaction_env& env, const summary_request& sr, const std::string& key) {
@@ -44,7 +35,7 @@ result<std::string> ask_model(const compaction_env& env, const summary_request& 
   mr.model = env.settings->model.model;
   auto reply = env.runner->run(mr);
   if (!reply.ok()) return reply.error().with_context("summarizing the conversation");
-  return text_of(*reply);
+  return message_text(reply->if_contains("content"));
 }
 
 // Whether one summary request fits the window: its text at 4 bytes a token (bytes >= UTF-16

@@ -31,17 +31,8 @@ namespace {
 // while it idles (hold-exceeded makes other acquirers fail at once instead of waiting).
 constexpr std::int64_t kSessionLockMaxHoldMs = 7LL * 24 * 3600 * 1000;
 
-std::string reply_text(const boost::json::object& message) {
-  std::string text;
-  if (auto s = json::get_string(message, "content")) return std::string(*s);
-  if (const auto* a = json::get_array(message, "content"))
-    for (const auto& b : *a)
-      if (b.is_object() && json::get_string(b.get_object(), "type") == std::optional<std::string_view>("text")) {
-        if (!text.empty()) text += "\n";
-        text += json::get_string(b.get_object(), "text").value_or("");
-      }
-  return text;
-}
+// The reply as delivered: its text blocks, one per line.
+std::string reply_text(const boost::json::object& message) { return message_text(message.if_contains("content"), "\n"); }
 
 // The user's message as the model sees it this turn: runtime context and queued notices go
 // in front, the stored message stays what the user sent.

@@ -5,6 +5,7 @@
 
 #include "actors/session/token_estimate.hpp"
 #include "messages/json_access.hpp"
+#include "messages/transcript_entry.hpp"
 #include "messages/json_writer.hpp"
 
 namespace sessionrt::actors {
@@ -206,17 +207,6 @@ std::optional<boost::json::object> llm_message_of(const boost::json::object& m) 
   return std::nullopt;
 }
 
-// content.filter(c => c.type === "text").map(c => c.text).join("")
-std::string joined_text_blocks(const boost::json::value* content) {
-  if (content == nullptr) return {};
-  if (const auto* s = content->if_string()) return std::string(s->begin(), s->end());
-  std::string out;
-  if (const auto* blocks = content->if_array())
-    for (const auto& v : *blocks)
-      if (const auto* b = v.if_object(); b && json::get_string(*b, "type").value_or("") == "text")
-        out += string_member(*b, "text");
-  return out;
-}
 
 // A canonical array index ("0", "17", not "01"), which JavaScript enumerates first.
 std::optional<std::uint32_t> array_index_key(std::string_view key) {
@@ -332,12 +322,13 @@ std::string serialize_conversation(std::span<const boost::json::object> llm_mess
   for (const auto& m : llm_messages) {
     auto role = json::get_string(m, "role").value_or("");
     if (role == "user") {
-      auto content = joined_text_blocks(json::find(m, "content"));
+      // content.filter(c => c.type === "text").map(c => c.text).join("")
+      auto content = message_text(json::find(m, "content"));
       if (!content.empty()) parts.push_back("[User]: " + content);
     } else if (role == "assistant") {
       serialize_assistant(m, parts);
     } else if (role == "toolResult") {
-      auto content = joined_text_blocks(json::find(m, "content"));
+      auto content = message_text(json::find(m, "content"));
       if (!content.empty()) parts.push_back("[Tool result]: " + truncate_for_summary(content));
     }
   }
