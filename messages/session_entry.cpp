@@ -1,5 +1,7 @@
 #include "messages/session_entry.hpp"
 
+#include <algorithm>
+
 namespace sessionrt {
 
 std::vector<std::string> session_entry::usage_family_session_ids() const {
@@ -14,6 +16,19 @@ void session_entry::set_usage_family_session_ids(const std::vector<std::string>&
   boost::json::array a;
   for (const auto& id : ids) a.emplace_back(id);
   json::set(obj_, "usageFamilySessionIds", std::move(a));
+}
+
+usage_family next_usage_family(const session_entry& previous, std::string_view session_key,
+                               std::string_view new_session_id) {
+  usage_family f;
+  f.key = std::string(previous.usage_family_key().value_or(session_key));
+  std::vector<std::string> ids = previous.usage_family_session_ids();
+  if (auto id = previous.session_id(); id && !id->empty()) ids.emplace_back(*id);
+  ids.emplace_back(new_session_id);
+  for (auto& id : ids)
+    if (std::find(f.session_ids.begin(), f.session_ids.end(), id) == f.session_ids.end())
+      f.session_ids.push_back(std::move(id));
+  return f;
 }
 
 }  // namespace sessionrt

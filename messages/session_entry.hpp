@@ -100,4 +100,14 @@ class session_entry {
   boost::json::object obj_;
 };
 
+// The usage lineage when `previous` is followed by session `new_session_id` (a rollover or a
+// compaction's successor transcript) [R§4.3]: usageFamilyKey = previous.usageFamilyKey ??
+// sessionKey; usageFamilySessionIds = uniq([...previous ids, previous.sessionId, new id]).
+struct usage_family {
+  std::string key;
+  std::vector<std::string> session_ids;
+};
+usage_family next_usage_family(const session_entry& previous, std::string_view session_key,
+                               std::string_view new_session_id);
+
 }  // namespace sessionrt

@@ -231,12 +231,10 @@ result<compaction_outcome> compact_session(const compaction_env& env, const comp
     if (!successor.ok()) return successor.error().with_context("writing the successor transcript");
     out.successor_session_id = new_id;
     out.successor_path = *successor;
-    const std::string old_id(row.session_id().value_or(""));
-    auto family = row.usage_family_session_ids();
-    if (family.empty() && !old_id.empty()) family.push_back(old_id);
-    family.push_back(new_id);
-    if (!row.usage_family_key()) row.set_usage_family_key(req.session_key);
-    row.set_usage_family_session_ids(family);
+    // The successor extends the usage lineage as a rollover does.
+    const usage_family family = next_usage_family(row, req.session_key, new_id);
+    row.set_usage_family_key(family.key);
+    row.set_usage_family_session_ids(family.session_ids);
     row.set_session_id(new_id);
     row.set_session_file(*successor);
   }

@@ -394,17 +394,10 @@ void put_usage_family(row_patch& p, const rollover_input& in, const turn_decisio
     p.carry(base, {"usageFamilyKey", "usageFamilySessionIds"});
     return;
   }
-  const session_entry& previous = *d.current;
-  auto key = previous.usage_family_key();
-  p.set("usageFamilyKey", boost::json::string(key ? *key : std::string_view(in.session_key)));
-  std::vector<std::string> ids = previous.usage_family_session_ids();
-  if (auto id = previous.session_id(); id && !id->empty()) ids.emplace_back(*id);
-  ids.emplace_back(in.new_session_id);
-  std::vector<std::string> unique;
-  for (auto& id : ids)
-    if (std::find(unique.begin(), unique.end(), id) == unique.end()) unique.push_back(std::move(id));
+  const usage_family family = next_usage_family(*d.current, in.session_key, in.new_session_id);
+  p.set("usageFamilyKey", boost::json::string(family.key));
   boost::json::array a;
-  for (const auto& id : unique) a.emplace_back(id);
+  for (const auto& id : family.session_ids) a.emplace_back(id);
   p.set("usageFamilySessionIds", std::move(a));
 }
 
