@@ -55,7 +55,7 @@ static std::string row_text_prefix(std::string_view key) {
 
 // A spilled row's text read back must start with its key, else the file was changed under it.
 static status check_read_back(std::string_view key, std::string_view text, const store_backing& backing) {
-  if (text.substr(0, row_text_prefix(key).size()) == row_text_prefix(key)) return {};
+  if (text.starts_with(row_text_prefix(key))) return {};
   return status(errc::corrupt, fmt::format("{} was changed in place by another program: the row of {} is no longer "
                                            "where this runtime wrote it",
                                            backing.path(), key));
@@ -89,7 +89,7 @@ const session_entry& session_store::entry_of(const slot& s) const {
 
 result<session_entry> session_store::parse_row_text(std::string_view key, std::string_view text) {
   const std::string prefix = row_text_prefix(key);
-  if (text.substr(0, prefix.size()) != prefix)
+  if (!text.starts_with(prefix))
     return status(errc::corrupt, "a session row's text does not start with its key");
   json::parse_limits limits;
   limits.max_bytes = text.size();
@@ -227,7 +227,7 @@ session_store::slot& session_store::add_slot(std::string_view key) {
 }
 
 result<bool> session_store::upsert_text(std::string_view key, std::string text) {
-  if (text.substr(0, row_text_prefix(key).size()) != row_text_prefix(key) || !is_valid_utf8(text))
+  if (!std::string_view(text).starts_with(row_text_prefix(key)) || !is_valid_utf8(text))
     return status(errc::invalid_argument,
                   fmt::format("the row text sent for {} is not a row of that key in valid UTF-8; the row is unchanged", key));
   if (auto it = index_.find(key); it != index_.end()) {

@@ -674,7 +674,8 @@ status session_store_file::save() {
 }
 
 std::size_t session_store_file::shed_rows() {
-  if (backing_.first && store_.spill_clean_rows(backing_.first, backing_.second) > 0) return store_.size();
+  if (backing_.first)
+    if (std::size_t spilled = store_.spill_clean_rows(backing_.first, backing_.second); spilled > 0) return spilled;
   return store_.release_clean_rows();
 }
 

@@ -30,18 +30,11 @@ status store_backing::read(std::uint64_t offset, std::size_t length, std::string
   if (offset + length > info_.size)
     return status(errc::corrupt, fmt::format("{}: bytes {}..{} asked, the file has {}", path_, offset, offset + length,
                                              info_.size));
-  const std::size_t start = out.size();
-  out.resize(start + length);
-  std::size_t done = 0;
-  while (done < length) {
-    auto n = fs_.pread(fd_, out.data() + start + done, length - done, offset + done);
-    if (!n.ok() || *n == 0) {
-      out.resize(start);
-      return n.ok() ? status(errc::corrupt, fmt::format("{}: unexpected end of file at byte {}", path_, offset + done))
-                    : n.error().with_context(path_);
-    }
-    done += *n;
-  }
+  auto bytes = pread_all(fs_, fd_, length, offset);
+  if (!bytes.ok()) return bytes.error().with_context(path_);
+  if (bytes->size() != length)
+    return status(errc::corrupt, fmt::format("{}: unexpected end of file at byte {}", path_, offset + bytes->size()));
+  out += *bytes;
   return {};
 }
 
