@@ -92,7 +92,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   st->state_dir = st->settings.state_dir;
 
   // Each live session holds its transcript open: fit maxLiveSessions to the open-file limit.
-  auto fds = apply_fd_budget(st->settings.session.max_live_sessions);
+  auto fds = storage::apply_fd_budget(st->settings.session.max_live_sessions);
   if (fds.ok()) {
     st->report.open_files = *fds;
     if (fds->lowered) {

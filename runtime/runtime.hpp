@@ -24,7 +24,7 @@
 #include "messages/lifecycle_event.hpp"
 #include "messages/model_runner.hpp"
 #include "messages/session_entry.hpp"
-#include "runtime/fd_budget.hpp"
+#include "storage/fd_budget.hpp"
 #include "storage/fs.hpp"
 #include "storage/process_probe.hpp"
 #include "storage/session_store_file.hpp"
@@ -56,7 +56,7 @@ struct session_row {
 struct startup_report {
   std::vector<storage::store_load_report> stores;  // one per agent, with any quarantine
   std::vector<storage::adopted_transcript> adopted;  // rows repaired from newer transcripts
-  fd_budget open_files;  // the open-file limit raised for the live sessions, or them lowered
+  storage::fd_budget open_files;  // the open-file limit raised for the live sessions, or them lowered
 };
 
 class runtime {

@@ -1,4 +1,4 @@
-#include "runtime/fd_budget.hpp"
+#include "storage/fd_budget.hpp"
 
 #include <sys/resource.h>
 
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-namespace sessionrt::runtime {
+namespace sessionrt::storage {
 
 fd_budget plan_fd_budget(std::uint64_t soft, std::uint64_t hard, std::size_t configured) {
   fd_budget b;
@@ -42,4 +42,4 @@ result<fd_budget> apply_fd_budget(std::size_t configured) {
   return b;
 }
 
-}  // namespace sessionrt::runtime
+}  // namespace sessionrt::storage

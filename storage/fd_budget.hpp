@@ -1,4 +1,4 @@
-// fd_budget: every live session keeps its transcript open (one file descriptor), so
+// fd_budget (the one place that touches RLIMIT_NOFILE): every live session keeps its transcript open (one file descriptor), so
 // session.maxLiveSessions must fit the process's open-file limit (RLIMIT_NOFILE; a Debian
 // login gets a soft limit of 1,024 against a default of 10,000 live sessions). At start the
 // runtime raises the soft limit as far as the sessions need (never past the hard limit, never
@@ -11,7 +11,7 @@
 
 #include "messages/status.hpp"
 
-namespace sessionrt::runtime {
+namespace sessionrt::storage {
 
 // Descriptors kept free for everything else: stores, locks being taken, syncer, the host.
 inline constexpr std::uint64_t kFdReserve = 256;
@@ -29,4 +29,4 @@ fd_budget plan_fd_budget(std::uint64_t soft, std::uint64_t hard, std::size_t con
 // Reads RLIMIT_NOFILE, raises the soft limit per the plan and returns it.
 result<fd_budget> apply_fd_budget(std::size_t configured);
 
-}  // namespace sessionrt::runtime
+}  // namespace sessionrt::storage

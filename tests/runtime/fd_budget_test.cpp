@@ -3,13 +3,14 @@
 
 #include <sys/resource.h>
 
-#include "runtime/fd_budget.hpp"
+#include "storage/fd_budget.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/simulated_model.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
 using namespace sessionrt::runtime;
+using namespace sessionrt::storage;
 
 TEST_CASE("fd budget: the soft limit is raised as far as the sessions need, never past the hard one") {
   // A Debian login: soft 1,024, hard 1,048,576; 10,000 sessions need 10,256.
