@@ -35,6 +35,7 @@ using retry_atom = caf::atom_constant<caf::atom("retry")>;
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
 using spawned_atom = caf::atom_constant<caf::atom("spawned")>;
 using stats_atom = caf::atom_constant<caf::atom("stats")>;
+using trim_atom = caf::atom_constant<caf::atom("trim")>;
 
 // Where a turn's outcome goes once it is acknowledged: a CAF response promise or a host
 // callback (a std::promise behind the runtime's future API). Called exactly once.

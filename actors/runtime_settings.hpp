@@ -39,6 +39,7 @@ struct session_settings {
                                              // resetTriggers, timezone
   storage::write_lock_options write_lock;    // session.writeLock.{acquireTimeoutMs, staleMs, maxHoldMs}
   std::int64_t passivate_idle_ms = 600000;   // session.passivateIdleMs: idle live actor -> passivated
+  std::int64_t trim_idle_ms = 30000;         // session.trimIdleMs: idle live actor drops open file + context
   std::size_t max_live_sessions = 10000;     // session.maxLiveSessions: LRU passivation beyond this
   std::size_t max_message_bytes = 1u << 20;  // session.maxMessageBytes: a longer chat event is refused
 };

@@ -3,7 +3,9 @@
 //   throughput  N sessions x M turns, one turn in flight per session: turns/s, ack latency
 //               percentiles, bytes written per turn, peak RSS
 //   paced       the same at half the measured rate: ack latency percentiles
-//   memory      RSS per live idle session actor and per passivated session
+//   memory      heap and RSS per live session actor just after its turn ("live"), once idle
+//               past session.trimIdleMs ("idle": transcript closed, context dropped) and
+//               per passivated session
 // A turn = the user entry + the assistant entry appended + the row updated in the store.
 // Usage: runtime_bench [--sessions N] [--turns M] [--inflight K] [--quick] [--skip-paced] [--memory-sessions K]
 // (--inflight: sessions in progress at once, default 1000; each runs its M turns back to back.)
@@ -227,20 +229,28 @@ void memory(const args& a) {
   std::cerr << fmt::format("[runtime_bench] memory: {} sessions, one turn each\n", k);
   run_result r = drive(*rt, k, 1, 0);
   rt->settle();
+  (void)rt->flush();  // every figure with the rows written (not waiting in the store as text)
   malloc_trim(0);
   const double rss_live = static_cast<double>(proc_status_kb("VmRSS:"));
   const double heap_live = static_cast<double>(heap_in_use());
+  (void)rt->advance(rt->settings().session.trim_idle_ms + 1);  // idle: the sweep trims all
+  rt->settle();
+  (void)rt->flush();
+  malloc_trim(0);
+  const double rss_trimmed = static_cast<double>(proc_status_kb("VmRSS:"));
+  const double heap_trimmed = static_cast<double>(heap_in_use());
   (void)rt->advance(rt->settings().session.passivate_idle_ms + 1);  // the idle sweep passivates all
+  (void)rt->flush();
   malloc_trim(0);
   const double rss_passive = static_cast<double>(proc_status_kb("VmRSS:"));
   const double heap_passive = static_cast<double>(heap_in_use());
   std::string stats = rt->stats();
   (void)rt->stop();
   std::cout << fmt::format(
-                   R"({{"bench":"runtime_memory","sessions":{},"rss_start_mb":{:.1f},"rss_live_mb":{:.1f},"rss_passivated_mb":{:.1f},"rss_bytes_per_live_session":{:.0f},"rss_bytes_per_passivated_session":{:.0f},"heap_bytes_per_live_session":{:.0f},"heap_bytes_per_passivated_session":{:.0f},"router":"{}","failures":{}}})",
-                   k, rss0 / 1024, rss_live / 1024, rss_passive / 1024, (rss_live - rss0) * 1024 / k,
-                   (rss_passive - rss0) * 1024 / k, (heap_live - heap0) / k, (heap_passive - heap0) / k, stats,
-                   r.failures)
+                   R"({{"bench":"runtime_memory","sessions":{},"rss_start_mb":{:.1f},"rss_live_mb":{:.1f},"rss_trimmed_mb":{:.1f},"rss_passivated_mb":{:.1f},"rss_bytes_per_live_session":{:.0f},"rss_bytes_per_idle_session":{:.0f},"rss_bytes_per_passivated_session":{:.0f},"heap_bytes_per_live_session":{:.0f},"heap_bytes_per_idle_session":{:.0f},"heap_bytes_per_passivated_session":{:.0f},"router":"{}","failures":{}}})",
+                   k, rss0 / 1024, rss_live / 1024, rss_trimmed / 1024, rss_passive / 1024, (rss_live - rss0) * 1024 / k,
+                   (rss_trimmed - rss0) * 1024 / k, (rss_passive - rss0) * 1024 / k, (heap_live - heap0) / k,
+                   (heap_trimmed - heap0) / k, (heap_passive - heap0) / k, stats, r.failures)
             << std::endl;
 }
 

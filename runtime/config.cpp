@@ -237,6 +237,10 @@ constexpr config_key<runtime_settings> session_keys[] = {
      [](const auto& v, const auto& p, auto& t, auto&) {
        return assign(t.session.passivate_idle_ms, read_duration_ms(v, p, 1));
      }},
+    {"trimIdleMs",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.session.trim_idle_ms, read_duration_ms(v, p, 0));
+     }},
     {"maxLiveSessions",
      [](const auto& v, const auto& p, auto& t, auto&) {
        return assign(t.session.max_live_sessions, read_whole_number(v, p, 1));
@@ -574,6 +578,7 @@ bj::object session_json(const runtime_settings& s) {
                                 {"staleMs", duration_value(s.session.write_lock.stale_ms)},
                                 {"maxHoldMs", duration_value(s.session.write_lock.max_hold_ms)}};
   out["passivateIdleMs"] = s.session.passivate_idle_ms;
+  out["trimIdleMs"] = s.session.trim_idle_ms;
   out["maxLiveSessions"] = size_value(s.session.max_live_sessions);
   out["maxMessageBytes"] = size_value(s.session.max_message_bytes);
   return out;

@@ -54,6 +54,8 @@
 //   session.writeLock.staleMs               ms >= 1        1800000       older locks are "too-old"
 //   session.writeLock.maxHoldMs             ms >= 1        300000        written into the lock payload
 //   session.passivateIdleMs                 ms >= 1        600000        idle live actor -> passivated
+//   session.trimIdleMs                      ms >= 0        30000         idle live actor closes its transcript
+//                                                                        and drops its cached context (0 = never)
 //   session.maxLiveSessions                 whole >= 1     10000         LRU passivation beyond this
 //   session.maxMessageBytes                 bytes >= 1     1048576       a longer chat event is refused
 //   storage.durability                      enum           "batch"       none | batch | sync (SPEC §1.2)

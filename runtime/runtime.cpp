@@ -309,6 +309,21 @@ void runtime::settle() {
   self->request(impl_->bus, caf::infinite, sync_atom::value).receive([] {}, [](caf::error&) {});
 }
 
+status runtime::flush() {
+  if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
+  caf::scoped_actor self{*impl_->sys};
+  status result;
+  for (auto& [agent, store] : impl_->stores)
+    self->request(store, caf::infinite, flush_atom::value, stop_atom::value)
+        .receive([](bool) {},
+                 [&, agent = agent](caf::error& e) {
+                   if (result.ok())
+                     result = status(errc::io_error,
+                                     fmt::format("writing the store of agent {}: {}", agent, self->system().render(e)));
+                 });
+  return result;
+}
+
 status runtime::advance(std::int64_t ms) {
   if (!impl_->opt.virtual_time) return status(errc::unsupported, "advance() needs virtual time (runtime_options.virtual_time)");
   auto* manual = dynamic_cast<manual_clock*>(impl_->time);

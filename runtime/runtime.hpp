@@ -8,6 +8,7 @@
 //   subscribe(filter, fn) -> lifecycle events; fn runs on the event bus, one event at a time
 //   sessions() / session(key) -> rows as the store holds them now
 //   advance(ms)        -> virtual time only: moves the clock and fires what became due
+//   flush()            -> writes the stores now
 //   stop(deadline)     -> passivates every session (flush, sync, release locks), writes the
 //                         stores, stops the actors; bounded by the deadline
 // The model runner is called from session actors; it must be thread-safe.
@@ -88,6 +89,10 @@ class runtime {
   // (system events included) and their lifecycle events were delivered (testing aid; a session
   // waiting for a transcript lock answers before the events it holds back).
   void settle();
+  // Writes every agent's sessions.json now with what its store holds (the rows sessions sent
+  // so far; the coalescing window would have written them shortly), then returns. The rows
+  // written keep only their place in the file (about 170 B each instead of their text).
+  status flush();
 
   status stop(std::chrono::milliseconds deadline = std::chrono::seconds(10));
   bool stopped() const;

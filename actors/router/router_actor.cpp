@@ -29,6 +29,7 @@ struct key_slot {
   std::string agent;
   std::vector<deliver_fn> waiting;  // events that arrived while not live, in order
   std::int64_t last_active_ms = 0;
+  bool trimmed = false;  // asked to trim since its last event (session.trimIdleMs)
   std::list<std::string>::iterator lru;  // position in router_state::lru while live
   std::vector<std::string> routes;  // route_cache keys that resolved to this key (dropped with it)
 };
@@ -59,6 +60,8 @@ std::string route_cache_key(const chat_event& ev) {
 
 struct router_state {
   router_config cfg;
+  // Per agent, what its session actors share (built on the agent's first activation).
+  std::unordered_map<std::string, std::shared_ptr<const session_actor_deps>> agent_deps;
   std::unordered_map<std::string, route> route_cache;
   std::unordered_map<std::string, key_slot> slots;
   std::list<std::string> lru;  // live keys, most recently active first
@@ -74,9 +77,15 @@ struct router_state {
 
 std::int64_t now_ms(const router_state& st) { return st.cfg.core.time->now_ms(); }
 
+// Forgets the routes memoized for a key (its next event resolves its route again).
+void forget_routes(router_state& st, key_slot& slot) {
+  for (const auto& r : slot.routes) st.route_cache.erase(r);
+  std::vector<std::string>().swap(slot.routes);
+}
+
 // Drops a key's slot and the routes memoized for it.
 void erase_slot(router_state& st, std::unordered_map<std::string, key_slot>::iterator it) {
-  for (const auto& r : it->second.routes) st.route_cache.erase(r);
+  forget_routes(st, it->second);
   st.slots.erase(it);
   // Bucket arrays do not shrink by themselves: after a burst of sessions went quiet they
   // would cost 8 bytes per bucket for every session there once was.
@@ -137,11 +146,30 @@ void deliver_or_wait(caf::event_based_actor* self, std::shared_ptr<router_state>
   }
   if (slot.state == key_slot::phase::live) {
     slot.last_active_ms = now_ms(*st);
+    slot.trimmed = false;
     st->lru.splice(st->lru.begin(), st->lru, slot.lru);
     fn(self, slot.actor, std::string());
   } else {
     slot.waiting.push_back(std::move(fn));
   }
+}
+
+std::shared_ptr<const session_actor_deps> deps_of(router_state& st, const std::string& agent) {
+  auto& shared = st.agent_deps[agent];
+  if (shared) return shared;
+  auto core = std::make_shared<session_core_deps>(st.cfg.core);
+  core->agent_id = agent;
+  core->sessions_dir = st.cfg.agents.sessions_dir.at(agent);
+  core->wants_event = [hub = st.cfg.hub](std::string_view type) { return hub->wants(type); };
+  auto deps = std::make_shared<session_actor_deps>();
+  deps->core = std::move(core);
+  deps->store = st.cfg.agents.store.at(agent);
+  deps->syncer = st.cfg.syncer;
+  deps->bus = st.cfg.bus;
+  deps->timers = st.cfg.timers;
+  deps->hub = st.cfg.hub;
+  shared = std::move(deps);
+  return shared;
 }
 
 void activate(caf::event_based_actor* self, std::shared_ptr<router_state> st, const std::string& key) {
@@ -162,20 +190,11 @@ void activate(caf::event_based_actor* self, std::shared_ptr<router_state> st, co
           admit(self, st);
           return;
         }
-        session_actor_deps deps;
-        deps.core = st->cfg.core;
-        deps.core.agent_id = agent;
-        deps.core.sessions_dir = st->cfg.agents.sessions_dir.at(agent);
-        deps.core.wants_event = [hub = st->cfg.hub](std::string_view type) { return hub->wants(type); };
-        deps.store = st->cfg.agents.store.at(agent);
-        deps.syncer = st->cfg.syncer;
-        deps.bus = st->cfg.bus;
-        deps.timers = st->cfg.timers;
-        deps.hub = st->cfg.hub;
         key_slot& slot = it->second;
-        slot.actor = self->spawn(session_actor, key, std::move(row), std::move(deps));
+        slot.actor = self->spawn(session_actor, key, std::move(row), deps_of(*st, agent));
         slot.state = key_slot::phase::live;
         slot.last_active_ms = now_ms(*st);
+        slot.trimmed = false;
         st->lru.push_front(key);
         slot.lru = st->lru.begin();
         ++st->live;
@@ -229,21 +248,34 @@ void deliver_if_quiet(router_state& st) {
 }
 
 void sweep(caf::event_based_actor* self, router_state& st) {
-  const std::int64_t idle = st.cfg.core.settings->session.passivate_idle_ms;
-  if (idle <= 0) return;
+  const auto& settings = st.cfg.core.settings->session;
   const std::int64_t now = now_ms(st);
   // Least recently active last: stop at the first key that is still within its idle time.
-  while (!st.lru.empty()) {
-    const std::string key = st.lru.back();
-    if (now - st.slots.at(key).last_active_ms < idle) break;
-    passivate(self, st, key, "idle");
-  }
+  if (const std::int64_t idle = settings.passivate_idle_ms; idle > 0)
+    while (!st.lru.empty()) {
+      const std::string key = st.lru.back();
+      if (now - st.slots.at(key).last_active_ms < idle) break;
+      passivate(self, st, key, "idle");
+    }
+  // Live sessions idle past trimIdleMs drop their open transcript, cached context and row
+  // (session_core::trim), and their memoized routes here; once per idle spell.
+  if (const std::int64_t idle = settings.trim_idle_ms; idle > 0)
+    for (auto it = st.lru.rbegin(); it != st.lru.rend(); ++it) {
+      key_slot& slot = st.slots.at(*it);
+      if (now - slot.last_active_ms < idle) break;
+      if (slot.trimmed) continue;
+      slot.trimmed = true;
+      forget_routes(st, slot);
+      self->send(slot.actor, trim_atom::value);
+    }
 }
 
 void schedule_sweep(caf::event_based_actor* self, const router_state& st) {
   if (!st.cfg.self_scheduling) return;
-  const std::int64_t every =
-      std::clamp<std::int64_t>(st.cfg.core.settings->session.passivate_idle_ms / 4, 1000, 60000);
+  const auto& settings = st.cfg.core.settings->session;
+  std::int64_t shortest = settings.passivate_idle_ms > 0 ? settings.passivate_idle_ms : 240000;
+  if (settings.trim_idle_ms > 0) shortest = std::min(shortest, settings.trim_idle_ms);
+  const std::int64_t every = std::clamp<std::int64_t>(shortest / 4, 1000, 60000);
   self->delayed_send(self, std::chrono::milliseconds(every), tick_atom::value);
 }
 

@@ -18,15 +18,18 @@
 
 namespace sessionrt::actors {
 
+// The same for every session of an agent: shared, not copied per session.
 struct session_actor_deps {
-  session_core_deps core;
+  std::shared_ptr<const session_core_deps> core;
   caf::actor store, syncer, bus, timers;
   std::shared_ptr<event_hub> hub;
 };
 
 //   (chat, chat_event, route_facts, outcome_sink)   (system, system_event)
 //   (synced, fd, seq, error)                        (passivate, why)
+//   (trim)   idle: session_core::trim() once no turn is in flight or waits for its sync
 //   (stats) -> std::string   one line describing the actor's state (tests)
-caf::behavior session_actor(caf::event_based_actor* self, std::string key, entry_reply row, session_actor_deps deps);
+caf::behavior session_actor(caf::event_based_actor* self, std::string key, entry_reply row,
+                            std::shared_ptr<const session_actor_deps> deps);
 
 }  // namespace sessionrt::actors

@@ -31,6 +31,10 @@ namespace {
 // while it idles (hold-exceeded makes other acquirers fail at once instead of waiting).
 constexpr std::int64_t kSessionLockMaxHoldMs = 7LL * 24 * 3600 * 1000;
 
+// Empties `s` and frees its buffer (`s = std::string()` keeps the buffer in libstdc++: moving
+// an empty, in-place string into it copies the characters and leaves the capacity).
+void free_string(std::string& s) { std::string().swap(s); }
+
 // The reply as delivered: its text blocks, one per line.
 std::string reply_text(const boost::json::object& message) { return message_text(message.if_contains("content"), "\n"); }
 
@@ -69,8 +73,9 @@ route_facts facts_from_row(const std::string& key, const session_entry& row) {
   return f;
 }
 
-session_core::session_core(std::string key, std::optional<session_entry> row, session_core_deps deps)
-    : key_(std::move(key)), row_(std::move(row)), deps_(std::move(deps)) {}
+session_core::session_core(std::string key, std::optional<session_entry> row,
+                           std::shared_ptr<const session_core_deps> deps, publish_now_fn publish_now)
+    : key_(std::move(key)), row_(std::move(row)), deps_(std::move(deps)), publish_now_(std::move(publish_now)) {}
 
 session_core::~session_core() { (void)close(); }
 
@@ -84,19 +89,19 @@ lifecycle_event session_core::event(std::string_view type) const {
   lifecycle_event e;
   e.type = std::string(type);
   e.session_key = key_;
-  e.agent_id = deps_.agent_id;
+  e.agent_id = deps_->agent_id;
   e.session_id = row_ ? std::string(row_->session_id().value_or("")) : std::string();
-  e.at_ms = deps_.time->now_ms();
+  e.at_ms = deps_->time->now_ms();
   return e;
 }
 
 std::string session_core::transcript_path_for(const std::string& session_id) const {
   if (row_ && row_->session_id() == std::optional<std::string_view>(session_id))
     if (auto file = row_->session_file()) {
-      auto confined = storage::confine_session_file(*deps_.files, deps_.sessions_dir, std::string(*file));
+      auto confined = storage::confine_session_file(*deps_->files, deps_->sessions_dir, std::string(*file));
       if (confined.ok()) return *confined;
     }
-  auto path = storage::transcript_path(deps_.sessions_dir, session_id);
+  auto path = storage::transcript_path(deps_->sessions_dir, session_id);
   return path.ok() ? *path : std::string();
 }
 
@@ -108,7 +113,8 @@ status session_core::open_current(core_effects& fx) {
   const std::string path = transcript_path_for(id);
   if (path.empty())
     return status(errc::unsafe_path, fmt::format("session id {} of {} cannot name a transcript file", id, key_));
-  storage::write_lock_options lo = deps_.settings->session.write_lock;
+  if (lock_) return reopen_trimmed(path, fx);
+  storage::write_lock_options lo = deps_->settings->session.write_lock;
   lo.max_hold_ms = std::max(lo.max_hold_ms, kSessionLockMaxHoldMs);
   lo.on_contended = [&](const storage::lock_contention& c) {
     auto e = event(event_types::lock_contended);
@@ -120,24 +126,20 @@ status session_core::open_current(core_effects& fx) {
     fx.events.push_back(std::move(e));
   };
   // One attempt, never waiting here: the actor schedules the retries (lock_busy()).
-  auto attempt = storage::try_acquire_write_lock(*deps_.files, *deps_.time, *deps_.probe, path, lo);
+  auto attempt = storage::try_acquire_write_lock(*deps_->files, *deps_->time, *deps_->probe, path, lo);
   if (!attempt.ok()) return attempt.error();  // final (a stale lock that cannot be removed, I/O)
   if (auto* busy = std::get_if<storage::lock_busy>(&*attempt)) {
-    lock_busy_ = std::move(*busy);
+    lock_busy_ = std::make_unique<storage::lock_busy>(std::move(*busy));
     // As a caller that does not retry sees it (a system event): one attempt, no wait.
     return storage::lock_timeout_error(0, lock_busy_->holder);
   }
   auto lock = std::get_if<storage::write_lock>(&*attempt);
   header_fields h;
   h.id = id;
-  h.timestamp_ms = deps_.time->now_ms();
-  h.cwd = deps_.settings->workspace_dir.empty() ? deps_.sessions_dir : deps_.settings->workspace_dir;
+  h.timestamp_ms = deps_->time->now_ms();
+  h.cwd = deps_->settings->workspace_dir.empty() ? deps_->sessions_dir : deps_->settings->workspace_dir;
   h.session_key = key_;
-  storage::transcript_options to;
-  to.mode = deps_.settings->storage.durability;
-  to.batch_window_ms = deps_.settings->storage.batch_window_ms;
-  to.max_line_bytes = deps_.settings->storage.max_line_bytes;
-  auto opened = storage::open_or_create_transcript(*deps_.files, *deps_.time, path, h, to);
+  auto opened = storage::open_or_create_transcript(*deps_->files, *deps_->time, path, h, transcript_opts());
   if (!opened.ok()) return opened.error();
   if (opened->repair) {
     auto e = event(event_types::transcript_repaired);
@@ -155,10 +157,37 @@ status session_core::open_current(core_effects& fx) {
   return {};
 }
 
+// After trim(): the lock is still held, the file is as this session left it.
+status session_core::reopen_trimmed(const std::string& path, core_effects& fx) {
+  auto lock_path = storage::write_lock_path(*deps_->files, path);
+  if (!lock_path.ok() || *lock_path != lock_->lock_path()) {
+    // Not the file the lock was taken for (cannot happen while the row changes only here):
+    // start over with a fresh acquire.
+    (void)lock_->release();
+    lock_.reset();
+    return open_current(fx);
+  }
+  auto opened = storage::transcript_file::open(*deps_->files, *deps_->time, path, transcript_opts());
+  if (!opened.ok()) return opened.error().with_context("reopening the trimmed transcript");
+  auto ctx = (*opened)->context();
+  if (!ctx.ok()) return ctx.error();
+  context_ = std::move(ctx->messages);
+  transcript_ = std::move(*opened);
+  return {};
+}
+
+storage::transcript_options session_core::transcript_opts() const {
+  storage::transcript_options to;
+  to.mode = deps_->settings->storage.durability;
+  to.batch_window_ms = deps_->settings->storage.batch_window_ms;
+  to.max_line_bytes = deps_->settings->storage.max_line_bytes;
+  return to;
+}
+
 status session_core::close_transcript() {
   status st;
   if (transcript_) {
-    st = deps_.settings->storage.durability == storage::durability::none ? transcript_->flush() : transcript_->sync();
+    st = deps_->settings->storage.durability == storage::durability::none ? transcript_->flush() : transcript_->sync();
     transcript_.reset();
   }
   context_.clear();
@@ -171,16 +200,49 @@ status session_core::close_transcript() {
 
 status session_core::close() { return close_transcript(); }
 
+bool session_core::trim() {
+  if (!transcript_) return false;
+  status st;
+  if (deps_->settings->storage.durability == storage::durability::none)
+    st = transcript_->flush();
+  else if (transcript_->durable_seq() < transcript_->appended_seq() || transcript_->dir_unsynced())
+    st = transcript_->sync();
+  if (!st.ok()) return false;  // kept open: the next turn's commit reports the error
+  transcript_.reset();
+  context_ = boost::json::array();  // clear() would keep the capacity
+  if (!row_ && row_sent_) {  // the store holds this very row: keep only its sessionId
+    stored_row_id_ = session_id();  // parses the text once
+    row_.reset();
+    free_string(row_text_);
+    row_in_store_ = true;
+  }
+  return true;
+}
+
+void session_core::restore_row(std::optional<session_entry> row) {
+  row_ = std::move(row);
+  free_string(row_text_);
+  row_sent_ = false;
+  row_in_store_ = false;
+  free_string(stored_row_id_);
+}
+
+std::string session_core::session_id() const {
+  if (row_in_store_) return stored_row_id_;
+  const auto& row = entry();
+  return row ? std::string(row->session_id().value_or("")) : std::string();
+}
+
 status session_core::start_new_session(const std::string& old_id, core_effects& fx) {
   // The previous session's file: the open transcript (after truncateAfterCompaction that is a
   // successor, <ISO>_<id>.jsonl), else <id>.jsonl.
   std::string old_path = transcript_ ? transcript_->path() : std::string();
   SRT_RETURN_IF_ERROR(close_transcript());
   if (old_path.empty() && !old_id.empty()) {
-    if (auto path = storage::transcript_path(deps_.sessions_dir, old_id); path.ok()) old_path = *path;
+    if (auto path = storage::transcript_path(deps_->sessions_dir, old_id); path.ok()) old_path = *path;
   }
-  if (!old_path.empty() && deps_.files->lstat(old_path).ok()) {
-    auto archived = storage::archive_transcript(*deps_.files, *deps_.time, old_path, storage::archive_reason::reset);
+  if (!old_path.empty() && deps_->files->lstat(old_path).ok()) {
+    auto archived = storage::archive_transcript(*deps_->files, *deps_->time, old_path, storage::archive_reason::reset);
     if (!archived.ok()) return archived.error().with_context("archiving the previous transcript");
   }
   return open_current(fx);
@@ -226,11 +288,11 @@ boost::json::object session_core::inbound_patch(const chat_event& ev, const rout
 
 void session_core::finish_effects(core_effects& fx, const route_facts& route) {
   fx.store_put = true;
-  fx.store_durable = deps_.settings->storage.store_durable_ack;
+  fx.store_durable = deps_->settings->storage.store_durable_ack;
   fx.stale_at.reset();
   fx.stale_reason.clear();
-  if (!row_ || !deps_.zone) return;
-  if (auto ex = expiry_of(key_, *row_, route, deps_.settings->session.reset, *deps_.zone, deps_.time->now_ms())) {
+  if (!row_ || !deps_->zone) return;
+  if (auto ex = expiry_of(key_, *row_, route, deps_->settings->session.reset, *deps_->zone, deps_->time->now_ms())) {
     fx.stale_at = ex->at_ms;
     fx.stale_reason = ex->reason;
   }
@@ -238,7 +300,7 @@ void session_core::finish_effects(core_effects& fx, const route_facts& route) {
 
 status session_core::durability_commit(core_effects& fx) {
   if (!transcript_) return {};
-  status st = deps_.settings->storage.durability == storage::durability::batch ? transcript_->flush()
+  status st = deps_->settings->storage.durability == storage::durability::batch ? transcript_->flush()
                                                                                 : transcript_->commit();
   if (!st.ok()) {
     // The failed appends were rolled back in the file; rebuild the context to match it.
@@ -246,7 +308,7 @@ status session_core::durability_commit(core_effects& fx) {
     return st;
   }
   transcript_->release_buffer();  // the turn's lines are written; an idle session keeps no buffer
-  if (deps_.settings->storage.durability == storage::durability::batch &&
+  if (deps_->settings->storage.durability == storage::durability::batch &&
       (transcript_->durable_seq() < transcript_->written_seq() || transcript_->dir_unsynced())) {
     fx.sync_seq = transcript_->written_seq();
     if (transcript_->dir_unsynced()) fx.sync_dir = storage::path_dirname(transcript_->path());
@@ -271,6 +333,12 @@ void session_core::note_new_session(const std::string& old_id, const rollover_re
 }
 
 turn_outcome session_core::chat(const chat_event& ev, const route_facts& route, core_effects& fx) {
+  if (row_in_store_) {
+    turn_outcome out;
+    out.session_key = key_;
+    out.st = status(errc::internal, "the session's row was not restored after a trim");
+    return out;
+  }
   wake_row();
   turn_outcome out = chat_turn(ev, route, fx);
   sleep_row(fx);
@@ -278,6 +346,7 @@ turn_outcome session_core::chat(const chat_event& ev, const route_facts& route, 
 }
 
 void session_core::system(const system_event& ev, core_effects& fx) {
+  if (row_in_store_) return;  // the actor restores the row first
   wake_row();
   system_turn(ev, fx);
   sleep_row(fx);
@@ -293,7 +362,7 @@ void session_core::wake_row() const {
   // The text was written from a parsed row by append_row_text: it parses back to that row.
   auto row = storage::session_store::parse_row_text(key_, row_text_);
   row_ = row.ok() ? std::move(*row) : session_entry();
-  row_text_ = std::string();
+  free_string(row_text_);
 }
 
 void session_core::sleep_row(core_effects& fx) {
@@ -304,6 +373,7 @@ void session_core::sleep_row(core_effects& fx) {
   // Invalid UTF-8 would not parse back: such a row stays parsed and goes to the store as is.
   if (!is_valid_utf8(text)) return;
   if (fx.store_put) fx.store_text = text;
+  row_sent_ = fx.store_put;
   text.shrink_to_fit();
   row_text_ = std::move(text);
   row_.reset();
@@ -313,7 +383,7 @@ turn_outcome session_core::chat_turn(const chat_event& ev, const route_facts& ro
   turn_outcome out;
   out.session_key = key_;
   last_route_ = route;
-  const auto& settings = *deps_.settings;
+  const auto& settings = *deps_->settings;
   const std::size_t size = ev.text.size() + (ev.content.empty() ? 0 : json::to_compact(ev.content).size());
   if (size > settings.session.max_message_bytes) {
     out.st = status(errc::limit_exceeded, fmt::format("message of {} bytes exceeds session.maxMessageBytes ({} bytes)",
@@ -327,7 +397,7 @@ turn_outcome session_core::chat_turn(const chat_event& ev, const route_facts& ro
       return out;
     }
 
-  const std::int64_t now = deps_.time->now_ms();
+  const std::int64_t now = deps_->time->now_ms();
   reset_trigger_options topt;
   topt.triggers = settings.session.reset.reset_triggers;
   topt.sender_authorized = ev.sender_authorized;
@@ -339,7 +409,7 @@ turn_outcome session_core::chat_turn(const chat_event& ev, const route_facts& ro
   in.current = row_ ? &*row_ : nullptr;
   in.session_key = key_;
   in.kind = inbound_kind::message;
-  if (row_ && deps_.zone) in.freshness = evaluate_freshness(lifecycle_timestamps_of(*row_), now, policy, *deps_.zone);
+  if (row_ && deps_->zone) in.freshness = evaluate_freshness(lifecycle_timestamps_of(*row_), now, policy, *deps_->zone);
   in.trigger = trigger;
   in.now_ms = now;
   in.new_session_id = new_session_id();
@@ -411,8 +481,8 @@ turn_outcome session_core::chat_turn(const chat_event& ev, const route_facts& ro
 }
 
 turn_outcome session_core::run_turn(const chat_event& ev, std::string text, core_effects& fx, turn_outcome out) {
-  const auto& settings = *deps_.settings;
-  const std::int64_t started = deps_.time->now_ms();
+  const auto& settings = *deps_->settings;
+  const std::int64_t started = deps_->time->now_ms();
   const std::int64_t ts = ev.timestamp_ms ? ev.timestamp_ms : started;
   boost::json::object user = ev.content.empty() ? user_message(text, ts) : user_message(ev.content, ts);
   const std::int64_t prompt_estimate = estimate_tokens(user);
@@ -447,11 +517,11 @@ turn_outcome session_core::run_turn(const chat_event& ev, std::string text, core
       prefix_for_model(req.messages.back().as_object(), prefix);
     }
     std::optional<reply_stream> stream;
-    if (deps_.publish_now && wants(event_types::reply_delta)) {
-      stream.emplace(deps_.publish_now, *deps_.time, event(event_types::reply_delta), overflow_compactions + 1);
+    if (publish_now_ && wants(event_types::reply_delta)) {
+      stream.emplace(publish_now_, *deps_->time, event(event_types::reply_delta), overflow_compactions + 1);
       req.on_text = [&stream](std::string_view piece) { stream->on_text(piece); };
     }
-    reply = deps_.runner ? deps_.runner->run(req)
+    reply = deps_->runner ? deps_->runner->run(req)
                          : result<boost::json::object>(errc::unsupported, "no model runner is registered");
     context_ = std::move(req.messages);
     if (!stored_last.is_null()) context_.back() = std::move(stored_last);
@@ -484,7 +554,7 @@ turn_outcome session_core::run_turn(const chat_event& ev, std::string text, core
     return out;
   }
   boost::json::object& msg = *reply;
-  if (!msg.contains("timestamp")) msg["timestamp"] = deps_.time->now_ms();
+  if (!msg.contains("timestamp")) msg["timestamp"] = deps_->time->now_ms();
   append_and_track(msg, fx);
   std::int64_t context_tokens = 0;
   if (const auto* usage = json::get_object(msg, "usage")) {
@@ -511,7 +581,7 @@ turn_outcome session_core::run_turn(const chat_event& ev, std::string text, core
   if (wants(event_types::turn_completed)) {
     auto e = event(event_types::turn_completed);
     e.data["totalTokens"] = row_->total_tokens().value_or(0);
-    e.data["latencyMs"] = deps_.time->now_ms() - started;
+    e.data["latencyMs"] = deps_->time->now_ms() - started;
     fx.events.push_back(std::move(e));
   }
   check_context_pressure(context_tokens, fx);
@@ -536,7 +606,7 @@ result<compaction_outcome> session_core::compact(const std::string& reason, cons
     e.data["reason"] = reason;
     fx.events.push_back(std::move(e));
   }
-  compaction_env env{deps_.files, deps_.time, deps_.settings, deps_.runner, deps_.providers, deps_.cancel};
+  compaction_env env{deps_->files, deps_->time, deps_->settings, deps_->runner, deps_->providers, deps_->cancel};
   session_entry next = *row_;
   auto done = compact_session(env, compaction_request{reason, instructions, key_}, transcript_, next);
   if (!done.ok()) {
@@ -550,16 +620,12 @@ result<compaction_outcome> session_core::compact(const std::string& reason, cons
   if (!done->compacted) return done;
   if (done->successor_path) {
     // The session continues in the successor: its lock, its writer; the old file stays.
-    storage::write_lock_options lo = deps_.settings->session.write_lock;
+    storage::write_lock_options lo = deps_->settings->session.write_lock;
     lo.acquire_timeout_ms = 0;
     lo.max_hold_ms = std::max(lo.max_hold_ms, kSessionLockMaxHoldMs);
-    auto lock = storage::acquire_write_lock(*deps_.files, *deps_.time, *deps_.probe, *done->successor_path, lo);
+    auto lock = storage::acquire_write_lock(*deps_->files, *deps_->time, *deps_->probe, *done->successor_path, lo);
     if (!lock.ok()) return lock.error().with_context("locking the successor transcript");
-    storage::transcript_options to;
-    to.mode = deps_.settings->storage.durability;
-    to.batch_window_ms = deps_.settings->storage.batch_window_ms;
-    to.max_line_bytes = deps_.settings->storage.max_line_bytes;
-    auto opened = storage::transcript_file::open(*deps_.files, *deps_.time, *done->successor_path, to);
+    auto opened = storage::transcript_file::open(*deps_->files, *deps_->time, *done->successor_path, transcript_opts());
     if (!opened.ok()) return opened.error().with_context("opening the successor transcript");
     (void)(transcript_->sync());
     transcript_ = std::move(*opened);
@@ -587,7 +653,7 @@ result<compaction_outcome> session_core::compact(const std::string& reason, cons
 
 void session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::int64_t context_tokens, core_effects& fx,
                                       turn_outcome& out) {
-  const auto& settings = *deps_.settings;
+  const auto& settings = *deps_->settings;
   if (!settings.memory_flush.enabled || !transcript_) return;
   flush_inputs in;
   in.context_window = settings.model.context_window;
@@ -606,7 +672,7 @@ void session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::int64_t
     }
     return;
   }
-  const std::int64_t now = deps_.time->now_ms();
+  const std::int64_t now = deps_->time->now_ms();
   auto plan = build_flush_plan(settings.memory_flush, now, settings.session.reset.timezone);
   if (!plan.ok()) return;
   // A context already past the window cannot carry a flush turn: compaction goes first.
@@ -637,7 +703,7 @@ void session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::int64_t
   req.context_window = settings.model.context_window;
   req.messages = std::move(context_);
   req.messages.emplace_back(user_message(plan->prompt, now));
-  auto reply = deps_.runner ? deps_.runner->run(req)
+  auto reply = deps_->runner ? deps_->runner->run(req)
                             : result<boost::json::object>(errc::unsupported, "no model runner is registered");
   req.messages.pop_back();
   context_ = std::move(req.messages);
@@ -661,7 +727,7 @@ void session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::int64_t
 
 void session_core::maybe_compact_before_turn(std::int64_t prompt_estimate, std::int64_t context_tokens,
                                              core_effects& fx) {
-  const auto& settings = *deps_.settings;
+  const auto& settings = *deps_->settings;
   if (!settings.compaction.enabled || !transcript_) return;
   preflight_state ps;
   ps.context_window = settings.model.context_window;
@@ -683,7 +749,7 @@ void session_core::maybe_compact_before_turn(std::int64_t prompt_estimate, std::
 }
 
 void session_core::check_context_pressure(std::int64_t context_tokens, core_effects& fx) {
-  const auto& settings = *deps_.settings;
+  const auto& settings = *deps_->settings;
   const std::int64_t threshold =
       settings.model.context_window - effective_reserve(settings.compaction, settings.model.context_window);
   auto check = actors::check_pressure(settings.pressure, pressure_, context_tokens, threshold,
@@ -713,7 +779,7 @@ void session_core::system_turn(const system_event& ev, core_effects& fx) {
     case system_event_kind::cron: in.kind = inbound_kind::cron_event; break;
     case system_event_kind::exec: in.kind = inbound_kind::exec_event; break;
   }
-  in.now_ms = deps_.time->now_ms();
+  in.now_ms = deps_->time->now_ms();
   in.new_session_id = new_session_id();
   in.transcript_path = [this](std::string_view id) { return transcript_path_for(std::string(id)); };
   const bool existed = row_.has_value();
@@ -745,7 +811,7 @@ void session_core::cron_run(const system_event& ev, core_effects& fx) {
     }
   rollover_input in;
   in.session_key = key_;
-  in.now_ms = deps_.time->now_ms();
+  in.now_ms = deps_->time->now_ms();
   in.new_session_id = new_session_id();
   in.transcript_path = [this](std::string_view id) { return transcript_path_for(std::string(id)); };
   const std::string old_id = row_ ? std::string(row_->session_id().value_or("")) : std::string();

@@ -56,10 +56,10 @@ struct session_core_deps {
   const cancellation* cancel = nullptr;             // set when the runtime stops: compactions give up
   // Whether anyone subscribed to an event type; events nobody wants are not built.
   std::function<bool(std::string_view type)> wants_event;
-  // Publishes an event at once, ahead of the turn's other effects (reply.delta while the
-  // model streams); unset: streamed text is not published.
-  std::function<void(lifecycle_event)> publish_now;
 };
+// Publishes an event at once, ahead of the turn's other effects (reply.delta while the model
+// streams); unset: streamed text is not published.
+using publish_now_fn = std::function<void(lifecycle_event)>;
 
 // What the router learned about the chat an event came from.
 struct route_facts {
@@ -95,7 +95,11 @@ route_facts facts_from_row(const std::string& key, const session_entry& row);
 
 class session_core {
  public:
-  session_core(std::string key, std::optional<session_entry> row, session_core_deps deps);
+  // The deps are shared by every session of an agent (they are the same for all of them).
+  session_core(std::string key, std::optional<session_entry> row, std::shared_ptr<const session_core_deps> deps,
+               publish_now_fn publish_now = {});
+  session_core(std::string key, std::optional<session_entry> row, session_core_deps deps)
+      : session_core(std::move(key), std::move(row), std::make_shared<const session_core_deps>(std::move(deps))) {}
   ~session_core();
   session_core(const session_core&) = delete;
   session_core& operator=(const session_core&) = delete;
@@ -108,6 +112,20 @@ class session_core {
   void system(const system_event& ev, core_effects& fx);
   // Flushes and syncs the transcript and releases its lock (passivation, shutdown).
   status close();
+  // An idle session's memory diet (session.trimIdleMs): closes the transcript (reader, index,
+  // header) and drops the cached context, keeping the write lock and the queued notices; the
+  // next turn reopens the file and rebuilds the context from it. Appends not yet durable are
+  // synced first, so the caller must have no sync outstanding for this transcript (the syncer
+  // holds its fd number). When the store was sent the row as it is now, the row goes too:
+  // needs_row() is then true, and restore_row() must give back the store's row before the
+  // next chat() or system(). Returns false when nothing was open.
+  bool trim();
+  bool trimmed() const { return !transcript_ && lock_.has_value(); }
+  bool needs_row() const { return row_in_store_; }
+  // The row as the store answered (nullopt: it has none, the next turn starts a session).
+  void restore_row(std::optional<session_entry> row);
+  // The current sessionId ("" if none), also while the row is left to the store.
+  std::string session_id() const;
 
   const std::string& key() const { return key_; }
   // The row (parsed again here if it was kept as text between turns).
@@ -120,12 +138,14 @@ class session_core {
   // Set when the last chat()/system() failed (errc::locked) because the current transcript's
   // write lock is held elsewhere: nothing was changed, the turn may be retried later (the
   // holder is for the timeout error). Unset when the error is final or there was none.
-  const std::optional<storage::lock_busy>& lock_busy() const { return lock_busy_; }
+  const storage::lock_busy* lock_busy() const { return lock_busy_.get(); }
 
  private:
   lifecycle_event event(std::string_view type) const;
-  bool wants(std::string_view type) const { return !deps_.wants_event || deps_.wants_event(type); }
+  bool wants(std::string_view type) const { return !deps_->wants_event || deps_->wants_event(type); }
   status open_current(core_effects& fx);
+  status reopen_trimmed(const std::string& path, core_effects& fx);
+  storage::transcript_options transcript_opts() const;
   status start_new_session(const std::string& new_id, core_effects& fx);
   status close_transcript();
   void cron_run(const system_event& ev, core_effects& fx);
@@ -154,10 +174,14 @@ class session_core {
   std::string key_;
   mutable std::optional<session_entry> row_;  // unset while the row sleeps as row_text_
   mutable std::string row_text_;
-  session_core_deps deps_;
+  bool row_sent_ = false;        // row_text_ is what the store was last sent
+  bool row_in_store_ = false;    // trim() left the row to the store (see needs_row())
+  std::string stored_row_id_;    // ... and kept its sessionId
+  std::shared_ptr<const session_core_deps> deps_;
+  publish_now_fn publish_now_;
   std::unique_ptr<storage::transcript_file> transcript_;
   std::optional<storage::write_lock> lock_;
-  std::optional<storage::lock_busy> lock_busy_;  // see lock_busy()
+  std::unique_ptr<storage::lock_busy> lock_busy_;  // see lock_busy(); a pointer: rarely set
   boost::json::array context_;  // the active leaf's model context (valid when transcript_ is open)
   std::vector<std::string> queued_;  // system notices for the next prompt
   pressure_state pressure_;

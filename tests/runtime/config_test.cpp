@@ -72,6 +72,7 @@ constexpr std::string_view non_default_config = R"({
     "timezone": "Asia/Tokyo",
     "writeLock": {"acquireTimeoutMs": "Infinity", "staleMs": "2h", "maxHoldMs": 120000},
     "passivateIdleMs": "5m",
+    "trimIdleMs": "45s",
     "maxLiveSessions": 250,
     "maxMessageBytes": "64kb"
   },
@@ -150,6 +151,7 @@ void check_non_default_settings(const runtime_settings& s) {
   CHECK(s.session.write_lock.stale_ms == 2 * 3600 * 1000);
   CHECK(s.session.write_lock.max_hold_ms == 120000);
   CHECK(s.session.passivate_idle_ms == 5 * 60 * 1000);
+  CHECK(s.session.trim_idle_ms == 45 * 1000);
   CHECK(s.session.max_live_sessions == 250);
   CHECK(s.session.max_message_bytes == 64 * 1024);
 
@@ -329,6 +331,8 @@ TEST_CASE("config: a wrong type or value is an error naming the key path and the
       {R"({"session": {"maxMessageBytes": "0kb"}})",
        R"(config key session.maxMessageBytes: expected a byte size of at least 1, got "0kb")"},
       // bad durations
+      {R"({"session": {"trimIdleMs": -1}})",
+       R"(config key session.trimIdleMs: expected a duration (whole milliseconds, or a string such as "30s", "10m", "24h", "7d"), got -1)"},
       {R"({"session": {"passivateIdleMs": "10 minutes"}})",
        R"(config key session.passivateIdleMs: expected a duration (whole milliseconds, or a string such as "30s", "10m", "24h", "7d"), got "10 minutes")"},
       {R"({"session": {"writeLock": {"staleMs": "Infinity"}}})",

@@ -111,3 +111,53 @@ TEST_CASE("session_core: a row with invalid UTF-8 stays parsed and goes to the s
   CHECK(core.entry()->label() == std::optional<std::string_view>("Caf\xe9"));
   CHECK(core.entry()->session_id() == std::optional<std::string_view>("0a1b2c3d-0000-4000-8000-000000000002"));
 }
+
+TEST_CASE("session_core: trim leaves a row the store was sent to the store, and the next turn continues from it") {
+  core_harness h;
+  session_core core(kKey, std::nullopt, h.deps());
+  core_effects fx1;
+  turn_outcome t1 = core.chat(testing::dm("1", "hello"), direct_route(), fx1);
+  REQUIRE(t1.st.ok());
+  REQUIRE(core.trim());
+  CHECK(core.trimmed());
+  CHECK(core.needs_row());
+  CHECK(core.session_id() == t1.session_id);
+  CHECK_FALSE(core.entry().has_value());  // nothing kept but its sessionId
+
+  // A turn before the row is back changes nothing.
+  core_effects refused_fx;
+  CHECK_FALSE(core.chat(testing::dm("1", "too early"), direct_route(), refused_fx).st.ok());
+  CHECK_FALSE(refused_fx.store_put);
+
+  auto stored = storage::session_store::parse_row_text(kKey, fx1.store_text);
+  REQUIRE(stored.ok());
+  core.restore_row(std::move(*stored));
+  CHECK_FALSE(core.needs_row());
+  h.clk.advance(1000);
+  core_effects fx2;
+  turn_outcome t2 = core.chat(testing::dm("1", "again"), direct_route(), fx2);
+  REQUIRE(t2.st.ok());
+  CHECK(t2.session_id == t1.session_id);
+  CHECK(*t2.reply == "ok 3");  // the context was rebuilt from the file: user, reply, user
+}
+
+TEST_CASE("session_core: trim keeps a row the store was not sent as it is") {
+  core_harness h;
+  // A row from the store that no turn has sent back yet stays parsed: trim keeps it.
+  session_core first(kKey, std::nullopt, h.deps());
+  core_effects fx;
+  REQUIRE(first.chat(testing::dm("1", "hello"), direct_route(), fx).st.ok());
+  session_entry row = *first.entry();
+  REQUIRE(first.close().ok());
+  session_core core(kKey, row, h.deps());
+  core_effects system_fx;
+  system_event hb;
+  hb.kind = system_event_kind::heartbeat;
+  hb.session_key = kKey;
+  hb.text = "beat";
+  core.system(hb, system_fx);  // opens nothing: a notice waits for the next prompt
+  CHECK_FALSE(core.trim());    // nothing was open
+  CHECK_FALSE(core.needs_row());
+  REQUIRE(core.entry().has_value());
+  CHECK(core.entry()->session_id() == row.session_id());
+}

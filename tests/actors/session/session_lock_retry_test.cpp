@@ -117,15 +117,17 @@ struct harness {
   }
 
   void start() {
+    session_core_deps core;
+    core.files = &storage::posix_fs();
+    core.time = &clk;
+    core.probe = &probe;
+    core.settings = &settings;
+    core.runner = &model;
+    core.sessions_dir = sessions_dir;
+    core.agent_id = "main";
+    core.wants_event = [h = hub](std::string_view type) { return h->wants(type); };
     session_actor_deps deps;
-    deps.core.files = &storage::posix_fs();
-    deps.core.time = &clk;
-    deps.core.probe = &probe;
-    deps.core.settings = &settings;
-    deps.core.runner = &model;
-    deps.core.sessions_dir = sessions_dir;
-    deps.core.agent_id = "main";
-    deps.core.wants_event = [h = hub](std::string_view type) { return h->wants(type); };
+    deps.core = std::make_shared<const session_core_deps>(std::move(core));
     deps.store = sink_actor();
     deps.syncer = sink_actor();
     deps.timers = sink_actor();
@@ -136,7 +138,8 @@ struct harness {
     row.found = true;
     row.entry.set_session_id(kSessionId);
     row.entry.set_updated_at(kT0 - 1000);
-    session = sys->spawn(session_actor, std::string("agent:main:main"), std::move(row), std::move(deps));
+    session = sys->spawn(session_actor, std::string("agent:main:main"), std::move(row),
+                         std::make_shared<const session_actor_deps>(std::move(deps)));
     spawned.push_back(session);
     sched->run();
   }
