@@ -15,6 +15,7 @@
 #include "messages/lifecycle_event.hpp"
 #include "messages/session_entry.hpp"
 #include "actors/session/session_core.hpp"
+#include "storage/shared_fd.hpp"
 
 namespace sessionrt::actors {
 
@@ -61,3 +62,4 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::outcome_sink)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::entry_reply)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::entry_rows)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::route_facts)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::storage::shared_fd_ptr)

@@ -106,6 +106,7 @@ class transcript_file {
   // name is not durable yet. sync() fsyncs the directory; a syncer must do it (and say so).
   bool dir_unsynced() const { return dir_unsynced_; }
   int fd() const { return reader_->fd(); }
+  const shared_fd_ptr& shared_fd() const { return reader_->shared(); }
   std::size_t pending_bytes() const { return pending_.size(); }
 
   // The model context (flushes first so the reader sees every append).

@@ -45,21 +45,19 @@ result<std::unique_ptr<transcript_reader>> transcript_reader::open(fs& f, const 
   std::unique_ptr<transcript_reader> r(new transcript_reader(f, path, limits));
   auto fd = f.open(path, fd_flags ? fd_flags : O_RDONLY);
   if (!fd.ok()) return fd.error();
-  r->fd_ = *fd;
+  r->fd_ = std::make_shared<const shared_fd>(f, *fd);
   SRT_RETURN_IF_ERROR(r->read_header());
   if (r->version_ < kTranscriptVersion) SRT_RETURN_IF_ERROR(r->load_legacy());
   return r;
 }
 
-transcript_reader::~transcript_reader() {
-  if (fd_ >= 0) (void)fs_.close(fd_);
-}
+transcript_reader::~transcript_reader() = default;  // the fd closes with its last holder
 
 status transcript_reader::read_header() {
-  auto info = fs_.fstat(fd_);
+  auto info = fs_.fstat(fd());
   if (!info.ok()) return info.error().with_context(path_);
   const std::uint64_t size = info->size;
-  auto head = pread_all(fs_, fd_, static_cast<std::size_t>(std::min<std::uint64_t>(size, kHeaderReadBytes)), 0);
+  auto head = pread_all(fs_, fd(), static_cast<std::size_t>(std::min<std::uint64_t>(size, kHeaderReadBytes)), 0);
   if (!head.ok()) return head.error().with_context(path_);
   stats_.bytes_read += head->size();
   auto nl = head->find('\n');
@@ -82,7 +80,7 @@ status transcript_reader::read_header() {
     const std::size_t step = 64u << 10;
     while (probe > data_start_) {
       std::uint64_t from = probe > data_start_ + step ? probe - step : data_start_;
-      auto block = pread_all(fs_, fd_, static_cast<std::size_t>(probe - from), from);
+      auto block = pread_all(fs_, fd(), static_cast<std::size_t>(probe - from), from);
       if (!block.ok()) return block.error().with_context(path_);
       stats_.bytes_read += block->size();
       const void* last = block->empty() ? nullptr : memrchr(block->data(), '\n', block->size());
@@ -120,7 +118,7 @@ result<bool> transcript_reader::extend_backward() {
   for (;;) {
     const std::uint64_t from = covered_begin_ > data_start_ + want ? covered_begin_ - want : data_start_;
     const std::size_t n = static_cast<std::size_t>(covered_begin_ - from);
-    auto block = pread_all(fs_, fd_, n, from);
+    auto block = pread_all(fs_, fd(), n, from);
     if (!block.ok()) return block.error().with_context(path_);
     if (block->size() != n)
       return status(errc::io_error, fmt::format("{}: file shrank while reading (expected {} bytes at {})", path_, n, from));
@@ -227,7 +225,7 @@ result<std::vector<std::shared_ptr<const boost::json::object>>> transcript_reade
   std::string span;
   const bool one_read = hi > lo && (hi - lo) <= std::max<std::uint64_t>(wanted * 4, 1u << 20);
   if (one_read) {
-    auto data = pread_all(fs_, fd_, static_cast<std::size_t>(hi - lo), lo);
+    auto data = pread_all(fs_, fd(), static_cast<std::size_t>(hi - lo), lo);
     if (!data.ok()) return data.error().with_context(path_);
     stats_.bytes_read += data->size();
     span = std::move(*data);
@@ -244,7 +242,7 @@ result<std::vector<std::shared_ptr<const boost::json::object>>> transcript_reade
         return status(errc::io_error, fmt::format("{}: file shrank while reading", path_));
       line.assign(span, static_cast<std::size_t>(r.offset - lo), r.length);
     } else {
-      auto data = pread_all(fs_, fd_, r.length, r.offset);
+      auto data = pread_all(fs_, fd(), r.length, r.offset);
       if (!data.ok()) return data.error().with_context(path_);
       stats_.bytes_read += data->size();
       line = std::move(*data);
@@ -261,7 +259,7 @@ result<std::vector<boost::json::object>> transcript_reader::tail(std::size_t max
   if (max_entries == 0 || data_end_ <= data_start_) return out;
   const std::uint64_t span = std::min<std::uint64_t>(max_bytes, data_end_ - data_start_);
   const std::uint64_t from = data_end_ - span;
-  auto data = pread_all(fs_, fd_, static_cast<std::size_t>(span), from);
+  auto data = pread_all(fs_, fd(), static_cast<std::size_t>(span), from);
   if (!data.ok()) return data.error().with_context(path_);
   stats_.bytes_read += data->size();
   std::string_view text(*data);
@@ -297,7 +295,7 @@ status transcript_reader::load_legacy() {
     return status(errc::limit_exceeded, fmt::format("{}: version {} transcript of {} bytes is over the limit of {} bytes "
                                                     "for files that must be migrated in memory",
                                                     path_, version_, data_end_, limits_.max_legacy_bytes));
-  auto data = pread_all(fs_, fd_, static_cast<std::size_t>(data_end_ - data_start_), data_start_);
+  auto data = pread_all(fs_, fd(), static_cast<std::size_t>(data_end_ - data_start_), data_start_);
   if (!data.ok()) return data.error().with_context(path_);
   stats_.bytes_read += data->size();
   struct line_at {

@@ -5,7 +5,7 @@
 // counted (never silently); a final line without '\n' is a torn append and is not an entry
 // (transcript_repair fixes the file; this class never modifies it).
 // Legacy files (header version 1 or 2) are read whole and migrated in memory [R§3.2].
-// The reader owns its fd. Not thread-safe.
+// The reader owns its fd (shared with whoever must keep it open: shared()). Not thread-safe.
 #pragma once
 #include <boost/json/object.hpp>
 #include <cstdint>
@@ -16,6 +16,7 @@
 
 #include "messages/status.hpp"
 #include "storage/fs.hpp"
+#include "storage/shared_fd.hpp"
 #include "storage/transcript_index.hpp"
 
 namespace sessionrt::storage {
@@ -47,7 +48,9 @@ class transcript_reader {
   transcript_reader& operator=(const transcript_reader&) = delete;
 
   const std::string& path() const { return path_; }
-  int fd() const { return fd_; }
+  int fd() const { return fd_ ? fd_->fd() : -1; }
+  // The fd as a shared handle: whoever holds it keeps the file open (the syncer, see shared_fd.hpp).
+  const shared_fd_ptr& shared() const { return fd_; }
   const boost::json::object& header() const { return header_; }
   int source_version() const { return version_; }  // the file's version before migration
   bool migrated() const { return version_ < kTranscriptVersion; }
@@ -93,7 +96,7 @@ class transcript_reader {
   fs& fs_;
   std::string path_;
   reader_limits limits_;
-  int fd_ = -1;
+  shared_fd_ptr fd_;
   boost::json::object header_;
   int version_ = kTranscriptVersion;
   std::uint64_t data_start_ = 0;     // first byte after the header line

@@ -15,6 +15,7 @@ struct pending_ack {
   outcome_sink sink;
   turn_outcome outcome;
   std::uint64_t sync_seq = 0;  // 0: nothing to wait for from the syncer
+  std::uint64_t sync_file = 0;  // ... in the transcript with this shared_fd id
   bool store_wait = false;     // a durable store write is outstanding
 };
 
@@ -111,7 +112,8 @@ void apply(caf::event_based_actor* self, session_state& st, core_effects& fx, ou
   }
   if (fx.sync_seq) {
     ack.sync_seq = *fx.sync_seq;
-    self->send(st.deps->syncer, sync_atom::value, st.core->transcript_fd(), *fx.sync_seq, fx.sync_dir);
+    ack.sync_file = st.core->transcript_file_id();
+    self->send(st.deps->syncer, sync_atom::value, st.core->transcript_handle(), *fx.sync_seq, fx.sync_dir);
   }
   if (fx.stale_at != st.scheduled_stale_at && st.deps->timers) {
     st.scheduled_stale_at = fx.stale_at;
@@ -158,10 +160,14 @@ void run_chat(caf::event_based_actor* self, session_state& st, const chat_event&
 }
 
 
-void on_synced(caf::event_based_actor* self, session_state& st, int fd, std::uint64_t seq, const std::string& error) {
-  if (fd == st.core->transcript_fd() && error.empty()) st.core->note_synced(seq, true);
+// The syncer made the appends up to `seq` of transcript `file` durable (or failed to). Seqs
+// count per transcript, so only that file's acks are matched (after a rollover or a trim the
+// session may be writing another file).
+void on_synced(caf::event_based_actor* self, session_state& st, std::uint64_t file, std::uint64_t seq,
+               const std::string& error) {
+  if (file == st.core->transcript_file_id() && error.empty()) st.core->note_synced(seq, true);
   for (auto& p : st.pending) {
-    if (p.sync_seq == 0 || p.sync_seq > seq) continue;
+    if (p.sync_seq == 0 || p.sync_file != file || p.sync_seq > seq) continue;
     p.sync_seq = 0;
     if (!error.empty()) {
       p.outcome.st = status(errc::io_error, "transcript sync failed: " + error);
@@ -186,8 +192,8 @@ void with_row(caf::event_based_actor* self, session_state& st, std::function<voi
               std::function<void(const std::string& why)> failed) {
   if (!st.core->needs_row()) return next();
   self->become(caf::keep_behavior,
-               caf::behavior{[self, &st](synced_atom, int fd, std::uint64_t seq, const std::string& error) {
-                 on_synced(self, st, fd, seq, error);
+               caf::behavior{[self, &st](synced_atom, std::uint64_t file, std::uint64_t seq, const std::string& error) {
+                 on_synced(self, st, file, seq, error);
                }});
   // Back to the behavior below first: the turn may push its own (waiting for a lock).
   self->request(st.deps->store, caf::infinite, get_atom::value, st.core->key())
@@ -204,9 +210,10 @@ void with_row(caf::event_based_actor* self, session_state& st, std::function<voi
           });
 }
 
-// Only between turns: an ack still waiting for the syncer means the syncer holds the fd.
+// Between turns (a turn waiting for a lock has no file open). Acks still waiting for the
+// syncer stay pending: its request holds the transcript's fd open, and trim() syncs it too.
 void on_trim(session_state& st) {
-  if (!st.pending.empty() || st.waiting || st.passivating) return;
+  if (st.waiting || st.passivating) return;
   (void)st.core->trim();
 }
 
@@ -228,7 +235,7 @@ caf::behavior waiting_behavior(caf::event_based_actor* self, session_state& st) 
           finish_passivation(self, st);
         }
       },
-      [self, &st](synced_atom, int fd, std::uint64_t seq, const std::string& error) { on_synced(self, st, fd, seq, error); },
+      [self, &st](synced_atom, std::uint64_t file, std::uint64_t seq, const std::string& error) { on_synced(self, st, file, seq, error); },
       [self, &st](passivate_atom, const std::string& why) { on_passivate(self, st, why); },
       [&st](stats_atom) { return describe(st); },
   };
@@ -278,8 +285,8 @@ caf::behavior session_actor(caf::event_based_actor* self, std::string key, entry
               spdlog::warn("{}: system event dropped: {}", st->core->key(), why);
             });
       },
-      [self, st](synced_atom, int fd, std::uint64_t seq, const std::string& error) {
-        on_synced(self, *st, fd, seq, error);
+      [self, st](synced_atom, std::uint64_t file, std::uint64_t seq, const std::string& error) {
+        on_synced(self, *st, file, seq, error);
       },
       [self, st](passivate_atom, const std::string& why) { on_passivate(self, *st, why); },
       [st](trim_atom) { on_trim(*st); },

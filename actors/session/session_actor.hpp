@@ -26,8 +26,8 @@ struct session_actor_deps {
 };
 
 //   (chat, chat_event, route_facts, outcome_sink)   (system, system_event)
-//   (synced, fd, seq, error)                        (passivate, why)
-//   (trim)   idle: session_core::trim() once no turn is in flight or waits for its sync
+//   (synced, file id, seq, error)                   (passivate, why)
+//   (trim)   idle: session_core::trim() (ignored while a turn waits for a lock or it passivates)
 //   (stats) -> std::string   one line describing the actor's state (tests)
 caf::behavior session_actor(caf::event_based_actor* self, std::string key, entry_reply row,
                             std::shared_ptr<const session_actor_deps> deps);

@@ -79,7 +79,13 @@ session_core::session_core(std::string key, std::optional<session_entry> row,
 
 session_core::~session_core() { (void)close(); }
 
-int session_core::transcript_fd() const { return transcript_ ? transcript_->fd() : -1; }
+storage::shared_fd_ptr session_core::transcript_handle() const {
+  return transcript_ ? transcript_->shared_fd() : nullptr;
+}
+
+std::uint64_t session_core::transcript_file_id() const {
+  return transcript_ && transcript_->shared_fd() ? transcript_->shared_fd()->id() : 0;
+}
 
 void session_core::note_synced(std::uint64_t seq, bool dir_synced) {
   if (transcript_) transcript_->note_synced(seq, dir_synced);
@@ -113,7 +119,53 @@ status session_core::open_current(core_effects& fx) {
   const std::string path = transcript_path_for(id);
   if (path.empty())
     return status(errc::unsafe_path, fmt::format("session id {} of {} cannot name a transcript file", id, key_));
-  if (lock_) return reopen_trimmed(path, fx);
+  if (lock_) {
+    // Trimmed: the lock is still held — for this file, as the row changes only here; if the
+    // row moved to another file anyway, that file is locked afresh.
+    auto lock_path = storage::write_lock_path(*deps_->files, path);
+    if (!lock_path.ok() || *lock_path != lock_->lock_path()) {
+      (void)lock_->release();
+      lock_.reset();
+    }
+  }
+  const bool fresh_lock = !lock_;
+  if (fresh_lock) SRT_RETURN_IF_ERROR(acquire_lock(path, fx));
+  // Created when missing, repaired when its tail is torn (also after a trim: another program
+  // may have removed or damaged the file meanwhile).
+  header_fields h;
+  h.id = id;
+  h.timestamp_ms = deps_->time->now_ms();
+  h.cwd = deps_->settings->workspace_dir.empty() ? deps_->sessions_dir : deps_->settings->workspace_dir;
+  h.session_key = key_;
+  auto opened = storage::open_or_create_transcript(*deps_->files, *deps_->time, path, h, transcript_opts());
+  auto drop_fresh_lock = [&] {  // a lock taken for a file that did not open is not kept
+    if (!fresh_lock) return;
+    (void)lock_->release();
+    lock_.reset();
+  };
+  if (!opened.ok()) {
+    drop_fresh_lock();
+    return opened.error();
+  }
+  if (opened->repair) {
+    auto e = event(event_types::transcript_repaired);
+    e.data["path"] = path;
+    e.data["summary"] = opened->repair->summary();
+    e.data["droppedLines"] = opened->repair->dropped.size();
+    e.data["tornTailBytes"] = opened->repair->torn_tail_bytes;
+    fx.events.push_back(std::move(e));
+  }
+  auto ctx = opened->file->context();
+  if (!ctx.ok()) {
+    drop_fresh_lock();
+    return ctx.error();
+  }
+  context_ = std::move(ctx->messages);
+  transcript_ = std::move(opened->file);
+  return {};
+}
+
+status session_core::acquire_lock(const std::string& path, core_effects& fx) {
   storage::write_lock_options lo = deps_->settings->session.write_lock;
   lo.max_hold_ms = std::max(lo.max_hold_ms, kSessionLockMaxHoldMs);
   lo.on_contended = [&](const storage::lock_contention& c) {
@@ -133,46 +185,7 @@ status session_core::open_current(core_effects& fx) {
     // As a caller that does not retry sees it (a system event): one attempt, no wait.
     return storage::lock_timeout_error(0, lock_busy_->holder);
   }
-  auto lock = std::get_if<storage::write_lock>(&*attempt);
-  header_fields h;
-  h.id = id;
-  h.timestamp_ms = deps_->time->now_ms();
-  h.cwd = deps_->settings->workspace_dir.empty() ? deps_->sessions_dir : deps_->settings->workspace_dir;
-  h.session_key = key_;
-  auto opened = storage::open_or_create_transcript(*deps_->files, *deps_->time, path, h, transcript_opts());
-  if (!opened.ok()) return opened.error();
-  if (opened->repair) {
-    auto e = event(event_types::transcript_repaired);
-    e.data["path"] = path;
-    e.data["summary"] = opened->repair->summary();
-    e.data["droppedLines"] = opened->repair->dropped.size();
-    e.data["tornTailBytes"] = opened->repair->torn_tail_bytes;
-    fx.events.push_back(std::move(e));
-  }
-  auto ctx = opened->file->context();
-  if (!ctx.ok()) return ctx.error();
-  context_ = std::move(ctx->messages);
-  transcript_ = std::move(opened->file);
-  lock_ = std::move(*lock);
-  return {};
-}
-
-// After trim(): the lock is still held, the file is as this session left it.
-status session_core::reopen_trimmed(const std::string& path, core_effects& fx) {
-  auto lock_path = storage::write_lock_path(*deps_->files, path);
-  if (!lock_path.ok() || *lock_path != lock_->lock_path()) {
-    // Not the file the lock was taken for (cannot happen while the row changes only here):
-    // start over with a fresh acquire.
-    (void)lock_->release();
-    lock_.reset();
-    return open_current(fx);
-  }
-  auto opened = storage::transcript_file::open(*deps_->files, *deps_->time, path, transcript_opts());
-  if (!opened.ok()) return opened.error().with_context("reopening the trimmed transcript");
-  auto ctx = (*opened)->context();
-  if (!ctx.ok()) return ctx.error();
-  context_ = std::move(ctx->messages);
-  transcript_ = std::move(*opened);
+  lock_ = std::move(std::get<storage::write_lock>(*attempt));
   return {};
 }
 
@@ -210,10 +223,9 @@ bool session_core::trim() {
   if (!st.ok()) return false;  // kept open: the next turn's commit reports the error
   transcript_.reset();
   context_ = boost::json::array();  // clear() would keep the capacity
-  if (!row_ && row_sent_) {  // the store holds this very row: keep only its sessionId
-    stored_row_id_ = session_id();  // parses the text once
+  if (row_ && row_sent_) {  // the store holds this very row: keep only its sessionId
+    stored_row_id_ = std::string(row_->session_id().value_or(""));
     row_.reset();
-    free_string(row_text_);
     row_in_store_ = true;
   }
   return true;
@@ -221,7 +233,6 @@ bool session_core::trim() {
 
 void session_core::restore_row(std::optional<session_entry> row) {
   row_ = std::move(row);
-  free_string(row_text_);
   row_sent_ = false;
   row_in_store_ = false;
   free_string(stored_row_id_);
@@ -339,44 +350,26 @@ turn_outcome session_core::chat(const chat_event& ev, const route_facts& route, 
     out.st = status(errc::internal, "the session's row was not restored after a trim");
     return out;
   }
-  wake_row();
   turn_outcome out = chat_turn(ev, route, fx);
-  sleep_row(fx);
+  row_for_store(fx);
   return out;
 }
 
 void session_core::system(const system_event& ev, core_effects& fx) {
   if (row_in_store_) return;  // the actor restores the row first
-  wake_row();
   system_turn(ev, fx);
-  sleep_row(fx);
+  row_for_store(fx);
 }
 
-const std::optional<session_entry>& session_core::entry() const {
-  wake_row();
-  return row_;
-}
-
-void session_core::wake_row() const {
-  if (row_ || row_text_.empty()) return;
-  // The text was written from a parsed row by append_row_text: it parses back to that row.
-  auto row = storage::session_store::parse_row_text(key_, row_text_);
-  row_ = row.ok() ? std::move(*row) : session_entry();
-  free_string(row_text_);
-}
-
-void session_core::sleep_row(core_effects& fx) {
+void session_core::row_for_store(core_effects& fx) {
   fx.store_text.clear();
-  if (!row_) return;
+  // The actor sends the row whenever store_put is set (as this text, or as the object).
+  row_sent_ = fx.store_put && row_;
+  if (!fx.store_put || !row_) return;
   std::string text;
   storage::session_store::append_row_text(text, key_, *row_);
-  // Invalid UTF-8 would not parse back: such a row stays parsed and goes to the store as is.
-  if (!is_valid_utf8(text)) return;
-  if (fx.store_put) fx.store_text = text;
-  row_sent_ = fx.store_put;
-  text.shrink_to_fit();
-  row_text_ = std::move(text);
-  row_.reset();
+  // Invalid UTF-8 would not parse back in the store: such a row goes as the object.
+  if (is_valid_utf8(text)) fx.store_text = std::move(text);
 }
 
 turn_outcome session_core::chat_turn(const chat_event& ev, const route_facts& route, core_effects& fx) {

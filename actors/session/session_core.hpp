@@ -115,8 +115,8 @@ class session_core {
   // An idle session's memory diet (session.trimIdleMs): closes the transcript (reader, index,
   // header) and drops the cached context, keeping the write lock and the queued notices; the
   // next turn reopens the file and rebuilds the context from it. Appends not yet durable are
-  // synced first, so the caller must have no sync outstanding for this transcript (the syncer
-  // holds its fd number). When the store was sent the row as it is now, the row goes too:
+  // synced first (a sync request in flight holds its own reference to the fd, see
+  // storage/shared_fd.hpp). When the store was sent the row as it is now, the row goes too:
   // needs_row() is then true, and restore_row() must give back the store's row before the
   // next chat() or system(). Returns false when nothing was open.
   bool trim();
@@ -128,9 +128,11 @@ class session_core {
   std::string session_id() const;
 
   const std::string& key() const { return key_; }
-  // The row (parsed again here if it was kept as text between turns).
-  const std::optional<session_entry>& entry() const;
-  int transcript_fd() const;
+  // The row (nullopt while trim() left it to the store).
+  const std::optional<session_entry>& entry() const { return row_; }
+  // The open transcript's fd, shared (for the syncer), and its process-unique id (0: none open).
+  storage::shared_fd_ptr transcript_handle() const;
+  std::uint64_t transcript_file_id() const;
   bool transcript_open() const { return transcript_ != nullptr; }
   // The syncer made appends up to `seq` durable (and the directory, when it was asked to).
   void note_synced(std::uint64_t seq, bool dir_synced);
@@ -144,7 +146,7 @@ class session_core {
   lifecycle_event event(std::string_view type) const;
   bool wants(std::string_view type) const { return !deps_->wants_event || deps_->wants_event(type); }
   status open_current(core_effects& fx);
-  status reopen_trimmed(const std::string& path, core_effects& fx);
+  status acquire_lock(const std::string& path, core_effects& fx);  // one attempt; sets lock_ or lock_busy_
   storage::transcript_options transcript_opts() const;
   status start_new_session(const std::string& new_id, core_effects& fx);
   status close_transcript();
@@ -164,17 +166,15 @@ class session_core {
   void maybe_compact_before_turn(std::int64_t prompt_estimate, std::int64_t context_tokens, core_effects& fx);
   void check_context_pressure(std::int64_t context_tokens, core_effects& fx);
 
-  // Between turns the row is kept only as the text the store was sent (sleep_row; ~1 KB
-  // instead of a ~2.5 KB JSON object); the next turn parses it back (wake_row).
-  void wake_row() const;
-  void sleep_row(core_effects& fx);
+  // After a turn: the row as the store writes it (session_store::append_row_text) in
+  // fx.store_text, so the store never serializes rows it is sent.
+  void row_for_store(core_effects& fx);
   turn_outcome chat_turn(const chat_event& ev, const route_facts& route, core_effects& fx);
   void system_turn(const system_event& ev, core_effects& fx);
 
   std::string key_;
-  mutable std::optional<session_entry> row_;  // unset while the row sleeps as row_text_
-  mutable std::string row_text_;
-  bool row_sent_ = false;        // row_text_ is what the store was last sent
+  std::optional<session_entry> row_;  // unset: no row yet, or left to the store by trim()
+  bool row_sent_ = false;        // row_ is what the store was last sent
   bool row_in_store_ = false;    // trim() left the row to the store (see needs_row())
   std::string stored_row_id_;    // ... and kept its sessionId
   std::shared_ptr<const session_core_deps> deps_;

@@ -10,7 +10,7 @@ namespace sessionrt::actors {
 namespace {
 
 struct sync_request {
-  int fd;
+  storage::shared_fd_ptr file;
   std::uint64_t seq;
   std::string dir;  // a directory to fsync too (a new file in it), or ""
   caf::actor requester;
@@ -29,8 +29,9 @@ struct syncer_state {
 caf::behavior transcript_syncer(caf::event_based_actor* self, storage::fs* files, std::int64_t window_ms) {
   auto st = std::make_shared<syncer_state>();
   return {
-      [self, st, window_ms](sync_atom, int fd, std::uint64_t seq, std::string& dir) {
-        st->pending.push_back({fd, seq, std::move(dir), caf::actor_cast<caf::actor>(self->current_sender())});
+      [self, st, window_ms](sync_atom, storage::shared_fd_ptr& file, std::uint64_t seq, std::string& dir) {
+        if (!file) return;
+        st->pending.push_back({std::move(file), seq, std::move(dir), caf::actor_cast<caf::actor>(self->current_sender())});
         if (!st->round_scheduled) {
           st->round_scheduled = true;
           if (window_ms > 0)
@@ -43,16 +44,20 @@ caf::behavior transcript_syncer(caf::event_based_actor* self, storage::fs* files
         st->round_scheduled = false;
         auto round = std::move(st->pending);
         st->pending.clear();
-        std::unordered_map<int, std::string> result;  // fd -> "" or the error
-        for (const auto& r : round) result.emplace(r.fd, std::string());
+        std::unordered_map<std::uint64_t, std::string> result;  // file id -> "" or the error
+        std::unordered_map<std::uint64_t, int> fds;
+        for (const auto& r : round) {
+          result.emplace(r.file->id(), std::string());
+          fds.emplace(r.file->id(), r.file->fd());
+        }
         if (result.size() >= kSyncfsFrom) {
           // Many files: one syncfs is one journal commit for all of them, where fdatasync one by
           // one would commit the journal once per file.
-          status s = files->syncfs(round.front().fd);
-          for (auto& [fd, err] : result) err = s.ok() ? std::string() : s.message();
+          status s = files->syncfs(round.front().file->fd());
+          for (auto& [id, err] : result) err = s.ok() ? std::string() : s.message();
         } else {
-          for (auto& [fd, err] : result) {
-            status s = files->fdatasync(fd);
+          for (auto& [id, err] : result) {
+            status s = files->fdatasync(fds.at(id));
             err = s.ok() ? std::string() : s.message();
           }
         }
@@ -64,10 +69,11 @@ caf::behavior transcript_syncer(caf::event_based_actor* self, storage::fs* files
             dirs[r.dir] = s.ok() ? std::string() : s.message();
           }
         for (auto& r : round) {
-          std::string error = result[r.fd];
+          std::string error = result[r.file->id()];
           if (error.empty() && !r.dir.empty()) error = dirs[r.dir];
-          self->send(r.requester, synced_atom::value, r.fd, r.seq, error);
+          self->send(r.requester, synced_atom::value, r.file->id(), r.seq, error);
         }
+        // The round's handles go here: a file its owner closed meanwhile closes now.
       },
   };
 }

@@ -1,12 +1,13 @@
 // transcript_syncer: group commit for storage.durability=batch (SPEC §1.2). Session actors
-// write their lines, then ask it to make them durable: (sync, fd, seq, dir) — dir names a
-// directory whose new entries must become durable too ("" for none). Requests that arrive
-// while a round is running wait for the next round, and one round makes every fd in it
-// durable — fdatasync per fd for a few files, one syncfs (one journal commit for all) from 4
-// files on — and fsyncs each directory once, then answers every request with (synced, fd, seq, error) —
-// error "" when durable.
+// write their lines, then ask it to make them durable: (sync, file, seq, dir) — `file` the
+// transcript's shared fd (storage/shared_fd.hpp: the request keeps the file open, so its
+// owner may close its side at any time), dir a directory whose new entries must become
+// durable too ("" for none). Requests that arrive while a round is running wait for the next
+// round, and one round makes every file in it durable — fdatasync per file for a few files,
+// one syncfs (one journal commit for all) from 4 files on — and fsyncs each directory once,
+// then answers every request with (synced, file id, seq, error) — error "" when durable.
 // Under load many appends and many sessions share one round. Spawn it detached: fdatasync
-// blocks. A requester must not close an fd while a request for it is unanswered.
+// blocks.
 #pragma once
 #include "actors/caf_types.hpp"
 #include "storage/fs.hpp"

@@ -279,3 +279,27 @@ TEST_CASE("trim: a trimmed session whose row cannot be read back fails its turn 
   CHECK(h.of_type("session.reset").empty());
   CHECK(testing::read_text(path) == edited);
 }
+
+TEST_CASE("trim: a trimmed session whose transcript was removed meanwhile starts the file again") {
+  harness h;
+  auto rt = h.start(30000);
+  auto first = turn(*rt, "first");
+  REQUIRE(first.st.ok());
+  const std::string path = transcript_of(*rt);
+  REQUIRE(rt->advance(31000).ok());
+  rt->settle();
+  REQUIRE(std::filesystem::remove(path));  // another tool archived or deleted it
+
+  auto next = turn(*rt, "after removal");
+  INFO(next.st.to_string());
+  REQUIRE(next.st.ok());
+  CHECK(next.session_id == first.session_id);  // the session goes on; its file restarts
+  REQUIRE(std::filesystem::exists(path));
+  auto rd = storage::transcript_reader::open(storage::posix_fs(), path);
+  REQUIRE(rd.ok());
+  auto ctx = storage::build_context(**rd);
+  REQUIRE(ctx.ok());
+  REQUIRE(ctx->messages.size() == 2);
+  CHECK(json::get_string(ctx->messages[0].as_object(), "content") == std::optional<std::string_view>("after removal"));
+  REQUIRE(rt->stop().ok());
+}

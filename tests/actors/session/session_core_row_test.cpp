@@ -1,7 +1,7 @@
-// session_core keeps its row between turns only as the text it sends the store
-// (session_store::append_row_text): the next turn parses it back, so what the store is sent,
-// what entry() gives and what the next turn continues from must all be the same row. A row
-// with invalid UTF-8 (its text would not parse back) stays parsed and is sent as the object.
+// session_core sends the store its row as the text the store writes (session_store::
+// append_row_text): what the store is sent, what entry() gives and what the next turn continues
+// from must all be the same row. A row with invalid UTF-8 (its text would not parse back) is
+// sent as the object. trim() leaves a row the store was sent to the store (restore_row).
 #include <catch2/catch.hpp>
 
 #include <boost/json.hpp>
@@ -68,7 +68,7 @@ route_facts direct_route() {
 
 }  // namespace
 
-TEST_CASE("session_core: the row sleeps as the store's text between turns and wakes as the same row") {
+TEST_CASE("session_core: the row goes to the store as the text the store writes, and the next turn continues the same row") {
   core_harness h;
   session_core core(kKey, std::nullopt, h.deps());
   core_effects fx1;

@@ -1,0 +1,109 @@
+// The group-commit syncer on CAF's test coordinator (one actor step at a time, no threads):
+// a request holds its file open even after the owner let go of it (so a session may close or
+// trim its transcript while a sync is in flight), the answer names the file by its shared_fd
+// id (fd numbers are reused once closed), and the file closes when the round is done.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <memory>
+#include <vector>
+
+#include "actors/caf_types.hpp"
+#include "actors/syncer/transcript_syncer.hpp"
+#include "storage/durable_file.hpp"
+#include "tests/test_support.hpp"
+
+using namespace sessionrt;
+using namespace sessionrt::actors;
+
+namespace {
+
+struct answer {
+  std::uint64_t file;
+  std::uint64_t seq;
+  std::string error;
+};
+
+// Forwards (sync, file, seq) to the syncer as its own request and records the answers.
+// (The unused int: CAF 0.17 mishandles spawning a function that takes no arguments.)
+caf::behavior requester(caf::event_based_actor* self, int, caf::actor syncer,
+                        std::shared_ptr<std::vector<answer>> answers) {
+  return {
+      [self, syncer](sync_atom, storage::shared_fd_ptr& file, std::uint64_t seq) {
+        self->send(syncer, sync_atom::value, std::move(file), seq, std::string());
+      },
+      [answers](synced_atom, std::uint64_t file, std::uint64_t seq, const std::string& error) {
+        answers->push_back({file, seq, error});
+      },
+  };
+}
+
+bool is_open(int fd) { return ::fcntl(fd, F_GETFD) != -1; }
+
+struct harness {
+  testing::temp_dir dir;
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  caf::scheduler::test_coordinator* sched = nullptr;
+  caf::actor syncer, client;
+  std::shared_ptr<std::vector<answer>> answers = std::make_shared<std::vector<answer>>();
+
+  harness() {
+    cfg.set("scheduler.policy", caf::atom("testing"));
+    cfg.set("logger.verbosity", caf::atom("quiet"));
+    sys = std::make_unique<caf::actor_system>(cfg);
+    sched = &dynamic_cast<caf::scheduler::test_coordinator&>(sys->scheduler());
+    syncer = sys->spawn(transcript_syncer, &storage::posix_fs(), std::int64_t{0});
+    client = sys->spawn(requester, 0, syncer, answers);
+    sched->run();
+  }
+  ~harness() {
+    caf::anon_send_exit(client, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(syncer, caf::exit_reason::user_shutdown);
+    sched->run();
+  }
+  storage::shared_fd_ptr open_file(const std::string& name) {
+    auto fd = storage::posix_fs().open(dir.file(name), O_RDWR | O_CREAT, 0600);
+    REQUIRE(fd.ok());
+    REQUIRE(::write(*fd, "line\n", 5) == 5);
+    return std::make_shared<const storage::shared_fd>(storage::posix_fs(), *fd);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("syncer: a request keeps its file open after the owner let go, and the answer names the file by id") {
+  harness h;
+  auto file = h.open_file("a.jsonl");
+  const int fd = file->fd();
+  const std::uint64_t id = file->id();
+  caf::anon_send(h.client, sync_atom::value, file, std::uint64_t{3});
+  file.reset();  // the session closed (or trimmed) its transcript meanwhile
+  h.sched->run_once();  // the client forwards the request: the syncer's mailbox holds the file now
+  CHECK(is_open(fd));
+  h.sched->run();  // the round runs and answers
+  REQUIRE(h.answers->size() == 1);
+  CHECK(h.answers->at(0).file == id);
+  CHECK(h.answers->at(0).seq == 3);
+  CHECK(h.answers->at(0).error.empty());
+  CHECK_FALSE(is_open(fd));  // the round was the last holder
+}
+
+TEST_CASE("syncer: files in one round are answered each under its own id, the owner's fd stays open") {
+  harness h;
+  std::vector<storage::shared_fd_ptr> files;
+  for (int i = 0; i < 5; ++i) files.push_back(h.open_file("f" + std::to_string(i) + ".jsonl"));  // 5: syncfs
+  for (std::size_t i = 0; i < files.size(); ++i)
+    caf::anon_send(h.client, sync_atom::value, files[i], std::uint64_t{10 + i});
+  h.sched->run();
+  REQUIRE(h.answers->size() == files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    CHECK(h.answers->at(i).file == files[i]->id());
+    CHECK(h.answers->at(i).seq == 10 + i);
+    CHECK(h.answers->at(i).error.empty());
+    CHECK(is_open(files[i]->fd()));  // still held by its owner
+  }
+  CHECK(files[0]->id() != files[1]->id());
+}
