@@ -450,10 +450,14 @@ caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
       },
       [self, st](sync_atom) -> caf::result<bool> { return settle(self, st); },
       [st](stats_atom) {
-        std::size_t waiting = 0;
-        for (auto& [k, s] : st->slots) waiting += s.waiting.size();
-        return fmt::format("live={} slots={} open={} queued={} waiting={} turns={} routes={}", st->live, st->slots.size(),
-                           st->open, st->admission.size(), waiting, st->turns, st->route_cache.size());
+        std::size_t waiting = 0, trimmed = 0;
+        for (auto& [k, s] : st->slots) {
+          waiting += s.waiting.size();
+          trimmed += s.state == key_slot::phase::live && s.trimmed;
+        }
+        return fmt::format("live={} trimmed={} slots={} open={} queued={} waiting={} turns={} routes={}", st->live,
+                           trimmed, st->slots.size(), st->open, st->admission.size(), waiting, st->turns,
+                           st->route_cache.size());
       },
   };
 }

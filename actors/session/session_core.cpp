@@ -259,15 +259,16 @@ status session_core::start_new_session(const std::string& old_id, core_effects& 
   return open_current(fx);
 }
 
-void session_core::append_and_track(const boost::json::object& message, core_effects& fx) {
+void session_core::append_and_track(boost::json::object message, core_effects& fx) {
   auto id = transcript_->append_message(message);
   if (!id.ok()) return;  // reported by the commit that follows (or the caller)
-  context_.emplace_back(message);
-  if (!wants(event_types::message_appended)) return;
-  auto e = event(event_types::message_appended);
-  e.data["entryId"] = *id;
-  e.data["role"] = json::get_string(message, "role").value_or("");
-  fx.events.push_back(std::move(e));
+  if (wants(event_types::message_appended)) {
+    auto e = event(event_types::message_appended);
+    e.data["entryId"] = *id;
+    e.data["role"] = json::get_string(message, "role").value_or("");
+    fx.events.push_back(std::move(e));
+  }
+  context_.emplace_back(std::move(message));
 }
 
 boost::json::object session_core::inbound_patch(const chat_event& ev, const route_facts& route) const {
@@ -484,7 +485,7 @@ turn_outcome session_core::run_turn(const chat_event& ev, std::string text, core
   const std::int64_t context_tokens_now = estimate_context_tokens(context_).tokens;
   maybe_flush_memory(prompt_estimate, context_tokens_now, fx, out);
   maybe_compact_before_turn(prompt_estimate, context_tokens_now, fx);
-  append_and_track(user, fx);
+  append_and_track(std::move(user), fx);
 
   // The request: the cached context, with this turn's runtime context in front of the last
   // (the user's) message — in the request only.
