@@ -37,4 +37,6 @@ else
 fi
 echo "[bench] $(nproc) cores, $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)" >&2
 node bench/report.mjs "$out/ours.jsonl" "$out/peer.jsonl" "$out/pi_same_files.jsonl" "$out/runtime.jsonl" "$out/compaction.jsonl"
+# The fixtures (transcripts up to 35 MB, stores) go; the measurements stay.
+rm -rf "$out"/long-*.jsonl "$out"/compaction-*.jsonl "$out"/store-*
 echo "[bench] raw results in $out" >&2

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -65,10 +66,26 @@ std::int64_t proc_io(const char* field) {
   return 0;
 }
 
-std::string fresh_dir() {
-  char tmpl[] = "/tmp/sessionrt-rtbench-XXXXXX";
-  return mkdtemp(tmpl);
-}
+// A state dir for one run, removed with everything in it when the run is done (a 100,000
+// session run leaves 100,000 transcripts).
+class fresh_dir {
+ public:
+  fresh_dir() {
+    char tmpl[] = "/tmp/sessionrt-rtbench-XXXXXX";
+    if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~fresh_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  fresh_dir(const fresh_dir&) = delete;
+  fresh_dir& operator=(const fresh_dir&) = delete;
+  operator const std::string&() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 std::unique_ptr<runtime::runtime> start(const std::string& dir, sessionrt::clock* time, bool virtual_time, std::size_t max_live) {
   runtime::runtime_options o;
@@ -201,7 +218,7 @@ run_result drive(runtime::runtime& rt, int sessions, int turns, double turns_per
 }
 
 double throughput(const args& a) {
-  const std::string dir = fresh_dir();
+  const fresh_dir dir;  // declared before the runtime: removed after it stopped
   auto rt = start(dir, &storage::real_clock(), false, 10000);
   const std::int64_t wchar0 = proc_io("wchar"), wbytes0 = proc_io("write_bytes");
   std::cerr << fmt::format("[runtime_bench] {} sessions x {} turns, {} in flight\n", a.sessions, a.turns, a.inflight);
@@ -221,7 +238,7 @@ double throughput(const args& a) {
 }
 
 void paced(const args& a, double rate) {
-  const std::string dir = fresh_dir();
+  const fresh_dir dir;  // declared before the runtime: removed after it stopped
   auto rt = start(dir, &storage::real_clock(), false, 10000);
   std::cerr << fmt::format("[runtime_bench] paced at {:.0f} turns/s\n", rate);
   run_result r = drive(*rt, a.sessions, a.turns, rate);
@@ -240,7 +257,7 @@ std::int64_t heap_in_use() { return static_cast<std::int64_t>(mallinfo2().uordbl
 
 void memory(const args& a) {
   const int k = a.memory_sessions;
-  const std::string dir = fresh_dir();
+  const fresh_dir dir;  // declared before the runtime: removed after it stopped
   manual_clock clk(storage::real_clock().now_ms());
   auto rt = start(dir, &clk, true, static_cast<std::size_t>(k) + 1);
   malloc_trim(0);

@@ -2,6 +2,7 @@
 // one file per scenario in the directory given as argv[1].
 #include <stdlib.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "messages/transcript_entry.hpp"
@@ -185,6 +186,8 @@ int main(int argc, char** argv) {
         return 2;
       ++copied;
     }
+    std::error_code ec;
+    std::filesystem::remove_all(state, ec);  // the copies are in `dir`; the runtime's state dir goes
   }
   std::cout << "wrote 7 transcripts and copied " << copied << " runtime-compacted ones to " << dir << "\n";
   return 0;
