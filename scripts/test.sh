@@ -2,7 +2,7 @@
 # Installs what is missing, builds with warnings as errors, and runs every test: unit and
 # compatibility tests (CTest), the kill -9 crash test (20 kills), and a short fuzz run.
 #   scripts/test.sh            the default run (what CI runs)
-#   scripts/test.sh --long     soak: 1000 kills per crash test, 10 minutes per fuzz target
+#   scripts/test.sh --long     soak: 1000 kills per appender crash test (100 for the runtime one), 10 minutes per fuzz target
 set -euo pipefail
 cd "$(dirname "$0")/.."
 long=0

@@ -25,32 +25,12 @@
 #include "storage/session_store_file.hpp"
 #include "storage/system_clock.hpp"
 #include "storage/transcript_open.hpp"
+#include "tests/crash/child_process.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
 
 namespace {
-
-struct child {
-  pid_t pid = -1;
-  FILE* out = nullptr;
-};
-
-child spawn_runtime(const std::string& state_dir) {
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    close(fds[0]);
-    close(fds[1]);
-    execl(SESSIONRT_CRASH_RUNTIME, "crash_runtime", state_dir.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(fds[1]);
-  return {pid, fdopen(fds[0], "r")};
-}
 
 int runtime_kills() {
   const char* v = std::getenv("SESSIONRT_CRASH_KILLS");
@@ -93,7 +73,7 @@ TEST_CASE("kill -9 of a runtime that trims and rolls over sessions loses no ackn
   std::size_t resets = 0, trimmed_rounds = 0, logged = 0;
   const int kills = runtime_kills();
   for (int round = 0; round < kills; ++round) {
-    child c = spawn_runtime(dir.path());
+    auto c = testing::spawn_child(SESSIONRT_CRASH_RUNTIME, {dir.path()});
     const int acks_before_kill = std::uniform_int_distribution<int>(1, 400)(rng);
     bool trimmed = false, resumed = false;  // conversation 0 was trimmed, then its next turn acked
     int got = 0;

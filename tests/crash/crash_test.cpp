@@ -16,33 +16,13 @@
 #include "messages/json_reader.hpp"
 #include "storage/transcript_open.hpp"
 #include "storage/system_clock.hpp"
+#include "tests/crash/child_process.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
 using namespace sessionrt::storage;
 
 namespace {
-
-struct child {
-  pid_t pid = -1;
-  FILE* out = nullptr;
-};
-
-child spawn(const std::string& file, const char* mode) {
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    close(fds[0]);
-    close(fds[1]);
-    execl(SESSIONRT_CRASH_APPENDER, "crash_appender", file.c_str(), mode, static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(fds[1]);
-  return {pid, fdopen(fds[0], "r")};
-}
 
 int kills_wanted() {
   const char* v = std::getenv("SESSIONRT_CRASH_KILLS");
@@ -57,7 +37,7 @@ void run_kills(const char* mode) {
   const int kills = kills_wanted();
   std::size_t repaired_rounds = 0;
   for (int round = 0; round < kills; ++round) {
-    child c = spawn(file, mode);
+    auto c = testing::spawn_child(SESSIONRT_CRASH_APPENDER, {file, mode});
     const int acks_before_kill = std::uniform_int_distribution<int>(1, 60)(rng);
     char line[128];
     int got = 0;
