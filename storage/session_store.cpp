@@ -61,24 +61,25 @@ static status check_read_back(std::string_view key, std::string_view text, const
                                            backing.path(), key));
 }
 
-bool session_store::unspill(const slot& s) const {
-  if (s.mem) return true;
+status session_store::unspill(const slot& s) const {
+  if (s.mem) return {};
   std::string text;
   status st = backing_ ? backing_->read(s.at, s.len, text) : status(errc::internal, "spilled row without a backing file");
   if (st.ok()) st = check_read_back(s.key_view(), text, *backing_);
   if (!st.ok()) {
-    if (spill_error_.ok()) spill_error_ = st.with_context("reading back the row of " + std::string(s.key_view()));
-    return false;
+    st = st.with_context("reading back the row of " + std::string(s.key_view()));
+    if (spill_error_.ok()) spill_error_ = st;
+    return st;
   }
   s.mem = std::make_unique<row_mem>();
   s.mem->text = std::move(text);
   s.mem->released = true;
-  return true;
+  return {};
 }
 
 const session_entry& session_store::entry_of(const slot& s) const {
   static const session_entry unreadable;
-  if (!unspill(s)) return unreadable;
+  if (!unspill(s).ok()) return unreadable;
   row_mem& m = *s.mem;
   if (!m.released) return m.entry;
   auto row = parse_row_text(s.key_view(), m.text);
@@ -183,6 +184,14 @@ session_store& session_store::operator=(const session_store& other) {
 const session_entry* session_store::find(std::string_view key) const {
   auto it = index_.find(key);
   return it == index_.end() ? nullptr : &entry_of(slots_[it->second]);
+}
+
+result<const session_entry*> session_store::lookup(std::string_view key) const {
+  auto it = index_.find(key);
+  if (it == index_.end()) return static_cast<const session_entry*>(nullptr);
+  const slot& s = slots_[it->second];
+  if (status st = unspill(s); !st.ok()) return st;
+  return &entry_of(s);
 }
 
 session_entry* session_store::find_for_update(std::string_view key) {

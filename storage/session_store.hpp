@@ -77,8 +77,12 @@ class session_store {
   session_store(const session_store& other);
   session_store& operator=(const session_store& other);
 
-  // nullptr when there is no row for `key`.
+  // nullptr when there is no row for `key`. A spilled row that cannot be read back reads as
+  // an empty row here (and sets spill_error()); lookup() tells the two apart.
   const session_entry* find(std::string_view key) const;
+  // nullptr when there is no row for `key`; the error (naming the key) when the row is there
+  // but its text could not be read back from the file it was spilled to.
+  result<const session_entry*> lookup(std::string_view key) const;
   // The row to change in place, marked dirty; nullptr when absent. See the contract above.
   session_entry* find_for_update(std::string_view key);
   // Sets the row of `key`: replaces an existing row in its place, or appends a new one.
@@ -147,7 +151,7 @@ class session_store {
   // The slot's row, read back and/or parsed from its text first when it was spilled/released.
   const session_entry& entry_of(const slot& s) const;
   // Brings a spilled slot's text back into memory (released); false when it cannot be read.
-  bool unspill(const slot& s) const;
+  status unspill(const slot& s) const;
   std::size_t text_size(const slot& s) const { return s.mem ? s.mem->text.size() : s.len; }
   struct key_hash {
     std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }

@@ -88,15 +88,12 @@ caf::behavior store_actor(caf::event_based_actor* self, std::shared_ptr<storage:
   return {
       [st](get_atom, const std::string& key) {
         entry_reply r;
-        if (const auto* e = st->file->store().find(key)) {
+        auto row = st->file->store().lookup(key);
+        if (!row.ok()) {
+          r.error = row.error().message();  // a row that could not be read back: never handed out
+        } else if (*row) {
           r.found = true;
-          r.entry = *e;
-        }
-        if (const status& lost = st->file->store().spill_error(); !lost.ok() && r.found && r.entry.json().empty()) {
-          // Not an empty row: one that could not be read back. Never hand it out as a row.
-          r.found = false;
-          r.entry = session_entry();
-          r.error = lost.message();
+          r.entry = **row;
         }
         return r;
       },

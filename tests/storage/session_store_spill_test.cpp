@@ -114,6 +114,11 @@ TEST_CASE("spilled rows: a file changed in place is neither read back nor overwr
     ::close(fd);
   }
   CHECK(file.store().find("k2")->json().empty());  // not read back: reads as empty
+  auto looked = file.store().lookup("k3");            // ... which lookup() tells from an empty row
+  REQUIRE_FALSE(looked.ok());
+  CHECK(looked.error().message().find("the row of k3") != std::string::npos);
+  CHECK(file.store().lookup("absent").ok());
+  CHECK(*file.store().lookup("absent") == nullptr);
   CHECK_FALSE(file.store().spill_error().ok());
   CHECK(file.store().spill_error().message().find("changed in place") != std::string::npos);
   file.store().upsert("k9", row_for(9, 2));
