@@ -16,7 +16,7 @@ struct sync_request {
   caf::actor requester;
 };
 
-// From this many distinct files in one round on, a round uses syncfs.
+// From this many distinct files of one filesystem in a round on, that filesystem gets one syncfs.
 constexpr std::size_t kSyncfsFrom = 4;
 
 struct syncer_state {
@@ -45,22 +45,34 @@ caf::behavior transcript_syncer(caf::event_based_actor* self, storage::fs* files
         auto round = std::move(st->pending);
         st->pending.clear();
         std::unordered_map<std::uint64_t, std::string> result;  // file id -> "" or the error
-        std::unordered_map<std::uint64_t, int> fds;
+        // The round's distinct files by filesystem: syncfs makes only its own one durable.
+        std::unordered_map<std::uint64_t, std::vector<const sync_request*>> by_device;
+        std::vector<const sync_request*> unknown_device;  // fstat failed: fdatasync alone
         for (const auto& r : round) {
-          result.emplace(r.file->id(), std::string());
-          fds.emplace(r.file->id(), r.file->fd());
+          if (!result.emplace(r.file->id(), std::string()).second) continue;
+          auto info = files->fstat(r.file->fd());
+          if (info.ok())
+            by_device[info->dev].push_back(&r);
+          else
+            unknown_device.push_back(&r);
         }
-        if (result.size() >= kSyncfsFrom) {
-          // Many files: one syncfs is one journal commit for all of them, where fdatasync one by
-          // one would commit the journal once per file.
-          status s = files->syncfs(round.front().file->fd());
-          for (auto& [id, err] : result) err = s.ok() ? std::string() : s.message();
-        } else {
-          for (auto& [id, err] : result) {
-            status s = files->fdatasync(fds.at(id));
-            err = s.ok() ? std::string() : s.message();
+        auto each = [&](const std::vector<const sync_request*>& group) {
+          for (const auto* r : group) {
+            status s = files->fdatasync(r->file->fd());
+            result[r->file->id()] = s.ok() ? std::string() : s.message();
           }
+        };
+        for (const auto& [dev, group] : by_device) {
+          if (group.size() < kSyncfsFrom) {
+            each(group);
+            continue;
+          }
+          // Many files on one filesystem: one syncfs is one journal commit for all of them,
+          // where fdatasync one by one would commit the journal once per file.
+          status s = files->syncfs(group.front()->file->fd());
+          for (const auto* r : group) result[r->file->id()] = s.ok() ? std::string() : s.message();
         }
+        each(unknown_device);
         // New files: their names become durable with one fsync per directory per round.
         std::unordered_map<std::string, std::string> dirs;
         for (const auto& r : round)

@@ -3,8 +3,9 @@
 // transcript's shared fd (storage/shared_fd.hpp: the request keeps the file open, so its
 // owner may close its side at any time), dir a directory whose new entries must become
 // durable too ("" for none). Requests that arrive while a round is running wait for the next
-// round, and one round makes every file in it durable — fdatasync per file for a few files,
-// one syncfs (one journal commit for all) from 4 files on — and fsyncs each directory once,
+// round, and one round makes every file in it durable — per filesystem, fdatasync per file for
+// a few files, one syncfs (one journal commit for all) from 4 files on — and fsyncs each
+// directory once,
 // then answers every request with (synced, file id, seq, error) — error "" when durable.
 // Under load many appends and many sessions share one round. Spawn it detached: fdatasync
 // blocks.

@@ -1,18 +1,21 @@
 // The group-commit syncer on CAF's test coordinator (one actor step at a time, no threads):
 // a request holds its file open even after the owner let go of it (so a session may close or
 // trim its transcript while a sync is in flight), the answer names the file by its shared_fd
-// id (fd numbers are reused once closed), and the file closes when the round is done.
+// id (fd numbers are reused once closed), the file closes when the round is done, and a round
+// makes every filesystem it touches durable (syncfs covers only its own).
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "actors/caf_types.hpp"
 #include "actors/syncer/transcript_syncer.hpp"
 #include "storage/durable_file.hpp"
+#include "storage/forwarding_fs.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
@@ -106,4 +109,51 @@ TEST_CASE("syncer: files in one round are answered each under its own id, the ow
     CHECK(is_open(files[i]->fd()));  // still held by its owner
   }
   CHECK(files[0]->id() != files[1]->id());
+}
+
+namespace {
+
+// Reports files whose name holds "other" on a second filesystem, and counts the syncs made.
+class two_devices final : public storage::forwarding_fs {
+ public:
+  two_devices() : storage::forwarding_fs(storage::posix_fs()) {}
+  std::set<int> other;  // fds "on the other filesystem"
+  std::vector<std::uint64_t> syncfs_devices;
+  int fdatasyncs = 0;
+  result<storage::file_info> fstat(int fd) override {
+    auto info = forwarding_fs::fstat(fd);
+    if (info.ok()) info->dev = other.count(fd) ? 2 : 1;
+    return info;
+  }
+  status syncfs(int fd) override {
+    syncfs_devices.push_back(other.count(fd) ? 2 : 1);
+    return forwarding_fs::syncfs(fd);
+  }
+  status fdatasync(int fd) override {
+    ++fdatasyncs;
+    return forwarding_fs::fdatasync(fd);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("syncer: a round syncs every filesystem it touches, not only the first file's") {
+  harness h;
+  two_devices fs;
+  caf::anon_send_exit(h.syncer, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(h.client, caf::exit_reason::user_shutdown);
+  h.sched->run();
+  h.syncer = h.sys->spawn(transcript_syncer, static_cast<storage::fs*>(&fs), std::int64_t{0});
+  h.client = h.sys->spawn(requester, 0, h.syncer, h.answers);
+  h.sched->run();
+  std::vector<storage::shared_fd_ptr> files;
+  for (int i = 0; i < 6; ++i) files.push_back(h.open_file("f" + std::to_string(i) + ".jsonl"));
+  for (int i = 0; i < 5; ++i) fs.other.insert(files[static_cast<std::size_t>(i)]->fd());  // 5 there, 1 here
+  for (std::size_t i = 0; i < files.size(); ++i)
+    caf::anon_send(h.client, sync_atom::value, files[i], std::uint64_t{1 + i});
+  h.sched->run();
+  REQUIRE(h.answers->size() == files.size());
+  for (const auto& a : *h.answers) CHECK(a.error.empty());
+  CHECK(fs.syncfs_devices == std::vector<std::uint64_t>{2});  // the 5 files: one syncfs of theirs
+  CHECK(fs.fdatasyncs == 1);                                   // the lone file on the first one
 }
