@@ -51,6 +51,21 @@ struct runtime::impl {
 
 namespace {
 
+// Asks every agent's store actor to write sessions.json now and waits for each; the first
+// failure names its agent.
+status write_stores(caf::scoped_actor& self, const std::map<std::string, caf::actor>& stores, caf::duration timeout) {
+  status result;
+  for (const auto& [agent, store] : stores)
+    self->request(store, timeout, flush_atom::value, stop_atom::value)
+        .receive([](bool) {},
+                 [&, agent = agent](caf::error& e) {
+                   if (result.ok())
+                     result = status(errc::io_error,
+                                     fmt::format("writing the store of agent {}: {}", agent, self->system().render(e)));
+                 });
+  return result;
+}
+
 std::vector<std::string> agent_ids(const actors::runtime_settings& s) {
   std::vector<std::string> ids;
   for (const auto& a : s.routing.agents) ids.push_back(normalize_agent_id(a.id));
@@ -312,16 +327,7 @@ void runtime::settle() {
 status runtime::flush() {
   if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
   caf::scoped_actor self{*impl_->sys};
-  status result;
-  for (auto& [agent, store] : impl_->stores)
-    self->request(store, caf::infinite, flush_atom::value, stop_atom::value)
-        .receive([](bool) {},
-                 [&, agent = agent](caf::error& e) {
-                   if (result.ok())
-                     result = status(errc::io_error,
-                                     fmt::format("writing the store of agent {}: {}", agent, self->system().render(e)));
-                 });
-  return result;
+  return write_stores(self, impl_->stores, caf::infinite);
 }
 
 status runtime::advance(std::int64_t ms) {
@@ -353,14 +359,7 @@ status runtime::stop(std::chrono::milliseconds deadline) {
                  [&](caf::error& e) {
                    result = status(errc::timeout, "stopping the sessions: " + self->system().render(e));
                  });
-    for (auto& [agent, store] : impl_->stores)
-      self->request(store, t, flush_atom::value, stop_atom::value)
-          .receive([](bool) {},
-                   [&, agent = agent](caf::error& e) {
-                     if (result.ok())
-                       result = status(errc::io_error,
-                                       fmt::format("writing the store of agent {}: {}", agent, self->system().render(e)));
-                   });
+    if (status written = write_stores(self, impl_->stores, t); result.ok()) result = written;
     // Let the last events reach subscribers.
     self->request(impl_->bus, t, sync_atom::value).receive([] {}, [](caf::error&) {});
     for (auto* a : {&impl_->router, &impl_->timers, &impl_->bus, &impl_->syncer})

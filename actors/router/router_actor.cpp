@@ -77,6 +77,12 @@ struct router_state {
 
 std::int64_t now_ms(const router_state& st) { return st.cfg.core.time->now_ms(); }
 
+// The key had an event now: it is the least idle, and not trimmed.
+void note_active(router_state& st, key_slot& slot) {
+  slot.last_active_ms = now_ms(st);
+  slot.trimmed = false;
+}
+
 // Forgets the routes memoized for a key (its next event resolves its route again).
 void forget_routes(router_state& st, key_slot& slot) {
   for (const auto& r : slot.routes) st.route_cache.erase(r);
@@ -145,8 +151,7 @@ void deliver_or_wait(caf::event_based_actor* self, std::shared_ptr<router_state>
     return;
   }
   if (slot.state == key_slot::phase::live) {
-    slot.last_active_ms = now_ms(*st);
-    slot.trimmed = false;
+    note_active(*st, slot);
     st->lru.splice(st->lru.begin(), st->lru, slot.lru);
     fn(self, slot.actor, std::string());
   } else {
@@ -193,8 +198,7 @@ void activate(caf::event_based_actor* self, std::shared_ptr<router_state> st, co
         key_slot& slot = it->second;
         slot.actor = self->spawn(session_actor, key, std::move(row), deps_of(*st, agent));
         slot.state = key_slot::phase::live;
-        slot.last_active_ms = now_ms(*st);
-        slot.trimmed = false;
+        note_active(*st, slot);
         st->lru.push_front(key);
         slot.lru = st->lru.begin();
         ++st->live;
@@ -273,9 +277,9 @@ void sweep(caf::event_based_actor* self, router_state& st) {
 void schedule_sweep(caf::event_based_actor* self, const router_state& st) {
   if (!st.cfg.self_scheduling) return;
   const auto& settings = st.cfg.core.settings->session;
-  std::int64_t shortest = settings.passivate_idle_ms > 0 ? settings.passivate_idle_ms : 240000;
-  if (settings.trim_idle_ms > 0) shortest = std::min(shortest, settings.trim_idle_ms);
-  const std::int64_t every = std::clamp<std::int64_t>(shortest / 4, 1000, 60000);
+  std::int64_t every = 60000;  // a quarter of the shortest idle time in use, 1 s to 1 min
+  for (std::int64_t idle : {settings.passivate_idle_ms, settings.trim_idle_ms})
+    if (idle > 0) every = std::min(every, std::max<std::int64_t>(idle / 4, 1000));
   self->delayed_send(self, std::chrono::milliseconds(every), tick_atom::value);
 }
 

@@ -31,10 +31,6 @@ namespace {
 // while it idles (hold-exceeded makes other acquirers fail at once instead of waiting).
 constexpr std::int64_t kSessionLockMaxHoldMs = 7LL * 24 * 3600 * 1000;
 
-// Empties `s` and frees its buffer (`s = std::string()` keeps the buffer in libstdc++: moving
-// an empty, in-place string into it copies the characters and leaves the capacity).
-void free_string(std::string& s) { std::string().swap(s); }
-
 // The reply as delivered: its text blocks, one per line.
 std::string reply_text(const boost::json::object& message) { return message_text(message.if_contains("content"), "\n"); }
 
@@ -197,10 +193,15 @@ storage::transcript_options session_core::transcript_opts() const {
   return to;
 }
 
+status session_core::settle_transcript() {
+  // sync() makes no syscall when everything written is durable already.
+  return deps_->settings->storage.durability == storage::durability::none ? transcript_->flush() : transcript_->sync();
+}
+
 status session_core::close_transcript() {
   status st;
   if (transcript_) {
-    st = deps_->settings->storage.durability == storage::durability::none ? transcript_->flush() : transcript_->sync();
+    st = settle_transcript();
     transcript_.reset();
   }
   context_.clear();
@@ -215,18 +216,12 @@ status session_core::close() { return close_transcript(); }
 
 bool session_core::trim() {
   if (!transcript_) return false;
-  status st;
-  if (deps_->settings->storage.durability == storage::durability::none)
-    st = transcript_->flush();
-  else if (transcript_->durable_seq() < transcript_->appended_seq() || transcript_->dir_unsynced())
-    st = transcript_->sync();
-  if (!st.ok()) return false;  // kept open: the next turn's commit reports the error
+  if (!settle_transcript().ok()) return false;  // kept open: the next turn's commit reports the error
   transcript_.reset();
   context_ = boost::json::array();  // clear() would keep the capacity
   if (row_ && row_sent_) {  // the store holds this very row: keep only its sessionId
     stored_row_id_ = std::string(row_->session_id().value_or(""));
     row_.reset();
-    row_in_store_ = true;
   }
   return true;
 }
@@ -234,14 +229,12 @@ bool session_core::trim() {
 void session_core::restore_row(std::optional<session_entry> row) {
   row_ = std::move(row);
   row_sent_ = false;
-  row_in_store_ = false;
-  free_string(stored_row_id_);
+  stored_row_id_.reset();
 }
 
 std::string session_core::session_id() const {
-  if (row_in_store_) return stored_row_id_;
-  const auto& row = entry();
-  return row ? std::string(row->session_id().value_or("")) : std::string();
+  if (stored_row_id_) return *stored_row_id_;
+  return row_ ? std::string(row_->session_id().value_or("")) : std::string();
 }
 
 status session_core::start_new_session(const std::string& old_id, core_effects& fx) {
@@ -345,7 +338,7 @@ void session_core::note_new_session(const std::string& old_id, const rollover_re
 }
 
 turn_outcome session_core::chat(const chat_event& ev, const route_facts& route, core_effects& fx) {
-  if (row_in_store_) {
+  if (needs_row()) {
     turn_outcome out;
     out.session_key = key_;
     out.st = status(errc::internal, "the session's row was not restored after a trim");
@@ -357,7 +350,7 @@ turn_outcome session_core::chat(const chat_event& ev, const route_facts& route, 
 }
 
 void session_core::system(const system_event& ev, core_effects& fx) {
-  if (row_in_store_) return;  // the actor restores the row first
+  if (needs_row()) return;  // the actor restores the row first
   system_turn(ev, fx);
   row_for_store(fx);
 }

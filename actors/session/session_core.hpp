@@ -121,7 +121,7 @@ class session_core {
   // next chat() or system(). Returns false when nothing was open.
   bool trim();
   bool trimmed() const { return !transcript_ && lock_.has_value(); }
-  bool needs_row() const { return row_in_store_; }
+  bool needs_row() const { return stored_row_id_.has_value(); }
   // The row as the store answered (nullopt: it has none, the next turn starts a session).
   void restore_row(std::optional<session_entry> row);
   // The current sessionId ("" if none), also while the row is left to the store.
@@ -150,6 +150,7 @@ class session_core {
   storage::transcript_options transcript_opts() const;
   status start_new_session(const std::string& new_id, core_effects& fx);
   status close_transcript();
+  status settle_transcript();  // the open transcript durable (written only, with durability none)
   void cron_run(const system_event& ev, core_effects& fx);
   void note_new_session(const std::string& old_id, const rollover_result& roll, turn_outcome& out,
                         core_effects& fx);
@@ -174,9 +175,8 @@ class session_core {
 
   std::string key_;
   std::optional<session_entry> row_;  // unset: no row yet, or left to the store by trim()
-  bool row_sent_ = false;        // row_ is what the store was last sent
-  bool row_in_store_ = false;    // trim() left the row to the store (see needs_row())
-  std::string stored_row_id_;    // ... and kept its sessionId
+  bool row_sent_ = false;                     // row_ is what the store was last sent
+  std::optional<std::string> stored_row_id_;  // set: trim() left the row to the store, keeping its sessionId
   std::shared_ptr<const session_core_deps> deps_;
   publish_now_fn publish_now_;
   std::unique_ptr<storage::transcript_file> transcript_;

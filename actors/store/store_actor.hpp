@@ -10,7 +10,7 @@
 //   (get, key) -> entry_reply            (put, key, entry)             fire and forget
 //   (put, key, entry, flush) -> bool     (list) -> entry_rows
 //   (put, key, row_text[, flush])        the row as session_store::append_row_text wrote it
-//   (flush, stop) -> bool                write now (shutdown)
+//   (flush, stop) -> bool                write now (shutdown, runtime::flush)
 #pragma once
 #include <memory>
 

@@ -1,9 +1,8 @@
 #include "actors/syncer/transcript_syncer.hpp"
 
-#include "storage/durable_file.hpp"
+#include "storage/group_sync.hpp"
 
 #include <chrono>
-#include <unordered_map>
 #include <vector>
 
 namespace sessionrt::actors {
@@ -15,9 +14,6 @@ struct sync_request {
   std::string dir;  // a directory to fsync too (a new file in it), or ""
   caf::actor requester;
 };
-
-// From this many distinct files of one filesystem in a round on, that filesystem gets one syncfs.
-constexpr std::size_t kSyncfsFrom = 4;
 
 struct syncer_state {
   std::vector<sync_request> pending;
@@ -44,45 +40,16 @@ caf::behavior transcript_syncer(caf::event_based_actor* self, storage::fs* files
         st->round_scheduled = false;
         auto round = std::move(st->pending);
         st->pending.clear();
-        std::unordered_map<std::uint64_t, std::string> result;  // file id -> "" or the error
-        // The round's distinct files by filesystem: syncfs makes only its own one durable.
-        std::unordered_map<std::uint64_t, std::vector<const sync_request*>> by_device;
-        std::vector<const sync_request*> unknown_device;  // fstat failed: fdatasync alone
+        std::vector<storage::shared_fd_ptr> files_of_round;
+        std::vector<std::string> dirs_of_round;
         for (const auto& r : round) {
-          if (!result.emplace(r.file->id(), std::string()).second) continue;
-          auto info = files->fstat(r.file->fd());
-          if (info.ok())
-            by_device[info->dev].push_back(&r);
-          else
-            unknown_device.push_back(&r);
+          files_of_round.push_back(r.file);
+          dirs_of_round.push_back(r.dir);
         }
-        auto each = [&](const std::vector<const sync_request*>& group) {
-          for (const auto* r : group) {
-            status s = files->fdatasync(r->file->fd());
-            result[r->file->id()] = s.ok() ? std::string() : s.message();
-          }
-        };
-        for (const auto& [dev, group] : by_device) {
-          if (group.size() < kSyncfsFrom) {
-            each(group);
-            continue;
-          }
-          // Many files on one filesystem: one syncfs is one journal commit for all of them,
-          // where fdatasync one by one would commit the journal once per file.
-          status s = files->syncfs(group.front()->file->fd());
-          for (const auto* r : group) result[r->file->id()] = s.ok() ? std::string() : s.message();
-        }
-        each(unknown_device);
-        // New files: their names become durable with one fsync per directory per round.
-        std::unordered_map<std::string, std::string> dirs;
-        for (const auto& r : round)
-          if (!r.dir.empty() && !dirs.count(r.dir)) {
-            status s = storage::fsync_dir(*files, r.dir);
-            dirs[r.dir] = s.ok() ? std::string() : s.message();
-          }
+        auto synced = storage::sync_together(*files, files_of_round, dirs_of_round);
         for (auto& r : round) {
-          std::string error = result[r.file->id()];
-          if (error.empty() && !r.dir.empty()) error = dirs[r.dir];
+          std::string error = synced.files[r.file->id()];
+          if (error.empty() && !r.dir.empty()) error = synced.dirs[r.dir];
           self->send(r.requester, synced_atom::value, r.file->id(), r.seq, error);
         }
         // The round's handles go here: a file its owner closed meanwhile closes now.
