@@ -8,10 +8,12 @@
 //               per passivated session
 // A turn = the user entry + the assistant entry appended + the row updated in the store.
 // Usage: runtime_bench [--sessions N] [--turns M] [--inflight K] [--quick] [--skip-paced] [--memory-sessions K]
-//                      [--paced-rate R] [--config FILE]
+//                      [--paced-rate R] [--config FILE] [--trace FILE] [--keep-caches]
 // (--inflight: sessions in progress at once, default 1000; each runs its M turns back to back;
 // --paced-rate: only the paced run, at R turns/s; --config: a sessionrt config file whose
-// settings every run starts from, e.g. to compare storage.batchWindowMs.)
+// settings every run starts from, e.g. to compare storage.batchWindowMs; --trace: the paced
+// run's turns as lines "sent_ms ack_ms session turn", to see when slow acks happen;
+// --keep-caches: see settle_disk.)
 #include <malloc.h>
 #include <unistd.h>
 
@@ -46,6 +48,8 @@ struct args {
   bool paced = true;
   double paced_rate = 0;  // > 0: only the paced run, at this rate
   int memory_sessions = 10000;
+  std::string trace_file;  // --trace: the paced run's per-turn send times and ack latencies
+  bool drop_caches = true;  // --keep-caches turns it off
 };
 
 // --config: the runtime settings every run starts from (a sessionrt config file).
@@ -88,6 +92,27 @@ void remove_state_dirs() {
     std::filesystem::remove_all(d, ec);
   }
   ::sync();
+}
+
+// Before each measured run: sync, then (when allowed: root) drop the kernel's clean caches.
+// On ext4 without a journal (as on these machines) a file create skips every free inode that
+// was deleted in the last 12 hours and whose inode table block is still cached, and checks
+// each one: after a run that deleted 100,000 transcripts, creating a file cost ~1 ms of CPU
+// instead of ~40 us, and that depended on what ran before. Dropping the caches makes each run
+// start from the same state. Returns whether the caches were dropped.
+bool settle_disk(bool drop) {
+  ::sync();
+  if (!drop) return false;
+  std::ofstream out("/proc/sys/vm/drop_caches");
+  out << "3\n";
+  out.flush();
+  static bool warned = false;
+  if (!out && !warned) {
+    warned = true;
+    std::cerr << "[runtime_bench] cannot drop the kernel caches (not root?): file creation costs may depend on "
+                 "earlier runs\n";
+  }
+  return static_cast<bool>(out);
 }
 
 std::unique_ptr<runtime::runtime> start(const std::string& dir, sessionrt::clock* time, bool virtual_time, std::size_t max_live) {
@@ -138,6 +163,7 @@ std::vector<double> later_turns(const std::vector<double>& latency_ms, int turns
 struct run_result {
   double seconds = 0;
   std::vector<double> latency_ms;
+  std::vector<double> sent_ms;  // when each turn was sent, from the run's start
   std::int64_t failures = 0;
 };
 
@@ -145,6 +171,7 @@ run_result drive(runtime::runtime& rt, int sessions, int turns, double turns_per
   run_result r;
   const std::int64_t total = static_cast<std::int64_t>(sessions) * turns;
   r.latency_ms.assign(static_cast<std::size_t>(total), 0.0);
+  r.sent_ms.assign(static_cast<std::size_t>(total), 0.0);
   std::atomic<std::int64_t> done{0}, failed{0}, issued{0};
   std::mutex mu;
   std::condition_variable cv;
@@ -165,6 +192,7 @@ run_result drive(runtime::runtime& rt, int sessions, int turns, double turns_per
     rt.send(turn_event(s, t), [&, s, t, sent, slot](turn_outcome out) {
       r.latency_ms[static_cast<std::size_t>(slot)] =
           std::chrono::duration<double, std::milli>(steady::now() - sent).count();
+      r.sent_ms[static_cast<std::size_t>(slot)] = std::chrono::duration<double, std::milli>(sent - t0).count();
       if (!out.st.ok()) ++failed;
       if (t + 1 < turns) {
         if (turns_per_s_limit > 0) {
@@ -222,6 +250,7 @@ run_result drive(runtime::runtime& rt, int sessions, int turns, double turns_per
 
 double throughput(const args& a) {
   const std::string dir = fresh_dir();
+  const bool dropped = settle_disk(a.drop_caches);
   auto rt = start(dir, &storage::real_clock(), false, 10000);
   const std::int64_t wchar0 = proc_io("wchar"), wbytes0 = proc_io("write_bytes");
   std::cerr << fmt::format("[runtime_bench] {} sessions x {} turns, {} in flight\n", a.sessions, a.turns, a.inflight);
@@ -232,27 +261,34 @@ double throughput(const args& a) {
   const double wbytes = static_cast<double>(proc_io("write_bytes") - wbytes0) / static_cast<double>(total);
   const double rate = static_cast<double>(total) / r.seconds;
   std::cout << fmt::format(
-                   R"({{"bench":"runtime_throughput","sessions":{},"turns_per_session":{},"inflight":{},"turns":{},"seconds":{:.3f},"turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"failures":{},"bytes_written_per_turn":{:.0f},"disk_bytes_per_turn":{:.0f},"peak_rss_mb":{:.1f}}})",
+                   R"({{"bench":"runtime_throughput","sessions":{},"turns_per_session":{},"inflight":{},"turns":{},"seconds":{:.3f},"turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"failures":{},"bytes_written_per_turn":{:.0f},"disk_bytes_per_turn":{:.0f},"peak_rss_mb":{:.1f},"caches_dropped":{}}})",
                    a.sessions, a.turns, std::min(a.inflight, a.sessions), total, r.seconds, rate, percentile(r.latency_ms, 0.5),
                    percentile(r.latency_ms, 0.99), percentile(r.latency_ms, 1.0), r.failures, wchar, wbytes,
-                   static_cast<double>(proc_status_kb("VmHWM:")) / 1024.0)
+                   static_cast<double>(proc_status_kb("VmHWM:")) / 1024.0, dropped)
             << std::endl;
   return rate;
 }
 
 void paced(const args& a, double rate) {
   const std::string dir = fresh_dir();
+  const bool dropped = settle_disk(a.drop_caches);
   auto rt = start(dir, &storage::real_clock(), false, 10000);
   std::cerr << fmt::format("[runtime_bench] paced at {:.0f} turns/s\n", rate);
   run_result r = drive(*rt, a.sessions, a.turns, rate);
   (void)rt->stop();
   const std::int64_t total = static_cast<std::int64_t>(a.sessions) * a.turns;
   auto later = later_turns(r.latency_ms, a.turns);
+  if (!a.trace_file.empty()) {
+    std::ofstream out(a.trace_file);
+    for (std::size_t i = 0; i < r.latency_ms.size(); ++i)
+      out << fmt::format("{:.3f} {:.3f} {} {}\n", r.sent_ms[i], r.latency_ms[i], i / static_cast<std::size_t>(a.turns),
+                         i % static_cast<std::size_t>(a.turns));
+  }
   std::cout << fmt::format(
-                   R"({{"bench":"runtime_paced","sessions":{},"turns_per_session":{},"target_turns_per_s":{:.0f},"achieved_turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"later_turns_ack_ms_p50":{:.3f},"later_turns_ack_ms_p99":{:.3f},"failures":{}}})",
+                   R"({{"bench":"runtime_paced","sessions":{},"turns_per_session":{},"target_turns_per_s":{:.0f},"achieved_turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"later_turns_ack_ms_p50":{:.3f},"later_turns_ack_ms_p99":{:.3f},"failures":{},"caches_dropped":{}}})",
                    a.sessions, a.turns, rate, static_cast<double>(total) / r.seconds, percentile(r.latency_ms, 0.5),
                    percentile(r.latency_ms, 0.99), percentile(r.latency_ms, 1.0), percentile(later, 0.5),
-                   percentile(later, 0.99), r.failures)
+                   percentile(later, 0.99), r.failures, dropped)
             << std::endl;
 }
 
@@ -307,6 +343,8 @@ int main(int argc, char** argv) {
     else if (k == "--memory-sessions") a.memory_sessions = next();
     else if (k == "--inflight") a.inflight = next();
     else if (k == "--paced-rate" && i + 1 < argc) a.paced_rate = std::stod(argv[++i]);
+    else if (k == "--trace" && i + 1 < argc) a.trace_file = argv[++i];
+    else if (k == "--keep-caches") a.drop_caches = false;
     else if (k == "--config" && i + 1 < argc) {
       auto loaded = runtime::load_config_file(storage::posix_fs(), argv[++i], runtime::process_environment());
       if (!loaded.ok()) {
@@ -322,7 +360,8 @@ int main(int argc, char** argv) {
       a.memory_sessions = 2000;
     } else {
       std::cerr << "usage: runtime_bench [--sessions N] [--turns M] [--inflight K] [--quick] [--skip-paced]\n"
-                   "                     [--memory-sessions K] [--paced-rate R] [--config FILE]\n";
+                   "                     [--memory-sessions K] [--paced-rate R] [--config FILE] [--trace FILE]\n"
+                   "                     [--keep-caches]\n";
       return 2;
     }
   }

@@ -59,7 +59,7 @@
 //   session.maxLiveSessions                 whole >= 1     10000         LRU passivation beyond this
 //   session.maxMessageBytes                 bytes >= 1     1048576       a longer chat event is refused
 //   storage.durability                      enum           "batch"       none | batch | sync (SPEC §1.2)
-//   storage.batchWindowMs                   ms >= 0        5             longest wait for a group commit
+//   storage.batchWindowMs                   ms >= 0        0             extra wait for a group commit to gather appends
 //   storage.maxLineBytes                    bytes >= 1     16777216      longest transcript line
 //   storage.storeFlushWindowMs              ms >= 0        50            sessions.json write coalescing (SPEC §1.1)
 //   storage.storeDurableAck                 bool           false         ack a turn after sessions.json has its row
