@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include <fmt/format.h>
@@ -13,7 +14,6 @@
 #include "actors/session/token_estimate.hpp"
 #include "messages/js_text.hpp"
 #include "messages/json_access.hpp"
-#include "messages/json_writer.hpp"
 #include "messages/transcript_entry.hpp"
 #include "messages/utf8.hpp"
 
@@ -52,8 +52,7 @@ std::string capped(std::string_view text, std::size_t max_units) {
   return std::string(text.substr(0, prefix_bytes_within(text, max_units - 1))) + "…";
 }
 
-std::uint64_t fnv1a64(std::string_view text) {
-  std::uint64_t h = 14695981039346656037ULL;
+std::uint64_t fnv1a64(std::string_view text, std::uint64_t h = 14695981039346656037ULL) {
   for (unsigned char c : text) {
     h ^= c;
     h *= 1099511628211ULL;
@@ -427,9 +426,11 @@ std::string simulated_reply_text(std::string_view user_text, std::int64_t reply_
   auto h = fnv1a64(user_text);
   std::string text = fmt::format("{}: \"{}\" (ref {}).", kOpeners[h % kOpeners.size()], quote_of(user_text), hex8(h >> 32));
   auto target = static_cast<std::size_t>(std::max<std::int64_t>(reply_tokens, 0)) * 4;
-  for (std::size_t i = (h >> 8) % kSentences.size(); utf16_length(text) < target; i = (i + 1) % kSentences.size()) {
+  std::size_t length = utf16_length(text);
+  for (std::size_t i = (h >> 8) % kSentences.size(); length < target; i = (i + 1) % kSentences.size()) {
     text += ' ';
     text += kSentences[i];
+    length += 1 + utf16_length(kSentences[i]);
   }
   return text;
 }
@@ -437,7 +438,40 @@ std::string simulated_reply_text(std::string_view user_text, std::int64_t reply_
 // ---------- simulated_model ----------
 
 namespace {
-std::uint64_t message_fingerprint(const boost::json::value& m) { return fnv1a64(json::to_compact(m)); }
+// A hash of the value's structure and contents, in order (no text is built): equal messages
+// give equal fingerprints.
+std::uint64_t fingerprint(const boost::json::value& v, std::uint64_t h) {
+  auto mix = [&h](std::uint64_t x) { h = (h ^ x) * 1099511628211ULL; };
+  mix(static_cast<std::uint64_t>(v.kind()) + 1);
+  switch (v.kind()) {
+    case boost::json::kind::null: break;
+    case boost::json::kind::bool_: mix(v.get_bool() ? 1 : 0); break;
+    case boost::json::kind::int64: mix(static_cast<std::uint64_t>(v.get_int64())); break;
+    case boost::json::kind::uint64: mix(v.get_uint64()); break;
+    case boost::json::kind::double_: {
+      std::uint64_t bits;
+      const double d = v.get_double();
+      std::memcpy(&bits, &d, sizeof bits);
+      mix(bits);
+      break;
+    }
+    case boost::json::kind::string: mix(v.get_string().size()); h = fnv1a64(v.get_string(), h); break;
+    case boost::json::kind::array:
+      mix(v.get_array().size());
+      for (const auto& e : v.get_array()) h = fingerprint(e, h);
+      break;
+    case boost::json::kind::object:
+      mix(v.get_object().size());
+      for (const auto& kv : v.get_object()) {
+        mix(kv.key().size());
+        h = fnv1a64(kv.key(), h);
+        h = fingerprint(kv.value(), h);
+      }
+      break;
+  }
+  return h;
+}
+std::uint64_t message_fingerprint(const boost::json::value& m) { return fingerprint(m, 14695981039346656037ULL); }
 }  // namespace
 
 // A session's context grows by appends between compactions, and a compaction rewrites it from

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <charconv>
 #include <climits>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -67,7 +68,20 @@ class real_probe final : public process_probe {
     return !is_zombie(pid);
   }
 
+  // Every lock this process takes records its own start time: read from /proc once per pid (a
+  // forked child has its own).
   std::optional<std::int64_t> start_time(std::int64_t pid) const override {
+    if (pid != ::getpid()) return read_start_time(pid);
+    std::lock_guard<std::mutex> g(own_mutex_);
+    if (own_pid_ != pid) {
+      own_start_ = read_start_time(pid);
+      own_pid_ = pid;
+    }
+    return own_start_;
+  }
+
+ private:
+  static std::optional<std::int64_t> read_start_time(std::int64_t pid) {
     if (!valid_pid(pid)) return std::nullopt;
     auto stat = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
     if (!stat) return std::nullopt;
@@ -93,6 +107,10 @@ class real_probe final : public process_probe {
     }
     return std::nullopt;
   }
+
+  mutable std::mutex own_mutex_;
+  mutable std::int64_t own_pid_ = -1;
+  mutable std::optional<std::int64_t> own_start_;
 };
 
 }  // namespace

@@ -143,6 +143,31 @@ TEST_CASE("the real probe writes this process's pid and /proc starttime") {
   CHECK_FALSE(real_process_probe().alive(-5));
 }
 
+TEST_CASE("the real probe's own start time is read again in a forked child") {
+  auto parent = real_process_probe().start_time(::getpid());  // read once, then kept for this pid
+  REQUIRE(parent);
+  int out[2];
+  REQUIRE(::pipe(out) == 0);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::close(out[0]);
+    std::int64_t own = real_process_probe().start_time(::getpid()).value_or(-1);
+    (void)!::write(out[1], &own, sizeof own);
+    ::_exit(0);
+  }
+  ::close(out[1]);
+  std::int64_t reported = -2;
+  REQUIRE(::read(out[0], &reported, sizeof reported) == static_cast<ssize_t>(sizeof reported));
+  auto seen = real_process_probe().start_time(child);  // another pid: from /proc/<child>/stat
+  ::close(out[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(seen);
+  CHECK(reported == *seen);
+  CHECK(*real_process_probe().start_time(::getpid()) == *parent);
+}
+
 TEST_CASE("a lock held by another live process times out with the OpenClaw message and is taken once that process dies") {
   temp_dir dir;
   const std::string file = dir.file("abc.jsonl");
