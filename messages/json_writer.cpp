@@ -206,18 +206,29 @@ void append_compact(std::string& out, const boost::json::value& v) { append_valu
 void append_compact(std::string& out, const boost::json::object& o) { append_object(out, o, 0, false); }
 void append_compact(std::string& out, const boost::json::array& a) { append_array(out, a, 0, false); }
 
-std::string to_compact(const boost::json::value& v) {
+namespace {
+template <class T>
+std::string compact_text(const T& v) {
   std::string out;
   append_compact(out, v);
   return out;
 }
-
-void append_pretty(std::string& out, const boost::json::value& v, int level) { append_value(out, v, level, true); }
-
-std::string to_pretty(const boost::json::value& v) {
+template <class T>
+std::string pretty_text(const T& v) {
   std::string out;
   append_pretty(out, v, 0);
   return out;
 }
+}  // namespace
+
+std::string to_compact(const boost::json::value& v) { return compact_text(v); }
+std::string to_compact(const boost::json::object& o) { return compact_text(o); }
+std::string to_compact(const boost::json::array& a) { return compact_text(a); }
+
+void append_pretty(std::string& out, const boost::json::value& v, int level) { append_value(out, v, level, true); }
+void append_pretty(std::string& out, const boost::json::object& o, int level) { append_object(out, o, level, true); }
+
+std::string to_pretty(const boost::json::value& v) { return pretty_text(v); }
+std::string to_pretty(const boost::json::object& o) { return pretty_text(o); }
 
 }  // namespace sessionrt::json

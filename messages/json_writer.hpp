@@ -17,11 +17,17 @@ void append_compact(std::string& out, const boost::json::value& v);
 void append_compact(std::string& out, const boost::json::object& o);
 void append_compact(std::string& out, const boost::json::array& a);
 std::string to_compact(const boost::json::value& v);
+// (The object and array overloads write the container itself: passing one where a value is
+// expected would deep-copy it into a temporary value first.)
+std::string to_compact(const boost::json::object& o);
+std::string to_compact(const boost::json::array& a);
 
 // `level` is the indentation level the value starts at (its closing bracket is indented
 // 2*level spaces); nested members get 2*(level+1).
 void append_pretty(std::string& out, const boost::json::value& v, int level = 0);
+void append_pretty(std::string& out, const boost::json::object& o, int level = 0);
 std::string to_pretty(const boost::json::value& v);
+std::string to_pretty(const boost::json::object& o);
 
 void append_number(std::string& out, double d);
 void append_number(std::string& out, std::int64_t i);

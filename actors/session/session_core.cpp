@@ -252,9 +252,9 @@ status session_core::start_new_session(const std::string& old_id, core_effects& 
   return open_current(fx);
 }
 
-void session_core::append_and_track(boost::json::object message, core_effects& fx) {
+const boost::json::object& session_core::append_and_track(boost::json::object& message, core_effects& fx) {
   auto id = transcript_->append_message(message);
-  if (!id.ok()) return;  // reported by the commit that follows (or the caller)
+  if (!id.ok()) return message;  // reported by the commit that follows (or the caller)
   if (wants(event_types::message_appended)) {
     auto e = event(event_types::message_appended);
     e.data["entryId"] = *id;
@@ -262,6 +262,7 @@ void session_core::append_and_track(boost::json::object message, core_effects& f
     fx.events.push_back(std::move(e));
   }
   context_.emplace_back(std::move(message));
+  return context_.back().get_object();
 }
 
 boost::json::object session_core::inbound_patch(const chat_event& ev, const route_facts& route) const {
@@ -478,7 +479,7 @@ turn_outcome session_core::run_turn(const chat_event& ev, std::string text, core
   const std::int64_t context_tokens_now = estimate_context_tokens(context_).tokens;
   maybe_flush_memory(prompt_estimate, context_tokens_now, fx, out);
   maybe_compact_before_turn(prompt_estimate, context_tokens_now, fx);
-  append_and_track(std::move(user), fx);
+  append_and_track(user, fx);
 
   // The request: the cached context, with this turn's runtime context in front of the last
   // (the user's) message — in the request only.
@@ -540,9 +541,10 @@ turn_outcome session_core::run_turn(const chat_event& ev, std::string text, core
     finish_effects(fx, last_route_);
     return out;
   }
-  boost::json::object& msg = *reply;
-  if (!msg.contains("timestamp")) msg["timestamp"] = deps_->time->now_ms();
-  append_and_track(msg, fx);
+  if (!reply->contains("timestamp")) (*reply)["timestamp"] = deps_->time->now_ms();
+  // The reply as kept in the context (no copy); read only until the compaction check below,
+  // which may rebuild the context.
+  const boost::json::object& msg = append_and_track(*reply, fx);
   std::int64_t context_tokens = 0;
   if (const auto* usage = json::get_object(msg, "usage")) {
     row_->set_input_tokens(json::get_int(*usage, "input").value_or(0));

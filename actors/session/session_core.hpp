@@ -155,7 +155,9 @@ class session_core {
   void note_new_session(const std::string& old_id, const rollover_result& roll, turn_outcome& out,
                         core_effects& fx);
   std::string transcript_path_for(const std::string& session_id) const;
-  void append_and_track(boost::json::object message, core_effects& fx);  // moved into the context
+  // Appends `message` and moves it into the context; returns it where it now is (in `message`
+  // itself when the append failed).
+  const boost::json::object& append_and_track(boost::json::object& message, core_effects& fx);
   turn_outcome run_turn(const chat_event& ev, std::string text, core_effects& fx, turn_outcome out);
   void finish_effects(core_effects& fx, const route_facts& route);
   boost::json::object inbound_patch(const chat_event& ev, const route_facts& route) const;
