@@ -5,11 +5,13 @@
 //   paced       the same at half the measured rate: ack latency percentiles
 //   memory      heap and RSS per live session actor just after its turn ("live"), once idle
 //               past session.trimIdleMs ("idle": transcript closed, context dropped) and
-//               per passivated session
+//               per passivated session (exact with GLIBC_TUNABLES=glibc.malloc.tcache_count=0,
+//               as bench/run.sh runs it: chunks in a thread's tcache count as in use)
 // A turn = the user entry + the assistant entry appended + the row updated in the store.
 // Usage: runtime_bench [--sessions N] [--turns M] [--inflight K] [--quick] [--skip-paced] [--memory-sessions K]
 //                      [--paced-rate R] [--config FILE] [--trace FILE] [--keep-caches]
-// (--inflight: sessions in progress at once, default 1000; each runs its M turns back to back;
+// (--sessions 0: the memory run only, in a process that ran nothing before it;
+// --inflight: sessions in progress at once, default 1000; each runs its M turns back to back;
 // --paced-rate: only the paced run, at R turns/s; --config: a sessionrt config file whose
 // settings every run starts from, e.g. to compare storage.batchWindowMs; --trace: the paced
 // run's turns as lines "sent_ms ack_ms session turn", to see when slow acks happen;
@@ -368,8 +370,10 @@ int main(int argc, char** argv) {
   if (a.paced_rate > 0) {
     paced(a, a.paced_rate);
   } else {
-    const double rate = throughput(a);
-    if (a.paced) paced(a, rate / 2);
+    if (a.sessions > 0) {
+      const double rate = throughput(a);
+      if (a.paced) paced(a, rate / 2);
+    }
     if (a.memory_sessions > 0) memory(a);
   }
   remove_state_dirs();
