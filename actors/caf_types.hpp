@@ -37,6 +37,7 @@ using stop_atom = caf::atom_constant<caf::atom("stop")>;
 using spawned_atom = caf::atom_constant<caf::atom("spawned")>;
 using stats_atom = caf::atom_constant<caf::atom("stats")>;
 using trim_atom = caf::atom_constant<caf::atom("trim")>;
+using idle_atom = caf::atom_constant<caf::atom("idle")>;
 
 // Where a turn's outcome goes once it is acknowledged: a CAF response promise or a host
 // callback (a std::promise behind the runtime's future API). Called exactly once.

@@ -167,7 +167,8 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   st->sys = std::make_unique<caf::actor_system>(*st->cfg);
   auto& sys = *st->sys;
   st->bus = sys.spawn(event_bus, st->hub);
-  st->syncer = sys.spawn<caf::detached>(transcript_syncer, st->files, st->settings.storage.batch_window_ms);
+  // Not detached: the syncer only hands rounds to its workers (detached: they block on the disk).
+  st->syncer = sys.spawn(transcript_syncer, st->files, st->settings.storage.batch_window_ms, kSyncRoundsInFlight);
   for (auto& [agent, file] : loaded) {
     store_actor_config sc;
     sc.flush_window_ms = st->settings.storage.store_flush_window_ms;

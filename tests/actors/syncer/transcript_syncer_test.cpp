@@ -1,14 +1,20 @@
-// The group-commit syncer on CAF's test coordinator (one actor step at a time, no threads):
+// The group-commit syncer on CAF's test coordinator (one actor step at a time, no threads),
+// running its rounds itself:
 // a request holds its file open even after the owner let go of it (so a session may close or
 // trim its transcript while a sync is in flight), the answer names the file by its shared_fd
 // id (fd numbers are reused once closed), the file closes when the round is done, and a round
-// makes every filesystem it touches durable (syncfs covers only its own).
+// makes every filesystem it touches durable (syncfs covers only its own). And with real
+// threads and two sync workers: a round starts while an earlier one still waits on the disk.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <functional>
+#include <future>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <vector>
 
@@ -58,7 +64,7 @@ struct harness {
     cfg.set("logger.verbosity", caf::atom("quiet"));
     sys = std::make_unique<caf::actor_system>(cfg);
     sched = &dynamic_cast<caf::scheduler::test_coordinator&>(sys->scheduler());
-    syncer = sys->spawn(transcript_syncer, &storage::posix_fs(), std::int64_t{0});
+    syncer = sys->spawn(transcript_syncer, &storage::posix_fs(), std::int64_t{0}, 0);
     client = sys->spawn(requester, 0, syncer, answers);
     sched->run();
   }
@@ -143,7 +149,7 @@ TEST_CASE("syncer: a round syncs every filesystem it touches, not only the first
   caf::anon_send_exit(h.syncer, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(h.client, caf::exit_reason::user_shutdown);
   h.sched->run();
-  h.syncer = h.sys->spawn(transcript_syncer, static_cast<storage::fs*>(&fs), std::int64_t{0});
+  h.syncer = h.sys->spawn(transcript_syncer, static_cast<storage::fs*>(&fs), std::int64_t{0}, 0);
   h.client = h.sys->spawn(requester, 0, h.syncer, h.answers);
   h.sched->run();
   std::vector<storage::shared_fd_ptr> files;
@@ -156,4 +162,76 @@ TEST_CASE("syncer: a round syncs every filesystem it touches, not only the first
   for (const auto& a : *h.answers) CHECK(a.error.empty());
   CHECK(fs.syncfs_devices == std::vector<std::uint64_t>{2});  // the 5 files: one syncfs of theirs
   CHECK(fs.fdatasyncs == 1);                                   // the lone file on the first one
+}
+
+namespace {
+
+// fdatasync of one chosen fd blocks until the test releases it, and says when it started.
+class held_sync final : public storage::forwarding_fs {
+ public:
+  held_sync() : storage::forwarding_fs(storage::posix_fs()) {}
+  int held_fd = -1;
+  std::promise<void> entered, release;
+  status fdatasync(int fd) override {
+    if (fd == held_fd) {
+      entered.set_value();
+      release.get_future().wait();
+    }
+    return forwarding_fs::fdatasync(fd);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("syncer: with two rounds in flight a request is synced while an earlier round still waits on the disk") {
+  testing::temp_dir dir;
+  held_sync fs;
+  auto open_file = [&](const std::string& name) {
+    auto fd = storage::posix_fs().open(dir.file(name), O_RDWR | O_CREAT, 0600);
+    REQUIRE(fd.ok());
+    REQUIRE(::write(*fd, "line\n", 5) == 5);
+    return std::make_shared<const storage::shared_fd>(storage::posix_fs(), *fd);
+  };
+  auto slow = open_file("slow.jsonl");
+  auto quick = open_file("quick.jsonl");
+  fs.held_fd = slow->fd();
+  caf::actor_system_config cfg;
+  cfg.set("logger.verbosity", caf::atom("quiet"));
+  caf::actor_system sys(cfg);  // real threads: the workers block in fdatasync
+  auto syncer = sys.spawn(transcript_syncer, static_cast<storage::fs*>(&fs), std::int64_t{0}, 2);
+  // Whatever fails below, the held worker is let go and the syncer (its linked workers with it)
+  // stops before the system waits for its actors.
+  std::once_flag released;
+  auto release = [&] { std::call_once(released, [&] { fs.release.set_value(); }); };
+  struct on_exit {
+    std::function<void()> fn;
+    ~on_exit() { fn(); }
+  } guard{[&] {
+    release();
+    caf::anon_send_exit(syncer, caf::exit_reason::user_shutdown);
+  }};
+  {
+    caf::scoped_actor self(sys);
+    std::vector<answer> got;
+    auto next_answer = [&] {
+      bool timed_out = false;
+      self->receive(
+          [&](synced_atom, std::uint64_t file, std::uint64_t seq, const std::string& error) {
+            got.push_back({file, seq, error});
+          },
+          caf::after(std::chrono::seconds(30)) >> [&] { timed_out = true; });
+      return !timed_out;
+    };
+    self->send(syncer, sync_atom::value, slow, std::uint64_t{1}, std::string());
+    fs.entered.get_future().wait();  // the first round is inside fdatasync of the slow file
+    self->send(syncer, sync_atom::value, quick, std::uint64_t{2}, std::string());
+    REQUIRE(next_answer());  // with one round at a time this would wait for the release below
+    CHECK(got.at(0).file == quick->id());
+    CHECK(got.at(0).error.empty());
+    release();
+    REQUIRE(next_answer());
+    CHECK(got.at(1).file == slow->id());
+    CHECK(got.at(1).seq == 1);
+    CHECK(got.at(1).error.empty());
+  }
 }
