@@ -73,10 +73,6 @@ std::vector<std::string> agent_ids(const actors::runtime_settings& s) {
   return ids;
 }
 
-void publish_startup(const event_hub& hub, const caf::actor& bus, lifecycle_event e) {
-  if (hub.wants(e.type)) caf::anon_send(bus, publish_atom::value, std::move(e));
-}
-
 }  // namespace
 
 runtime::runtime(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
@@ -166,6 +162,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   st->cfg->set("logger.verbosity", caf::atom("quiet"));
   st->sys = std::make_unique<caf::actor_system>(*st->cfg);
   auto& sys = *st->sys;
+  for (auto& sub : options.subscriptions) st->hub->subscribe(std::move(sub.filter), std::move(sub.fn));
   st->bus = sys.spawn(event_bus, st->hub);
   // Not detached: the syncer only hands rounds to its workers (detached: they block on the disk).
   st->syncer = sys.spawn(transcript_syncer, st->files, st->settings.storage.batch_window_ms, kSyncRoundsInFlight);
@@ -233,7 +230,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     e.data["cause"] = rep.quarantine->cause;
     e.data["rowsFromHeaders"] = rep.quarantine->rows_from_headers.size();
     e.data["unrecoverableKeys"] = rep.quarantine->unrecoverable_keys.size();
-    publish_startup(*st->hub, st->bus, std::move(e));
+    publish(st->bus, *st->hub, std::move(e));
   }
   return std::unique_ptr<runtime>(new runtime(std::move(st)));
 }

@@ -6,6 +6,7 @@
 //   router()           -> the actor that takes (chat, chat_event) -> turn_outcome requests
 //   send(system_event) -> heartbeat / cron / exec notices
 //   subscribe(filter, fn) -> lifecycle events; fn runs on the event bus, one event at a time
+//                         (runtime_options::subscriptions also see the start-up events)
 //   sessions() / session(key) -> rows as the store holds them now
 //   advance(ms)        -> virtual time only: moves the clock and fires what became due
 //   flush()            -> writes the stores now
@@ -14,6 +15,7 @@
 // The model runner is called from session actors; it must be thread-safe.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <future>
 #include <memory>
 #include <string>
@@ -46,6 +48,14 @@ struct runtime_options {
   std::int64_t store_lock_timeout_ms = 2000;  // waiting for another runtime's store lock
   storage::fs* files = nullptr;           // nullptr: the real filesystem
   storage::process_probe* probe = nullptr;
+  // Subscriptions made before anything is published, so that start-up events reach them
+  // (store.quarantined for a sessions.json set aside while loading); subscribe() after start()
+  // sees only what happens later.
+  struct subscription {
+    event_filter filter;
+    std::function<void(const lifecycle_event&)> fn;
+  };
+  std::vector<subscription> subscriptions;
 };
 
 struct session_row {

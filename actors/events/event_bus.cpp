@@ -9,8 +9,16 @@ caf::behavior event_bus(caf::event_based_actor*, std::shared_ptr<event_hub> hub)
   };
 }
 
+namespace {
+bool wanted(const caf::actor& bus, const event_hub& hub, const lifecycle_event& e) { return bus && hub.wants(e.type); }
+}  // namespace
+
 void publish(caf::event_based_actor* self, const caf::actor& bus, const event_hub& hub, lifecycle_event e) {
-  if (bus && hub.wants(e.type)) self->send(bus, publish_atom::value, std::move(e));
+  if (wanted(bus, hub, e)) self->send(bus, publish_atom::value, std::move(e));
+}
+
+void publish(const caf::actor& bus, const event_hub& hub, lifecycle_event e) {
+  if (wanted(bus, hub, e)) caf::anon_send(bus, publish_atom::value, std::move(e));
 }
 
 }  // namespace sessionrt::actors

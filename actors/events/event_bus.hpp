@@ -12,5 +12,7 @@ caf::behavior event_bus(caf::event_based_actor* self, std::shared_ptr<event_hub>
 //   (publish, event)   (sync) -> ()  answered once every earlier event was delivered
 // Sends `e` to the bus if some subscription wants its type.
 void publish(caf::event_based_actor* self, const caf::actor& bus, const event_hub& hub, lifecycle_event e);
+// The same from outside any actor (the runtime's start-up events), sent anonymously.
+void publish(const caf::actor& bus, const event_hub& hub, lifecycle_event e);
 
 }  // namespace sessionrt::actors

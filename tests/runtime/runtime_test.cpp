@@ -440,3 +440,31 @@ TEST_CASE("a session row that cannot be read back fails its turn with the reason
   CHECK(h.count("session.created") == 2);  // no new session over the unreadable row
   CHECK(testing::read_text(path) == edited);
 }
+
+TEST_CASE("a subscription given at start sees store.quarantined for a sessions.json set aside while loading") {
+  harness h;
+  const std::string sessions = h.dir.path() + "/agents/main/sessions";
+  std::filesystem::create_directories(sessions);
+  testing::write_text(sessions + "/sessions.json", "{\"agent:main:main\": {\"sessionId\": ");  // cut short
+  runtime_options o = h.options();
+  std::vector<lifecycle_event> seen;
+  std::mutex mu;
+  o.subscriptions.push_back({event_filter{}, [&](const lifecycle_event& e) {
+                               std::lock_guard<std::mutex> g(mu);
+                               seen.push_back(e);
+                             }});
+  auto rt = runtime::runtime::start(std::move(o));
+  REQUIRE(rt.ok());
+  (*rt)->settle();  // every event published so far has been delivered
+  {
+    std::lock_guard<std::mutex> g(mu);
+    REQUIRE(seen.size() == 1);
+    CHECK(seen[0].type == "store.quarantined");
+    const std::string moved(json::get_string(seen[0].data, "path").value_or(""));
+    CHECK_THAT(moved, Catch::Contains("sessions.json.corrupt-"));
+    CHECK(std::filesystem::exists(moved));
+  }
+  REQUIRE((*rt)->startup().stores.size() == 1);
+  CHECK((*rt)->startup().stores[0].quarantine);
+  CHECK((*rt)->stop().ok());
+}
