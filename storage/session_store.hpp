@@ -150,7 +150,8 @@ class session_store {
   };
   // The slot's row, read back and/or parsed from its text first when it was spilled/released.
   const session_entry& entry_of(const slot& s) const;
-  // Brings a spilled slot's text back into memory (released); false when it cannot be read.
+  // Brings a spilled slot's text back into memory (released); the error (naming the key) when
+  // it cannot be read.
   status unspill(const slot& s) const;
   std::size_t text_size(const slot& s) const { return s.mem ? s.mem->text.size() : s.len; }
   struct key_hash {

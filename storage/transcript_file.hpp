@@ -35,7 +35,9 @@ std::optional<durability> parse_durability(std::string_view s);
 struct transcript_options {
   durability mode = durability::batch;
   std::size_t max_line_bytes = 16u << 20;  // storage.maxLineBytes
-  std::int64_t batch_window_ms = 5;        // storage.batchWindowMs: longest wait for a group sync
+  std::int64_t batch_window_ms = 5;        // sync_due(): longest wait of an unsynced append (for
+                                           // callers that sync themselves; the runtime's syncer
+                                           // has its own storage.batchWindowMs)
   std::size_t batch_max_bytes = 1u << 20;  // a group commit starts early past this many bytes
   reader_limits limits;
 };

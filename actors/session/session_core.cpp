@@ -188,7 +188,6 @@ status session_core::acquire_lock(const std::string& path, core_effects& fx) {
 storage::transcript_options session_core::transcript_opts() const {
   storage::transcript_options to;
   to.mode = deps_->settings->storage.durability;
-  to.batch_window_ms = deps_->settings->storage.batch_window_ms;
   to.max_line_bytes = deps_->settings->storage.max_line_bytes;
   return to;
 }

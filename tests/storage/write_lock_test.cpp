@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <map>
 
@@ -143,9 +144,22 @@ TEST_CASE("the real probe writes this process's pid and /proc starttime") {
   CHECK_FALSE(real_process_probe().alive(-5));
 }
 
+// Clock ticks since boot, the unit of /proc/<pid>/stat's starttime (USER_HZ: /proc/uptime
+// has two decimals).
+std::int64_t uptime_ticks() {
+  std::ifstream in("/proc/uptime");
+  double seconds = 0;
+  in >> seconds;
+  return static_cast<std::int64_t>(seconds * static_cast<double>(::sysconf(_SC_CLK_TCK)));
+}
+
 TEST_CASE("the real probe's own start time is read again in a forked child") {
   auto parent = real_process_probe().start_time(::getpid());  // read once, then kept for this pid
   REQUIRE(parent);
+  // The child must start in a later tick than this process did, or a cache that ignored the
+  // pid would answer the right value by chance: wait (at most one tick) for the tick to pass.
+  while (uptime_ticks() <= *parent + 1) {
+  }
   int out[2];
   REQUIRE(::pipe(out) == 0);
   pid_t child = ::fork();
@@ -164,6 +178,7 @@ TEST_CASE("the real probe's own start time is read again in a forked child") {
   int status = 0;
   ::waitpid(child, &status, 0);
   REQUIRE(seen);
+  CHECK(*seen != *parent);  // the two processes are told apart by their start times
   CHECK(reported == *seen);
   CHECK(*real_process_probe().start_time(::getpid()) == *parent);
 }
