@@ -51,6 +51,23 @@ if (rts.length) {
 for (const p of ours("runtime_paced"))
   md += `\nPaced at half the measured rate (${f(p.target_turns_per_s, 0)} turns/s requested, ${f(p.achieved_turns_per_s, 0)} achieved, ${f(p.sessions, 0)} x ${f(p.turns_per_session, 0)}): ack p50 ${f(p.ack_ms_p50, 2)} ms, p99 ${f(p.ack_ms_p99, 2)} ms, max ${f(p.ack_ms_max, 2)} ms` +
     (p.later_turns_ack_ms_p99 !== undefined ? `; turns after each session's first (which creates its files): p50 ${f(p.later_turns_ack_ms_p50, 2)} ms, p99 ${f(p.later_turns_ack_ms_p99, 2)} ms` : "") + ".\n";
+const floors = ours("disk_floor");
+if (floors.length) {
+  const rt = rts.find((r) => r.inflight === floors[0].files) ?? rts[0];
+  const rp = ours("runtime_paced")[0];
+  md += "\n### The disk's floor in the same run (disk_floor: the bare write + syncfs group commit, no runtime)\n\n";
+  md += `Each turn appends ${f(floors[0].bytes_per_turn, 0)} B (what a runtime turn appended) to one of ${f(floors[0].files, 0)} files; ${floors[0].rounds_in_flight} syncfs calls may run at once; a turn is acked when a syncfs that started after its write returns.\n\n`;
+  md += "| run | floor turns/s | floor ack p50 ms | floor ack p99 ms | floor syncfs p50 / p99 ms | sessionrt turns/s | sessionrt ack p50 / p99 ms | sessionrt vs floor |\n|---|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const d of floors) {
+    const max = d.mode === "max";
+    const same = max ? rt : rp && Math.abs(rp.target_turns_per_s - d.target_turns_per_s) < 1 ? rp : null;
+    const ourRate = same ? (max ? same.turns_per_s : same.achieved_turns_per_s) : null;
+    const label = max ? `closed loop, one turn in flight per file (${f(d.turns, 0)} turns)` : `paced at ${f(d.target_turns_per_s, 0)} turns/s`;
+    const later = !max && same?.later_turns_ack_ms_p99 !== undefined ? ` (after first turns: ${f(same.later_turns_ack_ms_p99, 2)})` : "";
+    const vs = !same ? "–" : max ? `${f(ourRate / d.turns_per_s, 2)}× the rate` : `${f(same.ack_ms_p99 / d.ack_ms_p99, 1)}× the p99`;
+    md += `| ${label} | ${f(d.turns_per_s, 0)} | ${f(d.ack_ms_p50, 2)} | ${f(d.ack_ms_p99, 2)} | ${f(d.sync_ms_p50, 2)} / ${f(d.sync_ms_p99, 2)} | ${same ? f(ourRate, 0) : "–"} | ${same ? `${f(same.ack_ms_p50, 2)} / ${f(same.ack_ms_p99, 2)}${later}` : "–"} | ${vs} |\n`;
+  }
+}
 for (const m of ours("runtime_memory"))
   md += m.heap_bytes_per_idle_session !== undefined
     ? `\nMemory, ${f(m.sessions, 0)} sessions with one turn each, heap in use per session: ${f(m.heap_bytes_per_live_session, 0)} B for a live actor just after its turn, **${f(m.heap_bytes_per_idle_session, 0)} B for a live idle actor** (idle past session.trimIdleMs: transcript closed, context dropped, row left to the store), ${f(m.heap_bytes_per_passivated_session, 0)} B passivated (its place in the sessions.json last written). RSS: ${f(m.rss_bytes_per_live_session, 0)} B, ${f(m.rss_bytes_per_idle_session, 0)} B and ${f(m.rss_bytes_per_passivated_session, 0)} B (RSS keeps freed memory the allocator cannot return).\n`

@@ -12,7 +12,7 @@ quick=""
 [ "${1:-}" = "--quick" ] && quick="--quick"
 ./scripts/setup.sh
 cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-release --target storage_bench runtime_bench compaction_bench >/dev/null
+cmake --build build-release --target storage_bench runtime_bench compaction_bench disk_floor >/dev/null
 peer=../shared/peer-bench
 [ -x "$peer/run.sh" ] || peer=bench/peer-bench
 home=${SESSIONRT_PEER_HOME:-$HOME/.cache/sessionrt-peer-bench}
@@ -40,8 +40,20 @@ else
   GLIBC_TUNABLES=glibc.malloc.tcache_count=0 \
     ./build-release/bench/runtime_bench --sessions 0 --memory-sessions 10000 >> "$out/runtime.jsonl"
 fi
+# The disk's floor at the runtime's shape: as many files as sessions in flight, the bytes a turn
+# appended, closed loop, then paced at the runtime's paced rate and at half the 100k target.
+floor_args=$(node -e '
+  const ls = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter((l) => l.startsWith("{")).map(JSON.parse);
+  const t = ls.find((l) => l.bench === "runtime_throughput"), p = ls.find((l) => l.bench === "runtime_paced");
+  const a = [];
+  if (t) a.push("--files", t.inflight, "--turns", Math.min(t.turns_per_session, 100), "--bytes", t.transcript_bytes_per_turn);
+  if (p) a.push("--rate", Math.round(p.target_turns_per_s));
+  console.log(a.join(" "));' "$out/runtime.jsonl")
+echo "[bench] disk_floor $floor_args --rate 50000" >&2
+# shellcheck disable=SC2086
+./build-release/bench/disk_floor $floor_args --rate 50000 > "$out/floor.jsonl"
 echo "[bench] $(nproc) cores, $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)" >&2
-node bench/report.mjs "$out/ours.jsonl" "$out/peer.jsonl" "$out/pi_same_files.jsonl" "$out/runtime.jsonl" "$out/compaction.jsonl"
+node bench/report.mjs "$out/ours.jsonl" "$out/peer.jsonl" "$out/pi_same_files.jsonl" "$out/runtime.jsonl" "$out/floor.jsonl" "$out/compaction.jsonl"
 # The fixtures (transcripts up to 35 MB, stores) go; the measurements stay.
 rm -rf "$out"/long-*.jsonl "$out"/compaction-*.jsonl "$out"/store-*
 echo "[bench] raw results in $out" >&2

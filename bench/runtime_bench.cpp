@@ -160,6 +160,15 @@ std::vector<double> later_turns(const std::vector<double>& latency_ms, int turns
   return out;
 }
 
+// Bytes in the transcripts (*.jsonl) under `dir`: what the turns appended, for disk_floor.
+std::int64_t transcript_bytes(const std::string& dir) {
+  std::int64_t sum = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec))
+    if (e.is_regular_file(ec) && e.path().extension() == ".jsonl") sum += static_cast<std::int64_t>(e.file_size(ec));
+  return sum;
+}
+
 // Every session runs its turns back to back (the next is sent when the previous is acked);
 // `interval_us` > 0 paces the first turns of all sessions and every later turn to a rate.
 struct run_result {
@@ -262,10 +271,11 @@ double throughput(const args& a) {
   const double wchar = static_cast<double>(proc_io("wchar") - wchar0) / static_cast<double>(total);
   const double wbytes = static_cast<double>(proc_io("write_bytes") - wbytes0) / static_cast<double>(total);
   const double rate = static_cast<double>(total) / r.seconds;
+  const double transcript = static_cast<double>(transcript_bytes(dir)) / static_cast<double>(total);
   std::cout << fmt::format(
-                   R"({{"bench":"runtime_throughput","sessions":{},"turns_per_session":{},"inflight":{},"turns":{},"seconds":{:.3f},"turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"failures":{},"bytes_written_per_turn":{:.0f},"disk_bytes_per_turn":{:.0f},"peak_rss_mb":{:.1f},"caches_dropped":{}}})",
+                   R"({{"bench":"runtime_throughput","sessions":{},"turns_per_session":{},"inflight":{},"turns":{},"seconds":{:.3f},"turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"failures":{},"bytes_written_per_turn":{:.0f},"transcript_bytes_per_turn":{:.0f},"disk_bytes_per_turn":{:.0f},"peak_rss_mb":{:.1f},"caches_dropped":{}}})",
                    a.sessions, a.turns, std::min(a.inflight, a.sessions), total, r.seconds, rate, percentile(r.latency_ms, 0.5),
-                   percentile(r.latency_ms, 0.99), percentile(r.latency_ms, 1.0), r.failures, wchar, wbytes,
+                   percentile(r.latency_ms, 0.99), percentile(r.latency_ms, 1.0), r.failures, wchar, transcript, wbytes,
                    static_cast<double>(proc_status_kb("VmHWM:")) / 1024.0, dropped)
             << std::endl;
   return rate;
