@@ -18,6 +18,13 @@ void session_entry::set_usage_family_session_ids(const std::vector<std::string>&
   json::set(obj_, "usageFamilySessionIds", std::move(a));
 }
 
+void start_new_session_counters(session_entry& row) {
+  row.set_compaction_count(0);
+  row.set_total_tokens(0);
+  row.set_total_tokens_fresh(true);
+  for (const char* key : new_session_deleted_fields) row.erase(key);
+}
+
 usage_family next_usage_family(const session_entry& previous, std::string_view session_key,
                                std::string_view new_session_id) {
   usage_family f;

@@ -100,6 +100,20 @@ class session_entry {
   boost::json::object obj_;
 };
 
+// What a new session does not inherit from the session it replaces [R§4.3]: compactionCount,
+// totalTokens and totalTokensFresh start over (0, 0, true) and these run counters and caches
+// are deleted. Both the rollover (actors/session) and the start-up reconcile that adopts a
+// transcript whose row was never written (storage) apply it, so the two cannot drift apart.
+inline constexpr const char* new_session_deleted_fields[] = {
+    "memoryFlushAt", "memoryFlushCompactionCount", "memoryFlushContextHash", "memoryFlushFailureCount",
+    "memoryFlushLastFailedAt", "memoryFlushLastFailureError",
+    "startedAt", "endedAt", "runtimeMs", "status",
+    "inputTokens", "outputTokens", "estimatedCostUsd", "cacheRead", "cacheWrite", "contextTokens",
+    "contextBudgetStatus", "goal", "skillsSnapshot", "modelProvider", "model",
+    "fallbackNoticeSelectedModel", "fallbackNoticeActiveModel", "fallbackNoticeReason", "systemPromptReport"};
+// Sets the three start values (in that order) and deletes new_session_deleted_fields.
+void start_new_session_counters(session_entry& row);
+
 // The usage lineage when `previous` is followed by session `new_session_id` (a rollover or a
 // compaction's successor transcript) [R§4.3]: usageFamilyKey = previous.usageFamilyKey ??
 // sessionKey; usageFamilySessionIds = uniq([...previous ids, previous.sessionId, new id]).

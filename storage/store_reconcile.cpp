@@ -7,15 +7,6 @@
 #include "storage/transcript_header.hpp"
 
 namespace sessionrt::storage {
-namespace {
-
-// Fields a new session starts without (the counters of the one it replaced) [R§4.3].
-constexpr const char* kPerSessionFields[] = {
-    "compactionCount", "totalTokens", "totalTokensFresh", "inputTokens", "outputTokens", "cacheRead", "cacheWrite",
-    "contextTokens", "memoryFlushAt", "memoryFlushCompactionCount", "memoryFlushFailureCount", "memoryFlushLastFailedAt",
-    "memoryFlushLastFailureError", "estimatedCostUsd", "modelProvider", "model"};
-
-}  // namespace
 
 result<reconcile_report> reconcile_store(fs& f, session_store& store, const std::string& sessions_dir) {
   reconcile_report rep;
@@ -38,8 +29,12 @@ result<reconcile_report> reconcile_store(fs& f, session_store& store, const std:
     if (row && row->session_started_at().value_or(0) >= started) continue;  // the row is newer
     adopted_transcript adopted{key, header->session_id, row ? std::string(row->session_id().value_or("")) : "", path};
     session_entry next = row ? *row : session_entry();
-    if (row)
-      for (const char* field : kPerSessionFields) next.erase(field);
+    start_new_session_counters(next);  // what the lost rollover write would have done
+    if (row) {
+      const usage_family family = next_usage_family(*row, key, header->session_id);
+      next.set_usage_family_key(family.key);
+      next.set_usage_family_session_ids(family.session_ids);
+    }
     next.set_session_id(header->session_id);
     next.set_updated_at(std::max(header->mtime_ms, next.updated_at().value_or(0)));
     next.set_session_started_at(started);

@@ -4,7 +4,8 @@
 // names the previous session (or is missing) while a newer transcript exists whose header
 // names the key (sessionrt writes "sessionKey" into headers). Such a transcript is adopted:
 // the row gets its sessionId, sessionFile and start time, as the lost write would have set
-// them; per-session counters are cleared as a rollover clears them. Transcripts already
+// them; the counters start over and the usage lineage grows as a rollover does it
+// (start_new_session_counters, next_usage_family). Transcripts already
 // referenced by a row, archives, and headers without a sessionKey are left alone.
 #pragma once
 #include <string>

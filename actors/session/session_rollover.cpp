@@ -121,18 +121,13 @@ const field_list fallback_origin_fields = {"modelOverrideFallbackOriginProvider"
                                                "modelOverrideFallbackOriginModel"};
 const field_list auth_override_fields = {"authProfileOverride", "authProfileOverrideSource",
                                              "authProfileOverrideCompactionCount"};
-const field_list memory_flush_fields = {"memoryFlushAt",           "memoryFlushCompactionCount",
-                                            "memoryFlushContextHash",  "memoryFlushFailureCount",
-                                            "memoryFlushLastFailedAt", "memoryFlushLastFailureError"};
-const field_list run_stat_fields = {"startedAt", "endedAt", "runtimeMs", "status"};
-const field_list run_cache_fields = {"inputTokens",          "outputTokens",
-                                         "estimatedCostUsd",     "cacheRead",
-                                         "cacheWrite",           "contextTokens",
-                                         "contextBudgetStatus",  "goal",
-                                         "skillsSnapshot",       "modelProvider",
-                                         "model",                "fallbackNoticeSelectedModel",
-                                         "fallbackNoticeActiveModel", "fallbackNoticeReason",
-                                         "systemPromptReport"};
+// The run counters and caches a new session is without (the list shared with the reconcile).
+template <std::size_t... I>
+consteval std::array<field, sizeof...(I)> new_session_deleted(std::index_sequence<I...>) {
+  return {field(new_session_deleted_fields[I])...};
+}
+constexpr auto new_session_deleted_keys =
+    new_session_deleted(std::make_index_sequence<std::size(new_session_deleted_fields)>());
 // Cron base-row sanitizing [R§5.6].
 const field_list cron_routing_fields = {"route", "lastChannel", "lastTo", "lastAccountId", "lastThreadId"};
 const field_list cron_delivery_fields = {"deliveryContext",
@@ -450,13 +445,12 @@ void put_session_file(row_patch& p, const rollover_input& in, const turn_decisio
   p.set("sessionFile", boost::json::string(in.transcript_path(id)));
 }
 
+// As start_new_session_counters (messages/session_entry), through the patch.
 void put_new_session_counters(row_patch& p) {
   p.set("compactionCount", 0);
-  p.unset(memory_flush_fields);
-  p.unset(run_stat_fields);
   p.set("totalTokens", 0);
   p.set("totalTokensFresh", true);
-  p.unset(run_cache_fields);
+  for (field f : new_session_deleted_keys) p.unset(f);
 }
 
 row_patch build_patch(const rollover_input& in, const turn_decision& d, const boost::json::object& old) {

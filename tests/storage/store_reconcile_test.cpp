@@ -27,6 +27,10 @@ session_entry row(const std::string& id, std::int64_t started) {
   e.set_session_started_at(started);
   e.set_label("kept");
   e.set_compaction_count(3);
+  e.set_total_tokens(5000);
+  e.set_status("done");
+  e.set_model("gpt-x");
+  e.json()["goal"] = "the old session's goal";
   return e;
 }
 }  // namespace
@@ -49,11 +53,20 @@ TEST_CASE("reconcile: a newer transcript of a key replaces the row's session, an
   CHECK(main->session_id() == std::optional<std::string_view>("new-id"));
   CHECK(main->session_started_at() == std::optional<std::int64_t>(2000));
   CHECK(main->label() == std::optional<std::string_view>("kept"));  // preferences survive
-  CHECK_FALSE(main->compaction_count().has_value());              // counters start over
+  // As the lost rollover would have left it: counters start over, the old run's caches go,
+  // the usage lineage names both sessions.
+  CHECK(main->compaction_count() == std::optional<std::int64_t>(0));
+  CHECK(main->total_tokens() == std::optional<std::int64_t>(0));
+  CHECK(main->total_tokens_fresh() == std::optional<bool>(true));
+  for (const char* gone : {"status", "model", "goal"}) CHECK_FALSE(main->has(gone));
+  CHECK(main->usage_family_key() == std::optional<std::string_view>("agent:main:main"));
+  CHECK(main->usage_family_session_ids() == std::vector<std::string>{"old-id", "new-id"});
   CHECK(main->session_file() == std::optional<std::string_view>(dir.file("new-id.jsonl")));
   const auto* other = store.find("agent:main:discord:direct:x");
   REQUIRE(other);
   CHECK(other->session_id() == std::optional<std::string_view>("other-id"));
+  CHECK(other->compaction_count() == std::optional<std::int64_t>(0));  // as a first turn's row
+  CHECK_FALSE(other->has("usageFamilyKey"));
   CHECK(store.size() == 2);
 }
 
