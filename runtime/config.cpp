@@ -493,7 +493,6 @@ status read_compaction_blocks(runtime_settings& settings, load_state& state) {
   }
   if (state.compaction_block)
     SRT_RETURN_IF_ERROR(read_keys(*state.compaction_block, "compaction", compaction_keys, settings, state));
-  settings.memory_flush.reserve_tokens_floor = settings.compaction.reserve_tokens_floor;
   if (settings.compaction.max_active_transcript_bytes && !settings.compaction.truncate_after_compaction)
     state.warnings.push_back(
         "config key compaction.maxActiveTranscriptBytes has no effect unless compaction.truncateAfterCompaction is "

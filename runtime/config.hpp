@@ -15,7 +15,7 @@
 //   SESSIONRT_STATE_DIR gives stateDir when the file has none; the write-lock variables of
 //   storage::apply_write_lock_env override session.writeLock.* (the environment wins, [R§9]).
 // - settings_to_json() writes the effective settings in the same layout; loading its output
-//   gives equal settings (the memory flush's floor is written once, as reserveTokensFloor).
+//   gives equal settings.
 //
 // Key table. Paths as in error messages; "ms" keys also take duration strings and "bytes" keys
 // size strings (config_values.hpp); "req." keys must be present in their object.

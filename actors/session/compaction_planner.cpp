@@ -221,7 +221,12 @@ bool should_compact_after_turn(std::int64_t context_tokens, std::int64_t context
   return context_window > 0 && context_tokens > context_window - reserve_tokens;
 }
 
-bool should_compact_before_turn(const compaction_settings& settings, const preflight_state& state) {
+const char* preflight_reason(preflight_trigger trigger) noexcept {
+  return trigger == preflight_trigger::transcript_bytes ? "transcript_bytes" : "preflight";
+}
+
+std::optional<preflight_trigger> should_compact_before_turn(const compaction_settings& settings,
+                                                            const preflight_state& state) {
   std::int64_t window = state.context_window > 0 ? state.context_window : kDefaultContextWindow;
   std::int64_t floor = std::max<std::int64_t>(0, settings.reserve_tokens_floor);
   std::int64_t threshold = std::max<std::int64_t>(
@@ -235,7 +240,9 @@ bool should_compact_before_turn(const compaction_settings& settings, const prefl
   std::uint64_t byte_limit = settings.max_active_transcript_bytes.value_or(0);
   bool by_bytes = settings.truncate_after_compaction && byte_limit > 0 && state.transcript_bytes &&
                   *state.transcript_bytes >= byte_limit;
-  return by_tokens || by_bytes;
+  if (by_bytes) return preflight_trigger::transcript_bytes;
+  if (by_tokens) return preflight_trigger::tokens;
+  return std::nullopt;
 }
 
 cut_point find_cut_point(session_path path, std::size_t start, std::size_t end, std::int64_t keep_recent_tokens) {

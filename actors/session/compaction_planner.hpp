@@ -58,11 +58,17 @@ struct preflight_state {
   std::optional<std::uint64_t> transcript_bytes;  // size of the active transcript file
 };
 
+// Why a compaction runs before the turn (the compaction's reason: "transcript_bytes", "preflight").
+enum class preflight_trigger { transcript_bytes, tokens };
+const char* preflight_reason(preflight_trigger trigger) noexcept;
+
 // threshold = max(window - reserve_tokens_floor - soft_threshold, responses threshold, 0);
 // projected = max(transcript + output + prompt, fresh + output + prompt, stale);
-// true if (threshold > 0 and projected > 0 and projected >= threshold), or if
-// truncate_after_compaction and max_active_transcript_bytes > 0 and bytes >= that limit.
-bool should_compact_before_turn(const compaction_settings& settings, const preflight_state& state);
+// transcript_bytes if truncate_after_compaction and max_active_transcript_bytes > 0 and
+// bytes >= that limit (it wins when both hold); else tokens if threshold > 0 and projected > 0
+// and projected >= threshold; else none.
+std::optional<preflight_trigger> should_compact_before_turn(const compaction_settings& settings,
+                                                            const preflight_state& state);
 
 struct cut_point {
   std::size_t first_kept_entry_index = 0;

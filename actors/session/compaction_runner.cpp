@@ -217,6 +217,7 @@ result<compaction_outcome> compact_session(const compaction_env& env, const comp
   if (!ctx.ok()) return ctx.error();
   for (const auto& m : ctx->messages)
     if (m.is_object()) out.tokens_after += estimate_tokens(m.get_object());
+  out.context = std::move(ctx->messages);
 
   row.set_compaction_count(row.compaction_count().value_or(0) + 1);
   row.set_total_tokens(out.tokens_after);

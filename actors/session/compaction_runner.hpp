@@ -40,6 +40,10 @@ struct compaction_outcome {
   std::string first_kept_entry_id;
   std::optional<std::string> successor_session_id;  // truncateAfterCompaction
   std::optional<std::string> successor_path;
+  // The compacted transcript's context (what tokens_after counts), so the caller need not
+  // build it again. Without a successor it is the session's next context; a successor's
+  // differs (its kept entries lose their signatures) and must be read from the successor.
+  boost::json::array context;
 };
 
 struct compaction_env {

@@ -247,10 +247,10 @@ result<flush_plan> build_flush_plan(const memory_flush_settings& settings, std::
   return plan;
 }
 
-std::int64_t flush_threshold(std::int64_t context_window, const memory_flush_settings& settings) {
+std::int64_t flush_threshold(std::int64_t context_window, std::int64_t reserve_tokens_floor,
+                             const memory_flush_settings& settings) {
   const std::int64_t window = context_window > 0 ? context_window : default_context_window_tokens;
-  return std::max<std::int64_t>(
-      0, window - settings.reserve_tokens_floor - settings.soft_threshold_tokens);
+  return std::max<std::int64_t>(0, window - reserve_tokens_floor - settings.soft_threshold_tokens);
 }
 
 const char* flush_reason_name(flush_reason reason) noexcept {
@@ -260,6 +260,7 @@ const char* flush_reason_name(flush_reason reason) noexcept {
     case flush_reason::disabled: return "disabled";
     case flush_reason::heartbeat: return "heartbeat";
     case flush_reason::read_only_workspace: return "read_only_workspace";
+    case flush_reason::context_over_window: return "context_over_window";
     case flush_reason::already_flushed: return "already_flushed";
     case flush_reason::below_threshold: return "below_threshold";
   }
@@ -269,10 +270,9 @@ const char* flush_reason_name(flush_reason reason) noexcept {
 flush_decision decide_flush(const session_entry& entry, const flush_inputs& inputs,
                             const memory_flush_settings& settings) {
   flush_decision d;
-  d.threshold = flush_threshold(inputs.context_window, settings);
+  d.threshold = flush_threshold(inputs.context_window, inputs.reserve_tokens_floor, settings);
   if (!settings.enabled) return skipped(d, flush_reason::disabled);
   if (inputs.is_heartbeat) return skipped(d, flush_reason::heartbeat);
-  if (!inputs.workspace_writable) return skipped(d, flush_reason::read_only_workspace);
 
   const auto persisted = fresh_persisted_tokens(entry);
   const std::int64_t estimate = std::max<std::int64_t>(0, inputs.prompt_estimate);
@@ -286,6 +286,10 @@ flush_decision decide_flush(const session_entry& entry, const flush_inputs& inpu
                       inputs.transcript_bytes >= settings.force_flush_transcript_bytes;
   if (!crossed && !forced) return skipped(d, flush_reason::below_threshold);
   if (already_flushed_this_cycle(entry)) return skipped(d, flush_reason::already_flushed);
+  if (!inputs.workspace_writable) return skipped(d, flush_reason::read_only_workspace);
+  const std::int64_t window = inputs.context_window > 0 ? inputs.context_window : default_context_window_tokens;
+  if (inputs.transcript_prompt_tokens && *inputs.transcript_prompt_tokens + estimate >= window)
+    return skipped(d, flush_reason::context_over_window);
   d.run = true;
   d.reason = crossed ? flush_reason::threshold_crossed : flush_reason::transcript_too_large;
   return d;

@@ -20,12 +20,12 @@
 
 namespace sessionrt::actors {
 
-// agents.defaults.compaction.memoryFlush.* plus compaction.reserveTokensFloor [R§7.1].
+// agents.defaults.compaction.memoryFlush.* [R§7.1]. The flush's threshold also takes
+// compaction.reserveTokensFloor, which the caller passes in (one setting, compaction's).
 struct memory_flush_settings {
   bool enabled = true;
   std::int64_t soft_threshold_tokens = 4000;
   std::int64_t force_flush_transcript_bytes = 2 * 1024 * 1024;  // 0 disables the byte trigger
-  std::int64_t reserve_tokens_floor = 20000;
   std::string prompt;         // empty (after trimming): the default prompt
   std::string system_prompt;  // empty (after trimming): the default system prompt
   std::string model;          // exact "provider/model" for the flush turn; empty: session's
@@ -71,12 +71,14 @@ inline constexpr std::int64_t transcript_read_margin_tokens = 8192;
 
 // contextWindow - reserveTokensFloor - softThresholdTokens, never below 0 (200000 -> 176000).
 // A window <= 0 means unknown and counts as 200000.
-std::int64_t flush_threshold(std::int64_t context_window, const memory_flush_settings& settings);
+std::int64_t flush_threshold(std::int64_t context_window, std::int64_t reserve_tokens_floor,
+                             const memory_flush_settings& settings);
 
 // What the caller knows before the reply run. The transcript_* values come from reading
 // the transcript (its last usage) and stay unset / 0 until it has been read.
 struct flush_inputs {
   std::int64_t context_window = 0;   // model's context tokens; <= 0: unknown (200000)
+  std::int64_t reserve_tokens_floor = 20000;  // compaction.reserveTokensFloor
   std::int64_t prompt_estimate = 0;  // ceil(chars/4) of the incoming prompt
   std::optional<std::int64_t> transcript_prompt_tokens;  // prompt side of the last call
   std::int64_t last_output_tokens = 0;  // output tokens of the last call
@@ -90,7 +92,9 @@ enum class flush_reason {
   transcript_too_large,  // run: transcript_bytes >= force_flush_transcript_bytes
   disabled,              // skip: settings.enabled is false
   heartbeat,             // skip: heartbeat run
-  read_only_workspace,   // skip: the flush could not write memory/<date>.md
+  read_only_workspace,   // skip: a flush is due but could not write memory/<date>.md
+  context_over_window,   // skip: a flush is due but the transcript's prompt tokens + the prompt
+                         // estimate no longer fit the window: compaction goes first
   already_flushed,       // skip: memoryFlushCompactionCount == (compactionCount ?? 0)
   below_threshold,       // skip: neither trigger holds
 };
@@ -109,6 +113,9 @@ struct flush_decision {
 };
 
 // The trigger of [R§7.2]: persisted totalTokens count only when totalTokensFresh === true.
+// Disabled and heartbeat runs are skipped before anything is counted; a read-only workspace or
+// a context past the window skip a flush that is due (the reasons a caller reports), so their
+// decisions carry token_count and threshold.
 flush_decision decide_flush(const session_entry& entry, const flush_inputs& inputs,
                             const memory_flush_settings& settings);
 

@@ -620,7 +620,11 @@ result<compaction_outcome> session_core::compact(const std::string& reason, cons
     lock_ = std::move(*lock);
   }
   row_ = std::move(next);
-  if (auto ctx = transcript_->context(); ctx.ok()) context_ = std::move(ctx->messages);
+  if (!done->successor_path) {
+    context_ = std::move(done->context);
+  } else if (auto ctx = transcript_->context(); ctx.ok()) {
+    context_ = std::move(ctx->messages);
+  }
   if (wants(event_types::compaction_completed)) {
     auto e = event(event_types::compaction_completed);
     e.data["reason"] = reason;
@@ -645,6 +649,7 @@ void session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::int64_t
   if (!settings.memory_flush.enabled || !transcript_) return;
   flush_inputs in;
   in.context_window = settings.model.context_window;
+  in.reserve_tokens_floor = settings.compaction.reserve_tokens_floor;
   in.prompt_estimate = prompt_estimate;
   in.transcript_prompt_tokens = context_tokens;
   in.last_output_tokens = row_->output_tokens().value_or(0);
@@ -652,10 +657,13 @@ void session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::int64_t
   in.workspace_writable = settings.workspace_writable;
   const flush_decision d = decide_flush(*row_, in, settings.memory_flush);
   if (!d.run) {
-    if (d.reason == flush_reason::read_only_workspace && d.token_count >= d.threshold &&
-        wants(event_types::memory_flush_skipped)) {
+    // A flush that was due but cannot run is said; the everyday "not yet" is not.
+    const bool due = d.reason == flush_reason::read_only_workspace || d.reason == flush_reason::context_over_window;
+    if (due && wants(event_types::memory_flush_skipped)) {
       auto e = event(event_types::memory_flush_skipped);
       e.data["reason"] = flush_reason_name(d.reason);
+      e.data["tokenCount"] = d.token_count;
+      e.data["threshold"] = d.threshold;
       fx.events.push_back(std::move(e));
     }
     return;
@@ -663,16 +671,6 @@ void session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::int64_t
   const std::int64_t now = deps_->time->now_ms();
   auto plan = build_flush_plan(settings.memory_flush, now, settings.session.reset.timezone);
   if (!plan.ok()) return;
-  // A context already past the window cannot carry a flush turn: compaction goes first.
-  if (context_tokens + prompt_estimate >= settings.model.context_window) {
-    if (wants(event_types::memory_flush_skipped)) {
-      auto e = event(event_types::memory_flush_skipped);
-      e.data["reason"] = "context_over_window";
-      e.data["tokenCount"] = context_tokens;
-      fx.events.push_back(std::move(e));
-    }
-    return;
-  }
   if (wants(event_types::memory_flush_started)) {
     auto e = event(event_types::memory_flush_started);
     e.data["reason"] = flush_reason_name(d.reason);
@@ -730,10 +728,8 @@ void session_core::maybe_compact_before_turn(std::int64_t prompt_estimate, std::
   ps.prompt_estimate_tokens = prompt_estimate;
   ps.transcript_prompt_tokens = context_tokens;
   ps.transcript_bytes = transcript_->reader().data_end() + transcript_->pending_bytes();
-  if (!should_compact_before_turn(settings.compaction, ps)) return;
-  const bool by_bytes = settings.compaction.truncate_after_compaction && settings.compaction.max_active_transcript_bytes &&
-                        *ps.transcript_bytes >= *settings.compaction.max_active_transcript_bytes;
-  (void)compact(by_bytes ? "transcript_bytes" : "preflight", "", fx);
+  if (const auto trigger = should_compact_before_turn(settings.compaction, ps))
+    (void)compact(preflight_reason(*trigger), "", fx);
 }
 
 void session_core::check_context_pressure(std::int64_t context_tokens, core_effects& fx) {

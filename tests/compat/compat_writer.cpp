@@ -160,7 +160,6 @@ int main(int argc, char** argv) {
     o.settings.compaction.reserve_tokens_floor = 500;
     o.settings.compaction.keep_recent_tokens = 400;
     o.settings.compaction.truncate_after_compaction = successor;
-    o.settings.memory_flush.reserve_tokens_floor = 500;
     o.settings.memory_flush.soft_threshold_tokens = 500;
     o.runner = std::make_shared<runtime::simulated_model>(real_clock(), mo);
     auto rt = runtime::runtime::start(o);

@@ -175,7 +175,6 @@ void check_non_default_settings(const runtime_settings& s) {
   CHECK_FALSE(s.memory_flush.enabled);
   CHECK(s.memory_flush.soft_threshold_tokens == 1500);
   CHECK(s.memory_flush.force_flush_transcript_bytes == 500 * 1024);
-  CHECK(s.memory_flush.reserve_tokens_floor == 0);  // the flush uses compaction's floor [R§7.1]
   CHECK(s.memory_flush.prompt == "Save notes.");
   CHECK(s.memory_flush.system_prompt == "Flush now.");
   CHECK(s.memory_flush.model == "sim/sim-small");
@@ -209,7 +208,6 @@ TEST_CASE("config: an empty object gives the SPEC defaults") {
   // §4: reserveTokensFloor 20000, keepRecentTokens 20000, softThresholdTokens 4000,
   // pressure at 75% and 90%. [R§6.1] reserveTokens 16384. [R§7.1] force flush at 2 MiB.
   CHECK(s.compaction.reserve_tokens_floor == 20000);
-  CHECK(s.memory_flush.reserve_tokens_floor == 20000);
   CHECK(s.compaction.keep_recent_tokens == 20000);
   CHECK(s.compaction.reserve_tokens == 16384);
   CHECK_FALSE(s.compaction.truncate_after_compaction);
@@ -424,7 +422,6 @@ TEST_CASE("config: agents.defaults.compaction is an alias of compaction") {
         "reserveTokensFloor": 5000, "memoryFlush": {"softThresholdTokens": 100}}}}})");
     CHECK(loaded.warnings.empty());
     CHECK(loaded.settings.compaction.reserve_tokens_floor == 5000);
-    CHECK(loaded.settings.memory_flush.reserve_tokens_floor == 5000);
     CHECK(loaded.settings.memory_flush.soft_threshold_tokens == 100);
   }
   SECTION("with compaction too, compaction wins key by key, whatever the order in the file") {

@@ -53,7 +53,6 @@ struct scenario {
     o.settings.compaction.reserve_tokens = 600;
     o.settings.compaction.reserve_tokens_floor = 500;
     o.settings.compaction.keep_recent_tokens = 400;
-    o.settings.memory_flush.reserve_tokens_floor = 500;
     o.settings.memory_flush.soft_threshold_tokens = 500;
     if (tweak) tweak(o.settings);
     o.runner = wrap ? wrap(model) : model;
@@ -188,6 +187,26 @@ TEST_CASE("a session grows past its window: it flushes memory once, compacts, an
   // The flush prompt and its reply are not stored in the transcript.
   for (const auto& m : ctx.messages)
     if (auto c = json::get_string(m.as_object(), "content")) CHECK(c->find("Pre-compaction memory flush") == std::string::npos);
+}
+
+TEST_CASE("a read-only workspace: no flush turn, each due flush said once per turn as skipped, compaction still runs") {
+  scenario s(3000, [](actors::runtime_settings& st) { st.workspace_writable = false; });
+  for (int i = 0; i < 30; ++i) REQUIRE(s.say(long_message(i)).st.ok());
+  CHECK(s.model->counters().memory_flush_calls == 0);
+  CHECK(s.of("memory_flush.started").empty());
+  REQUIRE_FALSE(s.of("compaction.completed").empty());
+  auto skipped = s.of("memory_flush.skipped");
+  // Said only when a flush was due (not on every early turn), with the count that made it due.
+  REQUIRE_FALSE(skipped.empty());
+  CHECK(skipped.size() < 30);
+  for (const auto& e : skipped) {
+    CHECK(json::get_string(e.data, "reason") == std::optional<std::string_view>("read_only_workspace"));
+    const auto count = json::get_int(e.data, "tokenCount");
+    const auto threshold = json::get_int(e.data, "threshold");
+    REQUIRE(count);
+    REQUIRE(threshold);
+    CHECK(*count >= *threshold);
+  }
 }
 
 TEST_CASE("an overflow error mid-turn: the context is compacted and the turn retried, the failed reply dropped") {

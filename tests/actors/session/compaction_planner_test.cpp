@@ -115,17 +115,17 @@ TEST_CASE("should_compact_before_turn: projected tokens against window - floor -
   st.prompt_estimate_tokens = 3999;
   CHECK_FALSE(should_compact_before_turn(s, st));
   st.prompt_estimate_tokens = 4000;
-  CHECK(should_compact_before_turn(s, st));
+  CHECK(should_compact_before_turn(s, st) == preflight_trigger::tokens);
 
   preflight_state stale;
   stale.context_window = 0;  // unknown: 200000
   stale.stale_persisted_total_tokens = 176000;
-  CHECK(should_compact_before_turn(s, stale));
+  CHECK(should_compact_before_turn(s, stale) == preflight_trigger::tokens);
   stale.stale_persisted_total_tokens = 175999;
   CHECK_FALSE(should_compact_before_turn(s, stale));
   stale.transcript_prompt_tokens = 175000;
   stale.last_output_tokens = 1000;
-  CHECK(should_compact_before_turn(s, stale));
+  CHECK(should_compact_before_turn(s, stale) == preflight_trigger::tokens);
 
   preflight_state responses;
   responses.context_window = 200000;
@@ -142,9 +142,15 @@ TEST_CASE("should_compact_before_turn: maxActiveTranscriptBytes only with trunca
   st.transcript_bytes = 1 << 20;
   CHECK_FALSE(should_compact_before_turn(s, st));
   s.truncate_after_compaction = true;
-  CHECK(should_compact_before_turn(s, st));
+  CHECK(should_compact_before_turn(s, st) == preflight_trigger::transcript_bytes);
   st.transcript_bytes = (1 << 20) - 1;
   CHECK_FALSE(should_compact_before_turn(s, st));
+  // Both hold: the byte limit names the reason.
+  st.transcript_bytes = 1 << 20;
+  st.fresh_persisted_total_tokens = 190000;
+  CHECK(should_compact_before_turn(s, st) == preflight_trigger::transcript_bytes);
+  CHECK(std::string(preflight_reason(preflight_trigger::transcript_bytes)) == "transcript_bytes");
+  CHECK(std::string(preflight_reason(preflight_trigger::tokens)) == "preflight");
 }
 
 TEST_CASE("cut point keeps keepRecentTokens of recent messages") {

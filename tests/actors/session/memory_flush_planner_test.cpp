@@ -65,14 +65,13 @@ const std::string read_only_hint =
 
 TEST_CASE("flush threshold is contextWindow - reserveTokensFloor - softThresholdTokens") {
   const memory_flush_settings defaults;
-  CHECK(flush_threshold(200000, defaults) == 176000);
-  CHECK(flush_threshold(0, defaults) == 176000);  // unknown window: 200000
-  CHECK(flush_threshold(128000, defaults) == 104000);
-  CHECK(flush_threshold(16000, defaults) == 0);  // never negative
+  CHECK(flush_threshold(200000, 20000, defaults) == 176000);
+  CHECK(flush_threshold(0, 20000, defaults) == 176000);  // unknown window: 200000
+  CHECK(flush_threshold(128000, 20000, defaults) == 104000);
+  CHECK(flush_threshold(16000, 20000, defaults) == 0);  // never negative
   memory_flush_settings custom;
-  custom.reserve_tokens_floor = 30000;
   custom.soft_threshold_tokens = 10000;
-  CHECK(flush_threshold(200000, custom) == 160000);
+  CHECK(flush_threshold(200000, 30000, custom) == 160000);
 }
 
 TEST_CASE("flush trigger table [R§7.2]") {
@@ -148,8 +147,14 @@ TEST_CASE("flush trigger table [R§7.2]") {
        in(100, std::nullopt, 0, 0), true, flush_reason::threshold_crossed, 180100, true},
       {"heartbeat runs never flush", R"({"totalTokens":190000,"totalTokensFresh":true})", heartbeat,
        false, flush_reason::heartbeat, 0, false},
-      {"read-only workspace never flushes", R"({"totalTokens":190000,"totalTokensFresh":true})",
-       read_only, false, flush_reason::read_only_workspace, 0, false},
+      {"read-only workspace: a due flush is skipped, counted", R"({"totalTokens":190000,"totalTokensFresh":true})",
+       read_only, false, flush_reason::read_only_workspace, 190100, true},
+      {"read-only workspace below the threshold: simply not due", R"({"totalTokens":1000,"totalTokensFresh":true})",
+       read_only, false, flush_reason::below_threshold, 1100, false},
+      {"context past the window: compaction first", "{}", in(100, 199950, 0, 0), false,
+       flush_reason::context_over_window, 200050, true},
+      {"context just inside the window: the flush runs", "{}", in(100, 199899, 0, 0), true,
+       flush_reason::threshold_crossed, 199999, true},
       {"unknown context window uses 200000", R"({"totalTokens":175500,"totalTokensFresh":true})",
        unknown_window, true, flush_reason::threshold_crossed, 176000, true},
   };
