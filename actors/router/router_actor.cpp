@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "actors/router/event_routing.hpp"
 #include "actors/router/route_resolver.hpp"
 #include "actors/router/session_key.hpp"
 
@@ -41,22 +42,6 @@ constexpr std::size_t kRouteCacheSize = 65536;
 // Routes remembered per session for dropping with it (dmScope main sends every sender to one
 // session: past this many, further routes stay until the cache starts afresh).
 constexpr std::size_t kRoutesPerSession = 16;
-
-std::string route_cache_key(const chat_event& ev) {
-  std::string k;
-  k.reserve(96);
-  for (const std::string* part : {&ev.channel, &ev.account_id, &ev.peer_kind, &ev.peer_id, &ev.parent_peer_kind,
-                                  &ev.parent_peer_id, &ev.guild_id, &ev.team_id, &ev.thread_id, &ev.session_key,
-                                  &ev.agent_id}) {
-    k += *part;
-    k += '\x1f';
-  }
-  for (const auto& role : ev.member_role_ids) {
-    k += role;
-    k += '\x1e';
-  }
-  return k;
-}
 
 struct router_state {
   router_config cfg;
@@ -283,34 +268,6 @@ void schedule_sweep(caf::event_based_actor* self, const router_state& st) {
   self->delayed_send(self, std::chrono::milliseconds(every), tick_atom::value);
 }
 
-route_input to_route_input(const chat_event& ev) {
-  route_input in;
-  in.channel = ev.channel;
-  in.account_id = ev.account_id;
-  if (!ev.peer_id.empty() || !ev.peer_kind.empty()) in.peer = route_peer{ev.peer_kind, ev.peer_id};
-  if (!ev.parent_peer_id.empty()) in.parent_peer = route_peer{ev.parent_peer_kind, ev.parent_peer_id};
-  in.guild_id = ev.guild_id;
-  in.team_id = ev.team_id;
-  in.member_role_ids = ev.member_role_ids;
-  in.thread_id = ev.thread_id;
-  in.explicit_session_key = ev.session_key;
-  in.forced_agent_id = ev.agent_id;
-  return in;
-}
-
-route_facts facts_of(const chat_event& ev, const route& r) {
-  route_facts f;
-  f.channel = r.channel;
-  f.account_id = r.account_id;
-  const std::string kind = normalize_chat_type(ev.peer_kind).value_or(ev.peer_kind);
-  f.is_group = kind != "direct" && !kind.empty();
-  f.chat_type = kind == "channel" ? "channel" : f.is_group ? "group" : "direct";
-  f.peer_id = ev.peer_id;
-  f.thread_id = ev.thread_id;
-  f.is_thread = !ev.thread_id.empty() || is_thread_key(r.session_key);
-  return f;
-}
-
 void on_chat(caf::event_based_actor* self, std::shared_ptr<router_state> st, chat_event ev, outcome_sink sink) {
   if (st->stopping) {
     turn_outcome out;
@@ -330,7 +287,7 @@ void on_chat(caf::event_based_actor* self, std::shared_ptr<router_state> st, cha
   auto cached = st->route_cache.find(cache_key);
   const bool memoized = cached == st->route_cache.end();
   if (memoized) {
-    route fresh = resolve_route(to_route_input(ev), st->cfg.core.settings->routing);
+    route fresh = resolve_route(route_input_of(ev), st->cfg.core.settings->routing);
     if (st->route_cache.size() >= kRouteCacheSize) {
       st->route_cache.clear();
       for (auto& [key, slot] : st->slots) slot.routes.clear();
@@ -407,17 +364,8 @@ caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
       },
       [self, st](system_atom, system_event& ev) {
         if (st->stopping) return;
-        const auto& routing = st->cfg.core.settings->routing;
-        std::string agent = ev.agent_id.empty() ? default_agent_of(routing) : normalize_agent_id(ev.agent_id);
+        auto [agent, key] = system_event_target(ev, st->cfg.core.settings->routing);
         if (!st->cfg.agents.store.count(agent)) return;
-        std::string key;
-        if (!ev.session_key.empty() && is_plausible_session_key(ev.session_key))
-          key = canonicalize_main_alias(normalize_session_key(ev.session_key), agent, routing.session.main_key,
-                                        routing.session.scope);
-        else if (ev.kind == system_event_kind::cron && !ev.job_id.empty())
-          key = build_cron_key(agent, ev.job_id);
-        else
-          key = build_main_key(agent, routing.session.main_key);
         deliver_or_wait(self, st, key, agent, [ev = std::move(ev)](caf::event_based_actor* s, const caf::actor& a, const std::string&) mutable {
           if (a) s->send(a, system_atom::value, std::move(ev));
         });

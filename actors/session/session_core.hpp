@@ -27,6 +27,7 @@
 #include "actors/session/compaction_providers.hpp"
 #include "actors/session/compaction_runner.hpp"
 #include "actors/session/context_pressure.hpp"
+#include "actors/session/route_facts.hpp"
 #include "messages/chat_event.hpp"
 #include "messages/lifecycle_event.hpp"
 #include "messages/model_runner.hpp"
@@ -60,15 +61,6 @@ struct session_core_deps {
 // Publishes an event at once, ahead of the turn's other effects (reply.delta while the model
 // streams); unset: streamed text is not published.
 using publish_now_fn = std::function<void(lifecycle_event)>;
-
-// What the router learned about the chat an event came from.
-struct route_facts {
-  std::string channel, account_id;
-  std::string chat_type = "direct";  // direct | group | channel
-  std::string peer_id;
-  std::string thread_id;
-  bool is_group = false, is_thread = false;
-};
 
 struct core_effects {
   std::vector<lifecycle_event> events;
