@@ -1,13 +1,18 @@
 // The disk's own floor under the runtime's group commit, to read runtime_bench's figures against:
-// N files, one append of B bytes per turn, a second thread calling syncfs(2) in a loop while
+// one file per session, one append of B bytes per turn, and syncfs(2) calls in a loop while
 // appends wait (as storage/group_sync does for many files). A turn is acknowledged when a syncfs
 // that started after its write returns; up to `--rounds` syncfs calls run at once (default 2, as
-// the runtime's syncer). No actors, no JSON, no store, no model: what the kernel
-// and the disk cost alone. One JSON line per run on stdout, progress on stderr.
-//   max    closed loop, one turn in flight per file (as runtime_bench's throughput run)
-//   paced  open loop at R turns/s spread over the files, for S seconds (as its paced run)
-// Usage: disk_floor [--files N] [--turns M] [--bytes B] [--rate R]... [--seconds S] [--rounds K] [--dir D]
-//   --rate may be given several times; with no --rate only the max run is made.
+// the runtime's syncer). No actors, no JSON, no store, no model: what the kernel and the disk
+// cost alone. One JSON line per run on stdout, progress on stderr.
+//   max    closed loop as runtime_bench's throughput run: K sessions in flight, each running its
+//          M turns back to back (the next written when the previous is acked), then the next
+//          session starts. With --create a session's first turn creates its transcript and its
+//          lock file (O_CREAT|O_EXCL), as a runtime session's first turn does; without, the
+//          files exist before the clock starts.
+//   paced  open loop at R turns/s spread over the sessions' files, for S s (with --create the first
+//          turn of each creates its files, as in runtime_bench's paced run)
+// Usage: disk_floor [--sessions N] [--turns M] [--inflight K] [--create] [--bytes B] [--rate R]...
+//                   [--seconds S] [--rounds K] [--dir D]
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -32,14 +38,21 @@ namespace {
 using steady = std::chrono::steady_clock;
 
 struct args {
-  int files = 1000;
+  int sessions = 1000;
   int turns = 100;
+  int inflight = 0;  // 0: all sessions at once
+  bool create = false;
   int bytes = 1000;  // about what a runtime_bench turn appends (its transcript_bytes_per_turn)
   std::vector<double> rates;
   double seconds = 5;
   std::string dir = "/tmp";
   int rounds = 2;  // sync rounds in flight at once, as the runtime's syncer (kSyncRoundsInFlight)
 };
+
+[[noreturn]] void die(const std::string& what) {
+  std::cerr << "disk_floor: " << what << ": " << std::strerror(errno) << "\n";
+  std::_Exit(1);
+}
 
 double ms_since(steady::time_point t0, steady::time_point t) {
   return std::chrono::duration<double, std::milli>(t - t0).count();
@@ -51,38 +64,78 @@ double percentile(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
 }
 
-// N open files in a fresh directory, removed (and the removal synced) when this goes.
-class file_set {
+// One transcript per session in a fresh directory, removed (and the removal synced) when this
+// goes. A session's file is opened at its first turn (created then with `create`) and closed
+// after its last, so 100,000 sessions need no more descriptors than the sessions in flight.
+class session_files {
  public:
-  file_set(const std::string& parent, int n) {
+  session_files(const std::string& parent, int sessions, bool create) : create_(create) {
     std::string tmpl = parent + "/sessionrt-diskfloor-XXXXXX";
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed under " + parent + ": " + std::strerror(errno));
+    if (!mkdtemp(tmpl.data())) die("mkdtemp under " + parent);
     dir_ = tmpl;
-    for (int i = 0; i < n; ++i) {
-      const std::string p = fmt::format("{}/{}.jsonl", dir_, i);
-      const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-      if (fd < 0) throw std::runtime_error("cannot create " + p + ": " + std::strerror(errno));
-      fds_.push_back(fd);
+    dir_fd_ = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd_ < 0) die("open " + dir_);
+    fds_.assign(static_cast<std::size_t>(sessions), -1);
+    if (!create_) {
+      for (int i = 0; i < sessions; ++i) {
+        const int fd = ::open(path(i).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0) die("create " + path(i));
+        ::close(fd);
+      }
     }
-    ::sync();  // the creates are not what is measured
+    // As runtime_bench before each run: sync, then drop the kernel's clean caches (root only),
+    // so that creates do not depend on what earlier runs deleted (see its settle_disk).
+    ::sync();
+    if (FILE* f = std::fopen("/proc/sys/vm/drop_caches", "w")) {
+      std::fputs("3\n", f);
+      std::fclose(f);
+    }
   }
-  ~file_set() {
-    for (int fd : fds_) ::close(fd);
+  ~session_files() {
+    for (int fd : fds_)
+      if (fd >= 0) ::close(fd);
+    ::close(dir_fd_);
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
     ::sync();
   }
-  int fd(int i) const { return fds_[static_cast<std::size_t>(i)]; }
+  int dir_fd() const { return dir_fd_; }
+
+  // The session's descriptor, opened (or created, with its lock) at its first turn.
+  int fd(int i) {
+    int& fd = fds_[static_cast<std::size_t>(i)];
+    if (fd >= 0) return fd;
+    if (create_) {
+      const std::string lock = path(i) + ".lock";
+      const int lfd = ::open(lock.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (lfd < 0) die("create " + lock);
+      const std::string payload = fmt::format(R"({{"pid":{},"createdAt":"2026-11-30T00:00:00.000Z"}})" "\n", ::getpid());
+      if (::write(lfd, payload.data(), payload.size()) < 0) die("write " + lock);
+      ::close(lfd);
+    }
+    fd = ::open(path(i).c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | (create_ ? O_CREAT | O_EXCL : 0), 0600);
+    if (fd < 0) die("open " + path(i));
+    return fd;
+  }
+  void close(int i) {
+    int& fd = fds_[static_cast<std::size_t>(i)];
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
 
  private:
+  std::string path(int i) const { return fmt::format("{}/{}.jsonl", dir_, i); }
+
+  bool create_;
   std::string dir_;
+  int dir_fd_ = -1;
   std::vector<int> fds_;
 };
 
-// The appends and the sync loop; `write_turn` and `acked` are called with the file's index.
+// The appends (one thread: the driver's) and the sync loops.
 class group_commit {
  public:
-  group_commit(const file_set& files, int bytes, int rounds_in_flight)
+  group_commit(session_files& files, int bytes, int rounds_in_flight)
       : files_(files), line_(static_cast<std::size_t>(bytes), 'x') {
     line_.back() = '\n';
     for (int i = 0; i < rounds_in_flight; ++i) syncers_.emplace_back([this] { sync_loop(); });
@@ -96,18 +149,19 @@ class group_commit {
     for (auto& t : syncers_) t.join();
   }
 
-  // Appends one turn to file `i`; `started` is when the turn was issued (its latency's origin).
-  void write_turn(int i, steady::time_point started) {
-    if (::write(files_.fd(i), line_.data(), line_.size()) != static_cast<ssize_t>(line_.size()))
-      throw std::runtime_error(std::string("write failed: ") + std::strerror(errno));
+  // Appends one turn to session `i`; `started` is when the turn was issued (its latency's
+  // origin); `last`: the session's last turn (its file is closed after the write).
+  void write_turn(int i, steady::time_point started, bool first, bool last) {
+    if (::write(files_.fd(i), line_.data(), line_.size()) != static_cast<ssize_t>(line_.size())) die("write");
+    if (last) files_.close(i);
     {
       std::lock_guard<std::mutex> g(mu_);
-      pending_.push_back({i, started});
+      pending_.push_back({i, started, first});
     }
     cv_.notify_all();
   }
 
-  // Waits until some turns are acknowledged; returns their files (closed-loop driving).
+  // Waits until some turns are acknowledged; returns their sessions (closed-loop driving).
   std::vector<int> wait_acked() {
     std::unique_lock<std::mutex> g(mu_);
     cv_.wait(g, [&] { return !acked_.empty(); });
@@ -116,17 +170,23 @@ class group_commit {
     return out;
   }
 
+  struct figures {
+    std::vector<double> latency_ms;        // every turn
+    std::vector<double> later_latency_ms;  // turns after each session's first
+    std::vector<double> sync_ms;
+  };
   // Waits until `n` turns in all are acknowledged, then returns the latencies and sync times.
-  std::pair<std::vector<double>, std::vector<double>> finish(std::size_t n) {
+  figures finish(std::size_t n) {
     std::unique_lock<std::mutex> g(mu_);
     cv_.wait(g, [&] { return latency_ms_.size() >= n; });
-    return {latency_ms_, sync_ms_};
+    return {latency_ms_, later_latency_ms_, sync_ms_};
   }
 
  private:
   struct turn {
-    int file;
+    int session;
     steady::time_point started;
+    bool first;
   };
 
   void sync_loop() {
@@ -138,78 +198,86 @@ class group_commit {
       round.swap(pending_);  // every append that returned before this syncfs starts
       g.unlock();
       const auto t0 = steady::now();
-      if (::syncfs(files_.fd(round.front().file)) != 0) {
-        std::cerr << "disk_floor: syncfs failed: " << std::strerror(errno) << "\n";
-        std::_Exit(1);
-      }
+      if (::syncfs(files_.dir_fd()) != 0) die("syncfs");
       const auto t1 = steady::now();
       g.lock();
       sync_ms_.push_back(ms_since(t0, t1));
       for (const auto& t : round) {
         latency_ms_.push_back(ms_since(t.started, t1));
-        acked_.push_back(t.file);
+        if (!t.first) later_latency_ms_.push_back(latency_ms_.back());
+        acked_.push_back(t.session);
       }
       cv_.notify_all();
     }
   }
 
-  const file_set& files_;
+  session_files& files_;
   std::string line_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<turn> pending_;
   std::vector<int> acked_;
-  std::vector<double> latency_ms_, sync_ms_;
+  std::vector<double> latency_ms_, later_latency_ms_, sync_ms_;
   bool stop_ = false;
   std::vector<std::thread> syncers_;
 };
 
-void report(const char* mode, const args& a, double target, std::size_t turns, double seconds,
-            const std::pair<std::vector<double>, std::vector<double>>& r) {
+void report(const char* mode, const args& a, int inflight, double target, std::size_t turns, double seconds,
+            const group_commit::figures& r) {
   std::cout << fmt::format(
-                   R"({{"bench":"disk_floor","mode":"{}","files":{},"rounds_in_flight":{},"bytes_per_turn":{},"turns":{},"target_turns_per_s":{:.0f},"turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"syncs":{},"sync_ms_p50":{:.3f},"sync_ms_p99":{:.3f}}})",
-                   mode, a.files, a.rounds, a.bytes, turns, target, static_cast<double>(turns) / seconds, percentile(r.first, 0.5),
-                   percentile(r.first, 0.99), percentile(r.first, 1.0), r.second.size(), percentile(r.second, 0.5),
-                   percentile(r.second, 0.99))
+                   R"({{"bench":"disk_floor","mode":"{}","sessions":{},"turns_per_session":{},"inflight":{},"creates":{},"rounds_in_flight":{},"bytes_per_turn":{},"turns":{},"target_turns_per_s":{:.0f},"turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"later_turns_ack_ms_p50":{:.3f},"later_turns_ack_ms_p99":{:.3f},"syncs":{},"sync_ms_p50":{:.3f},"sync_ms_p99":{:.3f}}})",
+                   mode, a.sessions, a.turns, inflight, a.create, a.rounds, a.bytes, turns,
+                   target, static_cast<double>(turns) / seconds, percentile(r.latency_ms, 0.5), percentile(r.latency_ms, 0.99),
+                   percentile(r.latency_ms, 1.0), percentile(r.later_latency_ms, 0.5), percentile(r.later_latency_ms, 0.99),
+                   r.sync_ms.size(), percentile(r.sync_ms, 0.5), percentile(r.sync_ms, 0.99))
             << std::endl;
 }
 
-// Every file runs its turns back to back: the next is written when the previous is acked.
+// `inflight` sessions at a time run their turns back to back; a finished one starts the next.
 void run_max(const args& a) {
-  file_set files(a.dir, a.files);
+  const int inflight = a.inflight > 0 ? std::min(a.inflight, a.sessions) : a.sessions;
+  session_files files(a.dir, a.sessions, a.create);
   group_commit gc(files, a.bytes, a.rounds);
-  std::cerr << fmt::format("[disk_floor] {} files x {} turns of {} B, one in flight per file\n", a.files, a.turns, a.bytes);
-  const std::size_t total = static_cast<std::size_t>(a.files) * static_cast<std::size_t>(a.turns);
-  std::vector<int> done(static_cast<std::size_t>(a.files), 0);
+  std::cerr << fmt::format("[disk_floor] {} sessions x {} turns of {} B, {} in flight{}\n", a.sessions, a.turns,
+                           a.bytes, inflight, a.create ? ", files created by the first turn" : "");
+  const std::size_t total = static_cast<std::size_t>(a.sessions) * static_cast<std::size_t>(a.turns);
+  std::vector<int> done(static_cast<std::size_t>(a.sessions), 0);
   const auto t0 = steady::now();
-  for (int i = 0; i < a.files; ++i) gc.write_turn(i, steady::now());
-  std::size_t written = static_cast<std::size_t>(a.files);
+  int next = 0;
+  for (; next < inflight; ++next) gc.write_turn(next, steady::now(), true, a.turns == 1);
+  std::size_t written = static_cast<std::size_t>(inflight);
   while (written < total) {
     for (int i : gc.wait_acked()) {
-      if (++done[static_cast<std::size_t>(i)] >= a.turns) continue;
-      gc.write_turn(i, steady::now());
+      int s = i;
+      if (++done[static_cast<std::size_t>(i)] >= a.turns) {
+        if (next >= a.sessions) continue;
+        s = next++;  // this session is done: start another one
+      }
+      const int turn = done[static_cast<std::size_t>(s)];
+      gc.write_turn(s, steady::now(), turn == 0, turn + 1 >= a.turns);
       ++written;
     }
   }
   auto r = gc.finish(total);
-  report("max", a, 0, total, std::chrono::duration<double>(steady::now() - t0).count(), r);
+  report("max", a, inflight, 0, total, std::chrono::duration<double>(steady::now() - t0).count(), r);
 }
 
-// Turns issued at `rate` per second, file after file, whatever the acks do (open loop).
+// Turns issued at `rate` per second, session after session, whatever the acks do (open loop).
 void run_paced(const args& a, double rate) {
-  file_set files(a.dir, a.files);
+  session_files files(a.dir, a.sessions, a.create);
   group_commit gc(files, a.bytes, a.rounds);
   const std::size_t total = static_cast<std::size_t>(rate * a.seconds);
-  std::cerr << fmt::format("[disk_floor] {} files, {} B a turn, paced at {:.0f} turns/s for {:.0f} s\n", a.files, a.bytes,
-                           rate, a.seconds);
+  std::cerr << fmt::format("[disk_floor] {} sessions, {} B a turn, paced at {:.0f} turns/s for {:.0f} s\n", a.sessions,
+                           a.bytes, rate, a.seconds);
   const auto t0 = steady::now();
   for (std::size_t n = 0; n < total; ++n) {
     const auto due = t0 + std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 * static_cast<double>(n) / rate));
     std::this_thread::sleep_until(due);  // the pacing itself, not synchronization
-    gc.write_turn(static_cast<int>(n % static_cast<std::size_t>(a.files)), due);
+    gc.write_turn(static_cast<int>(n % static_cast<std::size_t>(a.sessions)), due,
+                  n < static_cast<std::size_t>(a.sessions), false);
   }
   auto r = gc.finish(total);
-  report("paced", a, rate, total, std::chrono::duration<double>(steady::now() - t0).count(), r);
+  report("paced", a, a.sessions, rate, total, std::chrono::duration<double>(steady::now() - t0).count(), r);
 }
 
 }  // namespace
@@ -217,11 +285,14 @@ void run_paced(const args& a, double rate) {
 int main(int argc, char** argv) {
   args a;
   const char* usage =
-      "usage: disk_floor [--files N] [--turns M] [--bytes B] [--rate R]... [--seconds S] [--rounds K] [--dir D]\n"
+      "usage: disk_floor [--sessions N] [--turns M] [--inflight K] [--create] [--bytes B] [--rate R]...\n"
+      "                  [--seconds S] [--rounds K] [--dir D]\n"
       "  the bare write + syncfs group commit the runtime's figures are bound by (see BENCHMARKS.md)\n"
-      "  --files 1000 --turns 100: the closed-loop run; --rate R: also a paced run at R turns/s for\n"
-      "  S seconds (default 5); --bytes: bytes appended a turn (default 1000); --rounds: syncfs calls\n"
-      "  at once (default 2, as the runtime); --dir: where the files go (default /tmp)\n";
+      "  closed loop: N sessions (default 1000) x M turns (default 100), K in flight (default all);\n"
+      "  --create: a session's first turn creates its file and lock (else they exist beforehand);\n"
+      "  --rate R: also a paced run at R turns/s over the N sessions for S seconds (default 5);\n"
+      "  --bytes: bytes appended a turn (default 1000); --rounds: syncfs calls at once (default 2,\n"
+      "  as the runtime); --dir: where the files go (default /tmp)\n";
   try {
     for (int i = 1; i < argc; ++i) {
       const std::string k = argv[i];
@@ -229,10 +300,15 @@ int main(int argc, char** argv) {
         std::cout << usage;
         return 0;
       }
+      if (k == "--create") {
+        a.create = true;
+        continue;
+      }
       if (i + 1 >= argc) throw std::invalid_argument(k + " needs a value");
       const std::string v = argv[++i];
-      if (k == "--files") a.files = std::stoi(v);
+      if (k == "--sessions") a.sessions = std::stoi(v);
       else if (k == "--turns") a.turns = std::stoi(v);
+      else if (k == "--inflight") a.inflight = std::stoi(v);
       else if (k == "--bytes") a.bytes = std::stoi(v);
       else if (k == "--rate") a.rates.push_back(std::stod(v));
       else if (k == "--seconds") a.seconds = std::stod(v);
@@ -240,19 +316,15 @@ int main(int argc, char** argv) {
       else if (k == "--rounds") a.rounds = std::stoi(v);
       else throw std::invalid_argument("unknown option " + k);
     }
-    if (a.files < 1 || a.turns < 1 || a.bytes < 1 || a.seconds <= 0 || a.rounds < 1) throw std::invalid_argument("sizes must be positive");
+    if (a.sessions < 1 || a.turns < 1 || a.bytes < 1 || a.seconds <= 0 || a.rounds < 1 || a.inflight < 0)
+      throw std::invalid_argument("sizes must be positive");
     for (double r : a.rates)
       if (r <= 0) throw std::invalid_argument("--rate must be positive");
   } catch (const std::exception& e) {
     std::cerr << "disk_floor: " << e.what() << "\n" << usage;
     return 2;
   }
-  try {
-    run_max(a);
-    for (double r : a.rates) run_paced(a, r);
-  } catch (const std::exception& e) {
-    std::cerr << "disk_floor: " << e.what() << "\n";
-    return 1;
-  }
+  run_max(a);
+  for (double r : a.rates) run_paced(a, r);
   return 0;
 }

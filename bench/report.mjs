@@ -53,19 +53,23 @@ for (const p of ours("runtime_paced"))
     (p.later_turns_ack_ms_p99 !== undefined ? `; turns after each session's first (which creates its files): p50 ${f(p.later_turns_ack_ms_p50, 2)} ms, p99 ${f(p.later_turns_ack_ms_p99, 2)} ms` : "") + ".\n";
 const floors = ours("disk_floor");
 if (floors.length) {
-  const rt = rts.find((r) => r.inflight === floors[0].files) ?? rts[0];
   const rp = ours("runtime_paced")[0];
   md += "\n### The disk's floor in the same run (disk_floor: the bare write + syncfs group commit, no runtime)\n\n";
-  md += `Each turn appends ${f(floors[0].bytes_per_turn, 0)} B (what a runtime turn appended) to one of ${f(floors[0].files, 0)} files; ${floors[0].rounds_in_flight} syncfs calls may run at once; a turn is acked when a syncfs that started after its write returns.\n\n`;
+  md += `One file per session; each turn appends the bytes a runtime turn appended (${[...new Set(floors.map((d) => f(d.bytes_per_turn, 0)))].join(" B, ")} B); ${floors[0].creates ? "a session's first turn creates its file and lock file, as the runtime's does; " : ""}${floors[0].rounds_in_flight} syncfs calls may run at once; a turn is acked when a syncfs that started after its write returns.\n\n`;
   md += "| run | floor turns/s | floor ack p50 ms | floor ack p99 ms | floor syncfs p50 / p99 ms | sessionrt turns/s | sessionrt ack p50 / p99 ms | sessionrt vs floor |\n|---|---:|---:|---:|---:|---:|---:|---|\n";
   for (const d of floors) {
     const max = d.mode === "max";
-    const same = max ? rt : rp && Math.abs(rp.target_turns_per_s - d.target_turns_per_s) < 1 ? rp : null;
+    const same = max
+      ? rts.find((r) => r.sessions === d.sessions && r.turns_per_session === d.turns_per_session)
+      : rp && Math.abs(rp.target_turns_per_s - d.target_turns_per_s) < 1 ? rp : null;
     const ourRate = same ? (max ? same.turns_per_s : same.achieved_turns_per_s) : null;
-    const label = max ? `closed loop, one turn in flight per file (${f(d.turns, 0)} turns)` : `paced at ${f(d.target_turns_per_s, 0)} turns/s`;
+    const label = max
+      ? `${f(d.sessions, 0)} x ${f(d.turns_per_session, 0)}, ${f(d.inflight, 0)} in flight (closed loop)`
+      : `paced at ${f(d.target_turns_per_s, 0)} turns/s (${f(d.sessions, 0)} sessions)`;
     const later = !max && same?.later_turns_ack_ms_p99 !== undefined ? ` (after first turns: ${f(same.later_turns_ack_ms_p99, 2)})` : "";
     const vs = !same ? "–" : max ? `${f(ourRate / d.turns_per_s, 2)}× the rate` : `${f(same.ack_ms_p99 / d.ack_ms_p99, 1)}× the p99`;
-    md += `| ${label} | ${f(d.turns_per_s, 0)} | ${f(d.ack_ms_p50, 2)} | ${f(d.ack_ms_p99, 2)} | ${f(d.sync_ms_p50, 2)} / ${f(d.sync_ms_p99, 2)} | ${same ? f(ourRate, 0) : "–"} | ${same ? `${f(same.ack_ms_p50, 2)} / ${f(same.ack_ms_p99, 2)}${later}` : "–"} | ${vs} |\n`;
+    const floorLater = !max && d.later_turns_ack_ms_p99 !== undefined ? ` (after first turns: ${f(d.later_turns_ack_ms_p99, 2)})` : "";
+    md += `| ${label} | ${f(d.turns_per_s, 0)} | ${f(d.ack_ms_p50, 2)} | ${f(d.ack_ms_p99, 2)}${floorLater} | ${f(d.sync_ms_p50, 2)} / ${f(d.sync_ms_p99, 2)} | ${same ? f(ourRate, 0) : "–"} | ${same ? `${f(same.ack_ms_p50, 2)} / ${f(same.ack_ms_p99, 2)}${later}` : "–"} | ${vs} |\n`;
   }
 }
 for (const m of ours("runtime_memory"))

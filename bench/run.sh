@@ -40,18 +40,24 @@ else
   GLIBC_TUNABLES=glibc.malloc.tcache_count=0 \
     ./build-release/bench/runtime_bench --sessions 0 --memory-sessions 10000 >> "$out/runtime.jsonl"
 fi
-# The disk's floor at the runtime's shape: as many files as sessions in flight, the bytes a turn
-# appended, closed loop, then paced at the runtime's paced rate and at half the 100k target.
-floor_args=$(node -e '
+# The disk's floor at each runtime run's shape: the same sessions, turns and sessions in flight,
+# the bytes a turn appended, files created by each session's first turn; the first shape also
+# paced at the runtime's paced rate and at half the 100k target.
+node -e '
   const ls = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter((l) => l.startsWith("{")).map(JSON.parse);
-  const t = ls.find((l) => l.bench === "runtime_throughput"), p = ls.find((l) => l.bench === "runtime_paced");
-  const a = [];
-  if (t) a.push("--files", t.inflight, "--turns", Math.min(t.turns_per_session, 100), "--bytes", t.transcript_bytes_per_turn);
-  if (p) a.push("--rate", Math.round(p.target_turns_per_s));
-  console.log(a.join(" "));' "$out/runtime.jsonl")
-echo "[bench] disk_floor $floor_args --rate 50000" >&2
-# shellcheck disable=SC2086
-./build-release/bench/disk_floor $floor_args --rate 50000 > "$out/floor.jsonl"
+  const p = ls.find((l) => l.bench === "runtime_paced");
+  ls.filter((l) => l.bench === "runtime_throughput").forEach((t, i) => {
+    const a = ["--sessions", t.sessions, "--turns", t.turns_per_session, "--inflight", t.inflight, "--create",
+               "--bytes", t.transcript_bytes_per_turn];
+    if (i === 0) a.push(...(p ? ["--rate", Math.round(p.target_turns_per_s)] : []), "--rate", 50000);
+    console.log(a.join(" "));
+  });' "$out/runtime.jsonl" > "$out/floor.args"
+: > "$out/floor.jsonl"
+while read -r floor_args; do
+  echo "[bench] disk_floor $floor_args" >&2
+  # shellcheck disable=SC2086
+  ./build-release/bench/disk_floor $floor_args >> "$out/floor.jsonl"
+done < "$out/floor.args"
 echo "[bench] $(nproc) cores, $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)" >&2
 node bench/report.mjs "$out/ours.jsonl" "$out/peer.jsonl" "$out/pi_same_files.jsonl" "$out/runtime.jsonl" "$out/floor.jsonl" "$out/compaction.jsonl"
 # The fixtures (transcripts up to 35 MB, stores) go; the measurements stay.
