@@ -89,7 +89,7 @@ TEST_CASE("reconcile: a successor transcript (truncateAfterCompaction) whose row
   header_fields h;
   h.id = "succ-id";
   h.timestamp_ms = 2000;
-  h.cwd = "/w";
+  h.cwd = std::string("/w");  // (a plain "/w" trips GCC 12's -Wmaybe-uninitialized false positive at -O3)
   h.session_key = "agent:main:main";
   const std::string name = "2026-11-30T01-00-00-000Z_succ-id.jsonl";
   testing::write_text(dir.file(name), json::to_compact(make_header(h)) + "\n");
