@@ -7,6 +7,17 @@
 #include "storage/transcript_header.hpp"
 
 namespace sessionrt::storage {
+namespace {
+
+// Whether a successor's parentSession names the row's current transcript (by its path, or by
+// the session id its file name carries).
+bool continues_session(const std::string& parent, const session_entry& row) {
+  if (auto file = row.session_file(); file && *file == parent) return true;
+  const auto id = row.session_id();
+  return id && !id->empty() && classify(path_basename(parent)).session_id == *id;
+}
+
+}  // namespace
 
 result<reconcile_report> reconcile_store(fs& f, session_store& store, const std::string& sessions_dir) {
   reconcile_report rep;
@@ -29,16 +40,24 @@ result<reconcile_report> reconcile_store(fs& f, session_store& store, const std:
     if (row && row->session_started_at().value_or(0) >= started) continue;  // the row is newer
     adopted_transcript adopted{key, header->session_id, row ? std::string(row->session_id().value_or("")) : "", path};
     session_entry next = row ? *row : session_entry();
-    start_new_session_counters(next);  // what the lost rollover write would have done
+    const bool continues_row = row && a.kind == artifact_kind::successor_transcript && header->parent_session &&
+                               continues_session(*header->parent_session, *row);
+    next.set_session_id(header->session_id);
+    next.set_updated_at(std::max(header->mtime_ms, next.updated_at().value_or(0)));
+    if (!continues_row) next.set_session_started_at(started);
+    next.set_session_file(path);
+    if (continues_row) {  // what the lost compaction write would have done
+      next.set_compaction_count(row->compaction_count().value_or(0) + 1);
+      next.set_total_tokens_fresh(false);
+      for (const char* k : {"inputTokens", "outputTokens", "cacheRead", "cacheWrite"}) next.erase(k);
+    } else {
+      start_new_session_counters(next);  // what the lost rollover write would have done
+    }
     if (row) {
       const usage_family family = next_usage_family(*row, key, header->session_id);
       next.set_usage_family_key(family.key);
       next.set_usage_family_session_ids(family.session_ids);
     }
-    next.set_session_id(header->session_id);
-    next.set_updated_at(std::max(header->mtime_ms, next.updated_at().value_or(0)));
-    next.set_session_started_at(started);
-    next.set_session_file(path);
     store.upsert(key, std::move(next));
     referenced.insert(header->session_id);
     rep.adopted.push_back(std::move(adopted));

@@ -5,7 +5,10 @@
 // names the key (sessionrt writes "sessionKey" into headers). Such a transcript is adopted:
 // the row gets its sessionId, sessionFile and start time, as the lost write would have set
 // them; the counters start over and the usage lineage grows as a rollover does it
-// (start_new_session_counters, next_usage_family). Transcripts already
+// (start_new_session_counters, next_usage_family). A successor transcript whose header names
+// the row's session as its parent (truncateAfterCompaction) continues that session: the lost
+// write was the compaction's, so compactionCount goes up by one, sessionStartedAt stays and
+// the token figures are marked stale (the next turn reads them from the transcript). Transcripts already
 // referenced by a row, archives, and headers without a sessionKey are left alone.
 #pragma once
 #include <string>

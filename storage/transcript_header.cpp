@@ -62,6 +62,7 @@ result<transcript_header_info> read_transcript_header(fs& f, const std::string& 
   if (auto ts = json::get_string(*header, "timestamp")) out.started_ms = parse_iso_ms(*ts);
   if (auto key = json::get_string(*header, "sessionKey"); key && is_plausible_header_key(*key))
     out.session_key = std::string(*key);
+  if (auto parent = json::get_string(*header, "parentSession")) out.parent_session = std::string(*parent);
   return out;
 }
 

@@ -17,6 +17,7 @@ struct transcript_header_info {
   std::string session_id;
   std::optional<std::string> session_key;   // sessionrt's "sessionKey" header field, if plausible
   std::optional<std::int64_t> started_ms;   // header timestamp
+  std::optional<std::string> parent_session;  // "parentSession": the file a successor continues
   std::int64_t mtime_ms = 0;
 };
 

@@ -82,22 +82,41 @@ TEST_CASE("reconcile: nothing to do when every transcript is referenced") {
 }
 
 TEST_CASE("reconcile: a successor transcript (truncateAfterCompaction) whose row write was lost is adopted") {
-  testing::temp_dir dir;
-  session_store store;
-  store.upsert("agent:main:main", row("old-id", 1000));
-  write_transcript(dir, "old-id", 1000, "agent:main:main");
-  header_fields h;
-  h.id = "succ-id";
-  h.timestamp_ms = 2000;
-  h.cwd = std::string("/w");  // (a plain "/w" trips GCC 12's -Wmaybe-uninitialized false positive at -O3)
-  h.session_key = "agent:main:main";
   const std::string name = "2026-11-30T01-00-00-000Z_succ-id.jsonl";
-  testing::write_text(dir.file(name), json::to_compact(make_header(h)) + "\n");
-  auto rep = reconcile_store(posix_fs(), store, dir.path());
-  REQUIRE(rep.ok());
-  REQUIRE(rep->adopted.size() == 1);
-  const auto* main = store.find("agent:main:main");
-  REQUIRE(main);
-  CHECK(main->session_id() == std::optional<std::string_view>("succ-id"));
-  CHECK(main->session_file() == std::optional<std::string_view>(dir.file(name)));
+  auto adopt = [&](const testing::temp_dir& dir, std::optional<std::string> parent) {
+    session_store store;
+    store.upsert("agent:main:main", row("old-id", 1000));
+    write_transcript(dir, "old-id", 1000, "agent:main:main");
+    header_fields h;
+    h.id = "succ-id";
+    h.timestamp_ms = 2000;
+    h.cwd = std::string("/w");  // (a plain "/w" trips GCC 12's -Wmaybe-uninitialized false positive at -O3)
+    h.session_key = "agent:main:main";
+    h.parent_session = std::move(parent);
+    testing::write_text(dir.file(name), json::to_compact(make_header(h)) + "\n");
+    auto rep = reconcile_store(posix_fs(), store, dir.path());
+    REQUIRE(rep.ok());
+    REQUIRE(rep->adopted.size() == 1);
+    const auto* main = store.find("agent:main:main");
+    REQUIRE(main);
+    CHECK(main->session_id() == std::optional<std::string_view>("succ-id"));
+    CHECK(main->session_file() == std::optional<std::string_view>(dir.file(name)));
+    CHECK(main->usage_family_session_ids() == std::vector<std::string>{"old-id", "succ-id"});
+    return *main;
+  };
+  SECTION("it continues the row's session: the lost write was the compaction's") {
+    testing::temp_dir dir;
+    const session_entry e = adopt(dir, dir.file("old-id.jsonl"));
+    CHECK(e.compaction_count() == std::optional<std::int64_t>(4));  // 3 + this compaction
+    CHECK(e.session_started_at() == std::optional<std::int64_t>(1000));  // the same session goes on
+    CHECK(e.total_tokens_fresh() == std::optional<bool>(false));  // re-read from the transcript
+    CHECK(e.model() == std::optional<std::string_view>("gpt-x"));  // run state kept
+  }
+  SECTION("its parent is not the row's session: a new session as a rollover starts it") {
+    testing::temp_dir dir;
+    const session_entry e = adopt(dir, dir.file("someone-else.jsonl"));
+    CHECK(e.compaction_count() == std::optional<std::int64_t>(0));
+    CHECK(e.session_started_at() == std::optional<std::int64_t>(2000));
+    CHECK_FALSE(e.has("model"));
+  }
 }
