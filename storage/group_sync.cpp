@@ -10,9 +10,9 @@ group_sync_result sync_together(fs& f, const std::vector<shared_fd_ptr>& files, 
   std::unordered_map<std::uint64_t, std::vector<const shared_fd*>> by_device;
   for (const auto& file : files) {
     if (!out.files.emplace(file->id(), std::string()).second) continue;
-    auto info = f.fstat(file->fd());
-    if (info.ok())
-      by_device[info->dev].push_back(file.get());
+    auto dev = file->device(f);
+    if (dev.ok())
+      by_device[*dev].push_back(file.get());
     else
       note(*file, f.fdatasync(file->fd()));  // its filesystem unknown: on its own
   }

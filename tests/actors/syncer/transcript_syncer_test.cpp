@@ -126,7 +126,9 @@ class two_devices final : public storage::forwarding_fs {
   std::set<int> other;  // fds "on the other filesystem"
   std::vector<std::uint64_t> syncfs_devices;
   int fdatasyncs = 0;
+  int fstats = 0;
   result<storage::file_info> fstat(int fd) override {
+    ++fstats;
     auto info = forwarding_fs::fstat(fd);
     if (info.ok()) info->dev = other.count(fd) ? 2 : 1;
     return info;
@@ -162,6 +164,15 @@ TEST_CASE("syncer: a round syncs every filesystem it touches, not only the first
   for (const auto& a : *h.answers) CHECK(a.error.empty());
   CHECK(fs.syncfs_devices == std::vector<std::uint64_t>{2});  // the 5 files: one syncfs of theirs
   CHECK(fs.fdatasyncs == 1);                                   // the lone file on the first one
+  CHECK(fs.fstats == 6);
+  // A second round of the same files: grouped the same way, without asking for their devices again.
+  for (std::size_t i = 0; i < files.size(); ++i)
+    caf::anon_send(h.client, sync_atom::value, files[i], std::uint64_t{10 + i});
+  h.sched->run();
+  REQUIRE(h.answers->size() == 2 * files.size());
+  CHECK(fs.syncfs_devices == std::vector<std::uint64_t>{2, 2});
+  CHECK(fs.fdatasyncs == 2);
+  CHECK(fs.fstats == 6);
 }
 
 namespace {
