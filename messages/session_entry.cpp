@@ -25,6 +25,23 @@ void start_new_session_counters(session_entry& row) {
   for (const char* key : new_session_deleted_fields) row.erase(key);
 }
 
+void count_compaction(session_entry& row, std::optional<std::int64_t> tokens_after) {
+  row.set_compaction_count(row.compaction_count().value_or(0) + 1);
+  if (tokens_after) {
+    row.set_total_tokens(*tokens_after);
+    row.set_total_tokens_fresh(true);
+  } else {
+    row.set_total_tokens_fresh(false);
+  }
+  for (const char* k : {"inputTokens", "outputTokens", "cacheRead", "cacheWrite"}) row.erase(k);
+}
+
+void extend_usage_family(session_entry& row, std::string_view session_key, std::string_view new_session_id) {
+  usage_family family = next_usage_family(row, session_key, new_session_id);
+  row.set_usage_family_key(family.key);
+  row.set_usage_family_session_ids(family.session_ids);
+}
+
 usage_family next_usage_family(const session_entry& previous, std::string_view session_key,
                                std::string_view new_session_id) {
   usage_family f;

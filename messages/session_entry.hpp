@@ -114,6 +114,13 @@ inline constexpr const char* new_session_deleted_fields[] = {
 // Sets the three start values (in that order) and deletes new_session_deleted_fields.
 void start_new_session_counters(session_entry& row);
 
+// What a compaction does to its session's counters [R§6]: compactionCount + 1, the last call's
+// input/output/cache figures deleted, and totalTokens = `tokens_after` (fresh) when the caller
+// counted it, else totalTokensFresh = false (read again from the transcript). Used by the
+// compaction itself and by the start-up reconcile that adopts a successor transcript whose
+// row write was lost.
+void count_compaction(session_entry& row, std::optional<std::int64_t> tokens_after);
+
 // The usage lineage when `previous` is followed by session `new_session_id` (a rollover or a
 // compaction's successor transcript) [R§4.3]: usageFamilyKey = previous.usageFamilyKey ??
 // sessionKey; usageFamilySessionIds = uniq([...previous ids, previous.sessionId, new id]).
@@ -123,5 +130,8 @@ struct usage_family {
 };
 usage_family next_usage_family(const session_entry& previous, std::string_view session_key,
                                std::string_view new_session_id);
+// Sets `row`'s usageFamilyKey and usageFamilySessionIds to next_usage_family(row, ...): call it
+// while `row` still names the previous session.
+void extend_usage_family(session_entry& row, std::string_view session_key, std::string_view new_session_id);
 
 }  // namespace sessionrt

@@ -42,22 +42,15 @@ result<reconcile_report> reconcile_store(fs& f, session_store& store, const std:
     session_entry next = row ? *row : session_entry();
     const bool continues_row = row && a.kind == artifact_kind::successor_transcript && header->parent_session &&
                                continues_session(*header->parent_session, *row);
+    if (row) extend_usage_family(next, key, header->session_id);  // while `next` names the previous session
     next.set_session_id(header->session_id);
     next.set_updated_at(std::max(header->mtime_ms, next.updated_at().value_or(0)));
     if (!continues_row) next.set_session_started_at(started);
     next.set_session_file(path);
-    if (continues_row) {  // what the lost compaction write would have done
-      next.set_compaction_count(row->compaction_count().value_or(0) + 1);
-      next.set_total_tokens_fresh(false);
-      for (const char* k : {"inputTokens", "outputTokens", "cacheRead", "cacheWrite"}) next.erase(k);
-    } else {
+    if (continues_row)
+      count_compaction(next, std::nullopt);  // what the lost compaction write would have done
+    else
       start_new_session_counters(next);  // what the lost rollover write would have done
-    }
-    if (row) {
-      const usage_family family = next_usage_family(*row, key, header->session_id);
-      next.set_usage_family_key(family.key);
-      next.set_usage_family_session_ids(family.session_ids);
-    }
     store.upsert(key, std::move(next));
     referenced.insert(header->session_id);
     rep.adopted.push_back(std::move(adopted));

@@ -219,10 +219,7 @@ result<compaction_outcome> compact_session(const compaction_env& env, const comp
     if (m.is_object()) out.tokens_after += estimate_tokens(m.get_object());
   out.context = std::move(ctx->messages);
 
-  row.set_compaction_count(row.compaction_count().value_or(0) + 1);
-  row.set_total_tokens(out.tokens_after);
-  row.set_total_tokens_fresh(true);
-  for (const char* k : {"inputTokens", "outputTokens", "cacheRead", "cacheWrite"}) row.erase(k);
+  count_compaction(row, out.tokens_after);
 
   if (cs.truncate_after_compaction) {
     auto kept_path = storage::path_entries(tf.reader(), tf.reader().index().find(*id));
@@ -233,9 +230,7 @@ result<compaction_outcome> compact_session(const compaction_env& env, const comp
     out.successor_session_id = new_id;
     out.successor_path = *successor;
     // The successor extends the usage lineage as a rollover does.
-    const usage_family family = next_usage_family(row, req.session_key, new_id);
-    row.set_usage_family_key(family.key);
-    row.set_usage_family_session_ids(family.session_ids);
+    extend_usage_family(row, req.session_key, new_id);
     row.set_session_id(new_id);
     row.set_session_file(*successor);
   }

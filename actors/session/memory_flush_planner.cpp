@@ -286,6 +286,7 @@ flush_decision decide_flush(const session_entry& entry, const flush_inputs& inpu
                       inputs.transcript_bytes >= settings.force_flush_transcript_bytes;
   if (!crossed && !forced) return skipped(d, flush_reason::below_threshold);
   if (already_flushed_this_cycle(entry)) return skipped(d, flush_reason::already_flushed);
+  d.due = true;
   if (!inputs.workspace_writable) return skipped(d, flush_reason::read_only_workspace);
   const std::int64_t window = inputs.context_window > 0 ? inputs.context_window : default_context_window_tokens;
   if (inputs.transcript_prompt_tokens && *inputs.transcript_prompt_tokens + estimate >= window)

@@ -110,6 +110,9 @@ struct flush_decision {
   // Read the transcript's usage before trusting this decision: there are no fresh persisted
   // tokens, or persisted + prompt estimate is within 8192 of the threshold.
   bool read_transcript = false;
+  // A trigger holds and this cycle was not flushed yet: true when the flush runs, and when it
+  // is skipped for read_only_workspace or context_over_window (the skips worth reporting).
+  bool due = false;
 };
 
 // The trigger of [R§7.2]: persisted totalTokens count only when totalTokensFresh === true.

@@ -658,8 +658,7 @@ void session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::int64_t
   const flush_decision d = decide_flush(*row_, in, settings.memory_flush);
   if (!d.run) {
     // A flush that was due but cannot run is said; the everyday "not yet" is not.
-    const bool due = d.reason == flush_reason::read_only_workspace || d.reason == flush_reason::context_over_window;
-    if (due && wants(event_types::memory_flush_skipped)) {
+    if (d.due && wants(event_types::memory_flush_skipped)) {
       auto e = event(event_types::memory_flush_skipped);
       e.data["reason"] = flush_reason_name(d.reason);
       e.data["tokenCount"] = d.token_count;

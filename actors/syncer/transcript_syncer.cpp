@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "storage/group_sync.hpp"
@@ -62,18 +63,14 @@ struct syncer_state {
 // Starts the pending requests' round: on an idle worker, or here when there are no workers.
 // With every worker busy the requests wait; the first worker to finish takes them.
 void start_round(caf::event_based_actor* self, storage::fs& files, syncer_state& st) {
-  if (st.pending.empty()) return;
+  if (st.pending.empty() || (st.workers > 0 && st.idle.empty())) return;
+  auto round = std::make_shared<std::vector<sync_request>>(std::exchange(st.pending, {}));
   if (st.workers == 0) {
-    auto round = std::move(st.pending);
-    st.pending.clear();
-    run_round(self, files, round);
+    run_round(self, files, *round);
     return;
   }
-  if (st.idle.empty()) return;
   caf::actor worker = std::move(st.idle.back());
   st.idle.pop_back();
-  auto round = std::make_shared<std::vector<sync_request>>(std::move(st.pending));
-  st.pending.clear();
   self->send(worker, flush_atom::value, std::move(round));
 }
 

@@ -11,14 +11,17 @@ using namespace sessionrt;
 using namespace sessionrt::storage;
 
 namespace {
+// A transcript holding only its header, named <id>.jsonl unless `name` is given.
 void write_transcript(const testing::temp_dir& dir, const std::string& id, std::int64_t ts,
-                      std::optional<std::string> key) {
+                      std::optional<std::string> key, std::optional<std::string> parent = std::nullopt,
+                      const std::string& name = "") {
   header_fields h;
   h.id = id;
   h.timestamp_ms = ts;
-  h.cwd = "/w";
-  h.session_key = key;
-  testing::write_text(dir.file(id + ".jsonl"), json::to_compact(make_header(h)) + "\n");
+  h.cwd = std::string("/w");  // (a plain "/w" trips GCC 12's -Wmaybe-uninitialized false positive at -O3)
+  h.session_key = std::move(key);
+  h.parent_session = std::move(parent);
+  testing::write_text(dir.file(name.empty() ? id + ".jsonl" : name), json::to_compact(make_header(h)) + "\n");
 }
 session_entry row(const std::string& id, std::int64_t started) {
   session_entry e;
@@ -87,13 +90,7 @@ TEST_CASE("reconcile: a successor transcript (truncateAfterCompaction) whose row
     session_store store;
     store.upsert("agent:main:main", row("old-id", 1000));
     write_transcript(dir, "old-id", 1000, "agent:main:main");
-    header_fields h;
-    h.id = "succ-id";
-    h.timestamp_ms = 2000;
-    h.cwd = std::string("/w");  // (a plain "/w" trips GCC 12's -Wmaybe-uninitialized false positive at -O3)
-    h.session_key = "agent:main:main";
-    h.parent_session = std::move(parent);
-    testing::write_text(dir.file(name), json::to_compact(make_header(h)) + "\n");
+    write_transcript(dir, "succ-id", 2000, "agent:main:main", std::move(parent), name);
     auto rep = reconcile_store(posix_fs(), store, dir.path());
     REQUIRE(rep.ok());
     REQUIRE(rep->adopted.size() == 1);

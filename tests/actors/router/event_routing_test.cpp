@@ -100,7 +100,8 @@ TEST_CASE("chat facts: the chat type from the peer kind, threads from the event 
   CHECK(facts(by_key).is_thread);
   chat_event account = chat("telegram", "direct", "5");
   account.account_id = "Second-Bot";
-  CHECK_FALSE(facts(account).account_id.empty());
+  CHECK(facts(account).account_id == "second-bot");  // the route's normalized account
+  CHECK(facts(chat("telegram", "direct", "5")).account_id == "default");
 }
 
 TEST_CASE("system events: their own key, else the cron job's, else the agent's main key") {

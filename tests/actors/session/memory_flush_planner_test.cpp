@@ -166,6 +166,9 @@ TEST_CASE("flush trigger table [R§7.2]") {
     CHECK(d.token_count == r.token_count);
     CHECK(d.threshold == 176000);
     CHECK(d.read_transcript == r.read_transcript);
+    // Due: the flush runs, or a trigger held but the workspace or the window stopped it.
+    CHECK(d.due == (r.run || r.reason == flush_reason::read_only_workspace ||
+                    r.reason == flush_reason::context_over_window));
   }
 }
 
