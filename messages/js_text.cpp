@@ -1,33 +1,13 @@
 #include "messages/js_text.hpp"
 
+#include <unicode/locid.h>
+#include <unicode/stringpiece.h>
+#include <unicode/unistr.h>
+
 namespace sessionrt {
 namespace {
 
 bool in(char32_t cp, char32_t lo, char32_t hi) { return cp >= lo && cp <= hi; }
-
-// The simple lowercase mapping of toLowerCase for the scripts named in the header.
-char32_t lower_code_point(char32_t cp) {
-  if (in(cp, 'A', 'Z') || (in(cp, 0xC0, 0xDE) && cp != 0xD7)) return cp + 0x20;
-  const bool even = cp % 2 == 0;
-  if (in(cp, 0x100, 0x17F)) {
-    if (cp == 0x178) return 0xFF;
-    if (even && (in(cp, 0x100, 0x12F) || in(cp, 0x132, 0x137) || in(cp, 0x14A, 0x177))) return cp + 1;
-    if (!even && (in(cp, 0x139, 0x148) || in(cp, 0x179, 0x17E))) return cp + 1;
-    return cp;
-  }
-  if (cp == 0x386) return 0x3AC;
-  if (in(cp, 0x388, 0x38A)) return cp + 37;
-  if (cp == 0x38C) return 0x3CC;
-  if (in(cp, 0x38E, 0x38F)) return cp + 63;
-  if (in(cp, 0x391, 0x3A1) || in(cp, 0x3A3, 0x3AB)) return cp + 0x20;
-  if (in(cp, 0x400, 0x40F)) return cp + 0x50;
-  if (in(cp, 0x410, 0x42F)) return cp + 0x20;
-  if (cp == 0x4C0) return 0x4CF;
-  if (even && (in(cp, 0x460, 0x481) || in(cp, 0x48A, 0x4BF) || in(cp, 0x4D0, 0x52F))) return cp + 1;
-  if (!even && in(cp, 0x4C1, 0x4CE)) return cp + 1;
-  if (in(cp, 0xFF21, 0xFF3A)) return cp + 0x20;
-  return cp;
-}
 
 }  // namespace
 
@@ -111,18 +91,32 @@ std::string js_lowercase(std::string_view text) {
     return out;
   }
   out.reserve(text.size());
+  // Lowercase each maximal well-formed run as one string, so that a final sigma sees its
+  // context; a byte that is not UTF-8 is kept and ends the run (JavaScript would see U+FFFD
+  // there, which is neither cased nor case-ignorable, so the context is the same).
+  std::size_t run = 0;
+  const auto flush = [&](std::size_t end) {
+    if (end == run) return;
+    const std::string_view piece = text.substr(run, end - run);
+    const icu::StringPiece bytes(piece.data(), static_cast<int32_t>(piece.size()));
+    icu::UnicodeString u = icu::UnicodeString::fromUTF8(bytes);
+    u.toLower(icu::Locale::getRoot());
+    if (u.isBogus())
+      out.append(piece);  // ICU could not allocate: keep the text rather than drop it
+    else
+      u.toUTF8String(out);
+  };
   for (std::size_t i = 0; i < text.size();) {
     const code_point cp = decode_utf8_at(text, i);
-    if (cp.length == 0) {  // not UTF-8: keep the byte
-      out += text[i++];
+    if (cp.length != 0) {
+      i += cp.length;
       continue;
     }
-    if (cp.value == 0x130)
-      out += "i\xCC\x87";  // U+0130 -> "i" + U+0307, as toLowerCase does
-    else
-      append_utf8(out, lower_code_point(cp.value));
-    i += cp.length;
+    flush(i);
+    out += text[i++];
+    run = i;
   }
+  flush(text.size());
   return out;
 }
 

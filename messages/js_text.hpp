@@ -3,9 +3,11 @@
 // - decode_utf8_at: the code point at a byte offset; length 0 means "not well-formed UTF-8
 //   here" (overlongs, surrogates, truncated sequences), and such bytes are never whitespace;
 // - js_trim removes ECMAScript WhiteSpace and LineTerminator code points from both ends;
-// - js_lowercase maps Latin (incl. Latin-1 and Extended-A), Greek, Cyrillic and fullwidth Latin
-//   as toLowerCase() does, U+0130 to "i" + U+0307; other scripts pass through unchanged, and
-//   bytes that are not UTF-8 are kept as they are. Unicode lengths: utf8.hpp utf16_length.
+// - js_lowercase is toLowerCase(): ICU's full lowercase mapping in the root locale, as V8 does
+//   it (U+0130 -> "i" + U+0307, a final capital sigma -> U+03C2); code points the linked ICU's
+//   Unicode version does not know pass through unchanged. Bytes that are not well-formed UTF-8
+//   are kept as they are and end a sigma's context, as the U+FFFD JavaScript would see there.
+//   Text is at most INT32_MAX bytes (ICU's string length). Unicode lengths: utf8.hpp utf16_length.
 #pragma once
 #include <cstddef>
 #include <string>

@@ -13,6 +13,7 @@ packages=(
   libcli11-dev                # command line
   libhowardhinnant-date-dev   # time zones for the daily boundary
   libssl-dev                  # SHA-256, base64
+  libicu-dev                  # toLowerCase as JavaScript does it (ICU case mapping)
   libstb-dev                  # image decode / resize / encode
   libbenchmark-dev            # micro-benchmarks
   clang-14 libclang-rt-14-dev # libFuzzer + sanitizers
