@@ -3,7 +3,8 @@
 namespace sessionrt::storage {
 
 result<opened_transcript> open_or_create_transcript(fs& f, clock& c, const std::string& path,
-                                                    const header_fields& header, const transcript_options& opt) {
+                                                    const header_fields& header, const transcript_options& opt,
+                                                    const open_check& check) {
   opened_transcript out;
   auto exists = f.lstat(path);
   if (!exists.ok() && exists.error().code() == errc::not_found) {
@@ -18,12 +19,30 @@ result<opened_transcript> open_or_create_transcript(fs& f, clock& c, const std::
   } else if (!exists.ok()) {
     return exists.error();
   }
-  auto tail = check_transcript_tail(f, path);
-  if (!tail.ok()) return tail.error();
-  if (!tail->clean()) {
-    auto rep = repair_transcript_file(f, c, path);
-    if (!rep.ok()) return rep.error().with_context("repairing the torn tail of " + path);
-    out.repair = std::move(*rep);
+  auto keep = [&](repair_report rep) {
+    if (rep.changed()) out.repair = std::move(rep);
+  };
+  if (check.scan_for_damage) {
+    auto scan = scan_transcript_for_damage(f, path, check.repair);
+    if (!scan.ok()) return scan.error();
+    out.checked_bytes = scan->bytes_read;
+    if (scan->lines > 0 && !scan->header_ok) {
+      auto rec = recover_corrupt_transcript(f, c, path, make_header(header), check.repair);
+      if (!rec.ok()) return rec.error().with_context("recovering the header of " + path);
+      keep(std::move(*rec));
+    } else if (scan->needs_repair()) {
+      auto rep = repair_transcript_file(f, c, path, check.repair);
+      if (!rep.ok()) return rep.error().with_context("repairing " + path + " (" + scan->first_reason + ")");
+      keep(std::move(*rep));
+    }
+  } else {
+    auto tail = check_transcript_tail(f, path);
+    if (!tail.ok()) return tail.error();
+    if (!tail->clean()) {
+      auto rep = repair_transcript_file(f, c, path, check.repair);
+      if (!rep.ok()) return rep.error().with_context("repairing the torn tail of " + path);
+      keep(std::move(*rep));
+    }
   }
   auto opened = transcript_file::open(f, c, path, opt);
   if (!opened.ok()) return opened.error();

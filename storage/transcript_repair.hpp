@@ -8,8 +8,18 @@
 //   "<basename>.repair", then the backup is unlinked (kept, and named, only if that fails).
 //   The caller holds the session write lock (SPEC §1.3). Any failure before the rename leaves
 //   the original untouched; every error names the file and the cause.
-// - check_transcript_tail reads only the last few KiB: a healthy file (ends in '\n', no NUL
-//   bytes in the tail) needs no full scan when it is opened.
+// - check_transcript_tail reads only the last few KiB (ends in '\n', no NUL bytes in the tail).
+// - scan_transcript_for_damage is the check an open for a run makes: one sequential read of
+//   the file, every line validated by a SAX pass that builds no JSON tree and looks only at
+//   the fields the rules read (entry type, message role / content / stopReason / api /
+//   provider, content block type / text). It has no false negatives with respect to the
+//   per-line rules of repair_transcript_text (a line it passes is one those rules keep as it
+//   is); a false positive only costs a repair pass that rewrites nothing.
+// - recover_corrupt_transcript handles a file whose first readable line is not a session
+//   header: the raw file is copied to "<file>.corrupt-<ISO with [:.]->'-'>-<8 hex>.jsonl"
+//   (kept), the parseable lines are kept after a header synthesized from the caller's fields
+//   (or the first header line found), the per-line rules run, and the file is replaced
+//   atomically.
 // Nothing is dropped without a count: every dropped line is listed with its line number,
 // byte length and reason.
 #pragma once
@@ -20,6 +30,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <boost/json/object.hpp>
 
 #include "messages/clock.hpp"
 #include "messages/json_reader.hpp"
@@ -73,6 +85,10 @@ struct repair_report {
   std::string abandoned_reason;
   // Set by repair_transcript_file only when the backup could not be removed.
   std::optional<std::string> backup_path;
+  // Set by recover_corrupt_transcript: where the raw file was copied (kept), and whether a
+  // header was synthesized for it.
+  std::optional<std::string> corrupt_backup_path;
+  bool synthesized_header = false;
 
   bool abandoned() const { return !abandoned_reason.empty(); }
   // Whether the cleaned text differs from the input (false when abandoned).
@@ -110,5 +126,29 @@ struct tail_state {
 
 // Reads at most the last `window` bytes of `path`.
 result<tail_state> check_transcript_tail(fs& f, const std::string& path, std::size_t window = 4096);
+
+struct damage_scan {
+  std::uint64_t bytes_read = 0;
+  std::size_t lines = 0;        // non-blank lines, header included
+  bool header_ok = false;       // the first non-blank line is {type:"session", id:<non-empty string>}
+  std::size_t suspect_lines = 0;  // lines a per-line rule may change (malformed ones included)
+  bool whole_file_rules = false;  // entries the tool-result insertion passes look at
+  bool torn_tail = false;       // bytes after the last '\n'
+  std::string first_reason;     // why the first suspect line is suspect ("line N: ...")
+  // Whether repair_transcript_file may change the file.
+  bool needs_repair() const { return suspect_lines > 0 || whole_file_rules || torn_tail; }
+};
+
+// Pure: the scan of text already in memory (`text` is the whole file).
+damage_scan scan_transcript_text(std::string_view text, const json::parse_limits& line_limits = {});
+// One sequential read of `path` in blocks of `block_bytes`.
+result<damage_scan> scan_transcript_for_damage(fs& f, const std::string& path, const repair_options& options = {},
+                                               std::size_t block_bytes = 256u << 10);
+
+// The corrupt-header recovery (see the top). `header` is used when no header line is found.
+// Errors: the read / copy / replace errors, the file untouched (the copy removed).
+result<repair_report> recover_corrupt_transcript(fs& f, clock& clk, const std::string& path,
+                                                 const boost::json::object& header,
+                                                 const repair_options& options = {});
 
 }  // namespace sessionrt::storage

@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include "messages/json_reader.hpp"
+#include "storage/archive_names.hpp"
+#include "storage/durable_file.hpp"
 #include "storage/faulty_fs.hpp"
 #include "storage/transcript_open.hpp"
 #include "tests/test_support.hpp"
@@ -85,4 +87,146 @@ TEST_CASE("a NUL-filled tail (power loss after the size grew) is dropped on open
   auto ctx = t->file->context();
   REQUIRE(ctx.ok());
   CHECK(ctx->messages.size() == 1);
+}
+
+// --- repair on every open for a run, not only after a torn tail [R§8.1] ---
+
+namespace {
+
+const char* kHeaderLine = R"({"type":"session","version":3,"id":"s","timestamp":"2026-11-30T01:00:00.000Z","cwd":"/w"})";
+
+std::string entry(const std::string& id, const std::string& parent, const std::string& message) {
+  return R"({"type":"message","id":")" + id + R"(","parentId":)" + (parent.empty() ? "null" : "\"" + parent + "\"") +
+         R"(,"timestamp":"2026-11-30T01:00:01.000Z","message":)" + message + "}";
+}
+
+const std::string kUser = R"({"role":"user","content":"hello","timestamp":1})";
+const std::string kAssistant =
+    R"({"role":"assistant","content":[{"type":"text","text":"hi there"}],"api":"anthropic-messages","provider":"anthropic","model":"m","stopReason":"stop","timestamp":2})";
+
+std::string file_of(const std::vector<std::string>& lines) {
+  std::string text = std::string(kHeaderLine) + "\n";
+  for (const auto& l : lines) text += l + "\n";
+  return text;
+}
+
+bool has_backup(const testing::temp_dir& dir) {
+  for (const auto& n : testing::list_names(dir.path()))
+    if (n.find(".bak-") != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("open for a run: a clean-tailed file is repaired - malformed middle line, blank user, empty error turn, bad image") {
+  const std::vector<std::pair<std::string, std::string>> damage = {
+      {"malformed", R"({"type":"message","id":"b1","parentId":"a1","message":{"role":"user","con)"},
+      {"blank user", entry("b1", "a1", R"({"role":"user","content":"   ","timestamp":3})")},
+      {"empty error", entry("b1", "a1", R"({"role":"assistant","content":[],"stopReason":"error","timestamp":3})")},
+      {"bad image", entry("b1", "a1", R"({"role":"user","content":[{"type":"image","data":"@@not base64@@","mimeType":"image/png"}],"timestamp":3})")},
+      {"no role", entry("b1", "a1", R"({"content":"x"})")},
+  };
+  for (const auto& [what, line] : damage) {
+    INFO(what);
+    testing::temp_dir dir;
+    manual_clock clk(1796000000000);
+    const auto path = dir.file("s.jsonl");
+    testing::write_text(path, file_of({entry("u1", "", kUser), entry("a1", "u1", kAssistant), line,
+                                       entry("c1", what == "malformed" ? "a1" : "b1", kUser)}));
+    auto t = open_or_create_transcript(posix_fs(), clk, path, header(), {});
+    REQUIRE(t.ok());
+    REQUIRE(t->repair.has_value());
+    CHECK(t->repair->changed());
+    CHECK(t->repair->summary().rfind("session file repaired: ", 0) == 0);
+    CHECK(t->repair->summary().find("(s.jsonl)") != std::string::npos);
+    CHECK_FALSE(t->repair->backup_path.has_value());
+    CHECK_FALSE(has_backup(dir));  // backup written, then removed after the replace
+    // The repaired file: every line parses, nothing is left for a second open to repair.
+    for (const auto& l : testing::split_lines(testing::read_text(path))) CHECK(json::parse_object(l).ok());
+    t->file.reset();
+    auto again = open_or_create_transcript(posix_fs(), clk, path, header(), {});
+    REQUIRE(again.ok());
+    CHECK_FALSE(again->repair.has_value());
+  }
+}
+
+TEST_CASE("open for a run: a healthy file is read once and not rewritten (images, non-ASCII, blank assistant text)") {
+  testing::temp_dir dir;
+  manual_clock clk(1796000000000);
+  const auto path = dir.file("s.jsonl");
+  const std::string text = file_of(
+      {entry("u1", "", R"({"role":"user","content":[{"type":"text","text":"日本語 ✓"},{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}],"timestamp":1})"),
+       entry("a1", "u1", kAssistant),
+       entry("a2", "a1", R"({"role":"assistant","content":[],"stopReason":"stop","timestamp":3})"),
+       R"({"type":"custom","customType":"x","data":{"content":""},"id":"c1","parentId":"a2","timestamp":"2026-11-30T01:00:02.000Z"})"});
+  testing::write_text(path, text);
+  auto before = posix_fs().stat(path);
+  REQUIRE(before.ok());
+  auto t = open_or_create_transcript(posix_fs(), clk, path, header(), {});
+  REQUIRE(t.ok());
+  CHECK_FALSE(t->repair.has_value());
+  CHECK(t->checked_bytes == text.size());
+  auto after = posix_fs().stat(path);
+  REQUIRE(after.ok());
+  CHECK(after->ino == before->ino);
+  CHECK(testing::read_text(path) == text);
+  // Appends afterwards are trusted: the open's check is the only scan.
+  REQUIRE(t->file->append_message(user_message("more", 4)).ok());
+  REQUIRE(t->file->commit().ok());
+}
+
+TEST_CASE("open for a run: a corrupt header is recovered as <file>.corrupt-..., the parseable lines kept") {
+  testing::temp_dir dir;
+  manual_clock clk(1796000000000);
+  const auto path = dir.file("s.jsonl");
+  const std::string original = std::string("{\"type\":\"sess") + "\n" + entry("u1", "", kUser) + "\n" + "garbage\n" +
+                               entry("a1", "u1", kAssistant) + "\n";
+  testing::write_text(path, original);
+  auto t = open_or_create_transcript(posix_fs(), clk, path, header(), {});
+  REQUIRE(t.ok());
+  REQUIRE(t->repair.has_value());
+  CHECK(t->repair->synthesized_header);
+  REQUIRE(t->repair->corrupt_backup_path.has_value());
+  const std::string name = path_basename(*t->repair->corrupt_backup_path);
+  CHECK(classify(name).kind == artifact_kind::corrupt_backup);
+  CHECK(testing::read_text(*t->repair->corrupt_backup_path) == original);
+  CHECK(t->repair->dropped_malformed_lines == 2);
+  CHECK(t->repair->summary().find("the original is kept at") != std::string::npos);
+  CHECK(t->file->header().at("id") == "s");
+  auto ctx = t->file->context();
+  REQUIRE(ctx.ok());
+  CHECK(ctx->messages.size() == 2);
+}
+
+TEST_CASE("damage scan: no false negatives against the per-line rules, on the vectors and on mutated lines") {
+  std::vector<std::string> lines = {entry("u1", "", kUser), entry("a1", "u1", kAssistant)};
+  for (const auto& name : testing::list_names(testing::vectors_dir())) {
+    if (name.rfind("pi_", 0) != 0 || name.find(".jsonl") == std::string::npos) continue;
+    auto all = testing::split_lines(testing::read_text(testing::vectors_dir() + "/" + name));
+    for (std::size_t k = 1; k < all.size(); ++k) lines.push_back(all[k]);
+  }
+  // Clean files are clean.
+  CHECK_FALSE(scan_transcript_text(file_of(lines)).needs_repair());
+  // Mutations of each line: whenever the rules would change the file, the scan says so.
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      {"\"hello\"", "\" \""}, {"\"stop\"", "\"error\""}, {"\"role\":\"user\"", "\"role\":\"\""},
+      {"\"text\":\"", "\"text\":\"  \",\"x\":\""}, {"}}", "}"}, {"\"content\":[", "\"content\":[],\"c\":["},
+      {"\"role\":\"assistant\"", "\"role\":7"}, {"\"type\":\"text\"", "\"type\":\"image\",\"mimeType\":\"image/png\",\"data\":\"!\""}};
+  std::size_t rule_hits = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    for (const auto& [from, to] : edits) {
+      auto at = lines[i].find(from);
+      if (at == std::string::npos) continue;
+      auto mutated = lines;
+      mutated[i].replace(at, from.size(), to);
+      const auto text = file_of(mutated);
+      const bool changes = repair_transcript_text(text, 0).report.changed();
+      INFO(mutated[i]);
+      if (changes) {
+        ++rule_hits;
+        CHECK(scan_transcript_text(text).needs_repair());
+      }
+    }
+  }
+  CHECK(rule_hits > 20);
 }

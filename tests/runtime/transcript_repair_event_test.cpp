@@ -1,0 +1,96 @@
+// Repair on load for a run [R§8.1, SPEC §6.1] through the runtime: a transcript whose tail is
+// clean but whose middle is damaged (a malformed line, a blank user turn) is repaired when the
+// session opens it, the runtime emits `transcript.repaired`, and the backup is gone.
+#include <catch2/catch.hpp>
+
+#include <mutex>
+
+#include "messages/json_access.hpp"
+#include "messages/json_reader.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/simulated_model.hpp"
+#include "storage/durable_file.hpp"
+#include "tests/test_support.hpp"
+
+using namespace sessionrt;
+using namespace sessionrt::runtime;
+
+namespace {
+
+constexpr std::int64_t kT0 = 1796011140000;
+
+struct repair_harness {
+  testing::temp_dir dir;
+  manual_clock clk{kT0};
+  std::shared_ptr<simulated_model> model = std::make_shared<simulated_model>(clk);
+  std::vector<lifecycle_event> events;
+  std::mutex mu;
+
+  std::unique_ptr<runtime::runtime> start() {
+    runtime_options o;
+    o.settings.state_dir = dir.path();
+    o.settings.session.reset.timezone = "UTC";
+    o.runner = model;
+    o.time = &clk;
+    o.virtual_time = true;
+    o.threads = 2;
+    auto rt = runtime::runtime::start(o);
+    REQUIRE(rt.ok());
+    (*rt)->subscribe({}, [this](const lifecycle_event& e) {
+      std::lock_guard<std::mutex> g(mu);
+      events.push_back(e);
+    });
+    return std::move(*rt);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a clean-tailed damaged transcript is repaired when its session opens, with a transcript.repaired event") {
+  repair_harness h;
+  std::string path;
+  {
+    auto rt = h.start();
+    auto out = rt->send(testing::dm("123", "first")).get();
+    REQUIRE(out.st.ok());
+    auto row = rt->session(out.session_key).value();
+    REQUIRE(row.has_value());
+    path = std::string(row->session_file().value_or(""));
+    REQUIRE(rt->stop().ok());
+  }
+  // Damage the middle, keep the tail clean: a malformed line and a blank user turn after the header.
+  auto lines = testing::split_lines(testing::read_text(path));
+  REQUIRE(lines.size() >= 3);
+  std::string damaged = lines[0] + "\n" + R"({"type":"message","id":"zz","parentId":nul)" + "\n";
+  for (std::size_t k = 1; k < lines.size(); ++k) {
+    std::string l = lines[k];
+    auto at = l.find("\"content\":\"first\"");
+    if (at != std::string::npos) l.replace(at, 17, "\"content\":\"  \"");
+    damaged += l + "\n";
+  }
+  testing::write_text(path, damaged);
+  {
+    std::lock_guard<std::mutex> g(h.mu);
+    h.events.clear();
+  }
+
+  auto rt = h.start();
+  auto again = rt->send(testing::dm("123", "second")).get();
+  INFO(again.st.to_string());
+  REQUIRE(again.st.ok());
+  REQUIRE(rt->stop().ok());
+
+  std::lock_guard<std::mutex> g(h.mu);
+  auto it = std::find_if(h.events.begin(), h.events.end(), [](auto& e) { return e.type == "transcript.repaired"; });
+  REQUIRE(it != h.events.end());
+  CHECK(json::get_string(it->data, "path") == std::optional<std::string_view>(path));
+  CHECK(json::get_int(it->data, "droppedLines") == std::optional<std::int64_t>(1));
+  auto summary = json::get_string(it->data, "summary");
+  REQUIRE(summary);
+  CHECK_THAT(std::string(*summary), Catch::Contains("dropped 1 malformed line(s)"));
+  CHECK_THAT(std::string(*summary), Catch::Contains("rewrote 1 user message(s)"));
+  // The backup was removed after the replace; the file parses line by line.
+  for (const auto& n : testing::list_names(storage::path_dirname(path))) CHECK(n.find(".bak-") == std::string::npos);
+  for (const auto& l : testing::split_lines(testing::read_text(path))) CHECK(json::parse_object(l).ok());
+  CHECK(testing::read_text(path).find("\"content\":\"(continue)\"") != std::string::npos);
+}
