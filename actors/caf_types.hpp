@@ -38,6 +38,16 @@ using spawned_atom = caf::atom_constant<caf::atom("spawned")>;
 using stats_atom = caf::atom_constant<caf::atom("stats")>;
 using trim_atom = caf::atom_constant<caf::atom("trim")>;
 using idle_atom = caf::atom_constant<caf::atom("idle")>;
+// A barrier: answered once what was sent before it was handled (router, event bus).
+using settle_atom = caf::atom_constant<caf::atom("settle")>;
+// A session's model call: admitted by the gate, answered, streamed, timed out; a provider's
+// summary answered; a debounce alarm.
+using granted_atom = caf::atom_constant<caf::atom("granted")>;
+using model_done_atom = caf::atom_constant<caf::atom("mdone")>;
+using model_text_atom = caf::atom_constant<caf::atom("mtext")>;
+using timeout_atom = caf::atom_constant<caf::atom("mtimeout")>;
+using summary_done_atom = caf::atom_constant<caf::atom("sdone")>;
+using wake_atom = caf::atom_constant<caf::atom("wake")>;
 
 // Where a turn's outcome goes once it is acknowledged: a CAF response promise or a host
 // callback (a std::promise behind the runtime's future API). Called exactly once.
@@ -52,6 +62,16 @@ struct entry_reply {
 
 using entry_rows = std::vector<std::pair<std::string, session_entry>>;
 
+// A model call's answer (result<> as a message): the error, or the assistant message.
+struct model_reply {
+  status st;
+  boost::json::object message;
+};
+struct summary_reply {
+  status st;
+  std::string text;
+};
+
 }  // namespace sessionrt::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::chat_event)
@@ -64,3 +84,5 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::entry_reply)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::entry_rows)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::route_facts)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::storage::shared_fd_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::model_reply)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::summary_reply)

@@ -3,12 +3,15 @@
 // reads it from a JSON file (naming bad keys) and writes it back out.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 
+#include "actors/maintenance/maintenance_settings.hpp"
 #include "actors/router/route_resolver.hpp"
 #include "actors/session/compaction_planner.hpp"
 #include "actors/session/context_pressure.hpp"
 #include "actors/session/memory_flush_planner.hpp"
+#include "actors/session/queue_settings.hpp"
 #include "actors/session/reset_policy.hpp"
 #include "storage/transcript_file.hpp"
 #include "storage/write_lock.hpp"
@@ -35,6 +38,13 @@ struct model_settings {
   std::string provider;                  // model.provider ("" = the runner's default)
   std::string model;                     // model.model
   std::int64_t max_tokens = 0;           // model.maxTokens (0 = runner default)
+  // model.maxConcurrent: model calls in flight at once over all sessions (turns, memory
+  // flushes, compaction summaries); the rest wait first come, first served. 0 = no bound.
+  std::size_t max_concurrent = 16;
+  // model.maxConcurrentByProvider: a further bound per provider ("" = the runner's default).
+  std::map<std::string, std::size_t> max_concurrent_by_provider;
+  std::int64_t timeout_ms = 600000;      // model.timeoutMs: a call past it is cancelled (0 = none)
+  std::size_t sync_runner_threads = 4;   // model.syncRunnerThreads: threads for a synchronous runner
 };
 
 struct session_settings {
@@ -59,6 +69,9 @@ struct runtime_settings {
   std::string compaction_provider;      // compaction.provider: id of a registered provider ("" = built-in)
   memory_flush_settings memory_flush;   // compaction.memoryFlush.*
   pressure_config pressure;             // context.pressureFractions
+  queue_settings queue;                 // messages.queue.*
+  maintenance_settings maintenance;     // session.maintenance.*
+  cron_settings cron;                   // cron.sessionRetention, cron.runLog.*
 };
 
 }  // namespace sessionrt::actors

@@ -11,6 +11,7 @@
 
 #include "actors/session/compaction_planner.hpp"
 #include "actors/session/compaction_runner.hpp"
+#include "actors/session/inline_turn_io.hpp"
 #include "runtime/simulated_model.hpp"
 #include "storage/context_builder.hpp"
 #include "storage/system_clock.hpp"
@@ -75,7 +76,8 @@ int main(int argc, char** argv) {
   settings.storage.durability = storage::durability::none;
   runtime::simulated_model model(clk);
   actors::compaction_providers providers;
-  actors::compaction_env env{&storage::posix_fs(), &clk, &settings, &model, &providers, nullptr};
+  actors::inline_turn_io io(&model);
+  actors::compaction_env env{&storage::posix_fs(), &clk, &settings, &io, &providers};
   session_entry row;
   row.set_session_id("cbench");
   for (int r = 0; r < rounds; ++r) {
@@ -88,7 +90,8 @@ int main(int argc, char** argv) {
     auto plan = actors::plan_compaction(p, settings.compaction);
     const double plan_ms = ms_since(t0);
     const auto t1 = steady::now();
-    auto done = actors::compact_session(env, actors::compaction_request{"threshold", "", "agent:main:bench"}, tf, row);
+    auto done = *actors::run_inline(
+        actors::compact_session(env, actors::compaction_request{"threshold", "", "agent:main:bench"}, tf, row));
     const double compact_ms = ms_since(t1);
     if (!done.ok() || !plan) {
       std::cerr << (done.ok() ? "nothing to compact" : done.error().message()) << "\n";

@@ -161,7 +161,10 @@ int main(int argc, char** argv) {
   cron_run(rt, "Summarize today's release notes.");
 
   say("\nsessions in " + state + ":");
-  for (const auto& row : rt.sessions())
+  auto rows = rt.sessions();
+  if (!rows.ok()) say("listing the sessions failed: " + rows.error().to_string());
+  else
+  for (const auto& row : *rows)
     say("  " + row.key + "  " + std::string(row.entry.session_id().value_or("")) + "  " +
         std::to_string(row.entry.total_tokens().value_or(0)) + " prompt tokens");
   status stopped = rt.stop();

@@ -1,10 +1,17 @@
 // The only source of time. Rules and storage take a clock&; nothing calls system_clock::now()
 // directly. `now_ms` is wall-clock epoch milliseconds; `sleep_ms` is how waiting code (lock
 // backoff) waits, so a manual clock makes waiting instantaneous in tests.
-// The real clock lives in storage/system_clock.hpp (it makes syscalls).
+// `alarms` run a callback once the clock reaches a time (model timeouts, queue debounce, a
+// simulated model's latency); under virtual time they fire while the manual clock advances.
+// The real clock and its alarm thread live in storage/system_clock.hpp (they make syscalls).
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
 
 namespace sessionrt {
 
@@ -15,17 +22,43 @@ class clock {
   virtual void sleep_ms(std::int64_t ms) = 0;
 };
 
-// A clock that only moves when told to (or when someone sleeps on it). Thread-safe.
-class manual_clock final : public clock {
+class alarms {
+ public:
+  using id = std::uint64_t;
+  virtual ~alarms() = default;
+  // Runs `fn` once, when the clock reads `at_ms` or later, on the alarms' own thread (a
+  // manual clock: the thread that advances it). Must not block. cancel() of an alarm that
+  // fired or was cancelled does nothing.
+  virtual id at(std::int64_t at_ms, std::function<void()> fn) = 0;
+  virtual void cancel(id alarm) = 0;
+};
+
+// A clock that only moves when told to (or when someone sleeps on it), with alarms that fire
+// as it passes them, in time order. Thread-safe.
+class manual_clock final : public clock, public alarms {
  public:
   explicit manual_clock(std::int64_t start_ms = 0) : now_(start_ms) {}
   std::int64_t now_ms() const override { return now_.load(); }
   void sleep_ms(std::int64_t ms) override { advance(ms); }
-  void set(std::int64_t ms) { now_.store(ms); }
-  void advance(std::int64_t ms) { now_.fetch_add(ms); }
+  void set(std::int64_t ms) {
+    now_.store(ms);
+    fire_due();
+  }
+  void advance(std::int64_t ms) {
+    now_.fetch_add(ms);
+    fire_due();
+  }
+  id at(std::int64_t at_ms, std::function<void()> fn) override;
+  void cancel(id alarm) override;
+  std::size_t pending_alarms() const;
 
  private:
+  void fire_due();
   std::atomic<std::int64_t> now_;
+  mutable std::mutex mu_;
+  std::map<std::pair<std::int64_t, id>, std::function<void()>> due_;
+  std::unordered_map<id, std::int64_t> when_;  // alarm -> its time, for cancel()
+  id next_ = 1;
 };
 
 }  // namespace sessionrt

@@ -18,6 +18,11 @@ inline constexpr std::string_view session_passivated = "session.passivated";  //
 inline constexpr std::string_view message_appended = "message.appended";    // entryId, role
 inline constexpr std::string_view turn_completed = "turn.completed";        // tokens, latencyMs
 inline constexpr std::string_view turn_failed = "turn.failed";              // error
+// A message arrived while the session's turn was running: it waits (mode, depth).
+inline constexpr std::string_view turn_queued = "turn.queued";
+// The running turn's model call was cancelled (reason stop|interrupt|reset|shutdown): the
+// user's message is kept, nothing of the reply.
+inline constexpr std::string_view turn_cancelled = "turn.cancelled";
 inline constexpr std::string_view store_flushed = "store.flushed";          // rows, bytes
 inline constexpr std::string_view store_quarantined = "store.quarantined";  // path, recovered, lost
 inline constexpr std::string_view transcript_repaired = "transcript.repaired";  // summary, dropped

@@ -1,21 +1,57 @@
 // The model runner a host supplies (SPEC §8): given the sanitized context of a session, it
-// returns one assistant message (pi-ai shape, with usage) or an error. A context-overflow
+// answers one assistant message (pi-ai shape, with usage) or an error. A context-overflow
 // error is an error whose message matches the overflow patterns [R§6.2]; the runtime then
-// compacts and retries. The call is synchronous: a runner that waits on a network should be
-// given its own threads by the host (the runtime calls it from the session's actor).
-// Compaction providers (SPEC §4) summarize a span of messages; register them by id.
+// compacts and retries.
+//
+// Two contracts; the runtime prefers the first:
+//   async_model_runner::start(request, done, cancel) returns at once; the runner completes
+//     `done` later, exactly once, from any thread. The runtime never blocks a thread on it.
+//   model_runner::run(request) is synchronous; the runtime runs it on a pool of its own
+//     (model.syncRunnerThreads threads), never on the actor scheduler.
+// What the runtime owns and what the runner may keep:
+//   - `request` is shared and immutable; the runner may hold it as long as it likes.
+//   - on_text pieces (streaming) may come from any thread, in order, before the completion;
+//     the pieces joined must equal the text of the completed message.
+//   - `cancel` is set when the runtime gives up on the call (/stop, an interrupting message,
+//     model.timeoutMs, stop()). The runtime stops waiting at once: what the runner completes
+//     afterwards is ignored, and nothing of a cancelled reply is stored.
+//   - A second completion is ignored (and counted: model_completion::duplicates()).
+// Compaction providers (SPEC §4) summarize a span of messages; register them by id. Their
+// summarize() is synchronous and runs on the same pool as a synchronous runner.
 #pragma once
 #include <atomic>
 #include <boost/json.hpp>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "messages/status.hpp"
 
 namespace sessionrt {
+
+// Messages a user sent while a call runs, for a runner that can take them at its next tool
+// boundary (queue mode steer). Thread-safe.
+class steer_inbox {
+ public:
+  // What arrived since the last take(), oldest first; the runner must use every text it takes
+  // (the runtime stores them as user messages ahead of the reply).
+  std::vector<std::string> take();
+  void put(std::string text);
+  // After close() put() refuses (false) and take() gives nothing: the call ended.
+  bool try_put(std::string text);
+  std::vector<std::string> close();
+  // Texts taken by the runner so far, in order (read by the runtime after the completion).
+  std::vector<std::string> taken() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::string> waiting_, taken_;
+  bool closed_ = false;
+};
 
 struct model_request {
   std::string session_key;
@@ -27,10 +63,50 @@ struct model_request {
   std::string model;
   std::int64_t context_window = 0;
   std::int64_t max_tokens = 0;   // 0 = runner default
-  // Set when someone listens to the reply as it streams. A runner that streams calls it with
-  // the reply's text in order, from the thread run() was called on, before run() returns; the
-  // pieces joined must equal the text of the returned message. A runner may ignore it.
+  // Set when someone listens to the reply as it streams: call it with the reply's text in
+  // order (any thread) before completing. A runner may ignore it.
   std::function<void(std::string_view text)> on_text;
+  // Set for a turn when the session's queue mode is steer and the runner supports steering.
+  std::shared_ptr<steer_inbox> steering;
+};
+
+// Set by the runtime to ask a running call or summarization to stop. Thread-safe; callbacks
+// run once, on the thread that cancels (at once when registered after the cancellation).
+class cancellation {
+ public:
+  void cancel();
+  bool cancelled() const { return cancelled_.load(); }
+  void on_cancel(std::function<void()> fn) const;  // const: a runner holds a const view
+
+ private:
+  std::atomic<bool> cancelled_{false};
+  mutable std::mutex mu_;
+  mutable std::vector<std::function<void()>> callbacks_;
+};
+
+// The completion of one model call.
+class model_completion {
+ public:
+  using sink = std::function<void(result<boost::json::object>)>;
+  explicit model_completion(sink s) : sink_(std::move(s)) {}
+  // The first call delivers `reply` and returns true; every later one is ignored (false).
+  bool complete(result<boost::json::object> reply);
+  bool completed() const { return done_.load(); }
+  int duplicates() const { return duplicates_.load(); }
+
+ private:
+  sink sink_;
+  std::atomic<bool> done_{false};
+  std::atomic<int> duplicates_{0};
+};
+
+class async_model_runner {
+ public:
+  virtual ~async_model_runner() = default;
+  virtual void start(std::shared_ptr<const model_request> request, std::shared_ptr<model_completion> done,
+                     std::shared_ptr<const cancellation> cancel) = 0;
+  // Whether the runner reads model_request::steering at its tool boundaries.
+  virtual bool supports_steering() const { return false; }
 };
 
 class model_runner {
@@ -40,16 +116,6 @@ class model_runner {
   // timestamp}, or an error (errc::unsupported / io_error / limit_exceeded ...) whose message
   // is the provider's text.
   virtual result<boost::json::object> run(const model_request& request) = 0;
-};
-
-// Set by the caller to ask a running summarization to stop; providers check it.
-class cancellation {
- public:
-  void cancel() { cancelled_.store(true); }
-  bool cancelled() const { return cancelled_.load(); }
-
- private:
-  std::atomic<bool> cancelled_{false};
 };
 
 struct summarize_request {

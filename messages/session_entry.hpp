@@ -87,6 +87,10 @@ class session_entry {
   SRT_INT_FIELD(archived_at, "archivedAt")
   SRT_STR_FIELD(parent_session_key, "parentSessionKey")
   SRT_STR_FIELD(spawned_by, "spawnedBy")
+  SRT_STR_FIELD(queue_mode, "queueMode")
+  SRT_INT_FIELD(queue_cap, "queueCap")
+  SRT_STR_FIELD(queue_drop, "queueDrop")
+  SRT_INT_FIELD(queue_debounce_ms, "queueDebounceMs")
 
 #undef SRT_STR_FIELD
 #undef SRT_INT_FIELD

@@ -191,6 +191,111 @@ constexpr config_key<storage::write_lock_options> write_lock_keys[] = {
 constexpr std::string_view dm_scope_names =
     "\"main\", \"per-peer\", \"per-channel-peer\", \"per-account-channel-peer\"";
 
+// ---- session.maintenance and cron [R§5.1, §5.6] ---------------------------------------------------
+
+bool all_digits(std::string_view text) {
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// pruneAfter / resetArchiveRetention: a duration string, or a bare number (or digit string) of
+// days, as OpenClaw parses them.
+result<std::int64_t> read_days_duration(const bj::value& value, const std::string& path) {
+  std::optional<std::int64_t> ms;
+  if (value.is_string()) {
+    std::string text = ascii_lower_trimmed(value.get_string());
+    if (all_digits(text) && text.size() < 10)
+      ms = std::stoll(text) * actors::day_ms;
+    else
+      ms = parse_duration_ms(text);
+  } else if (auto days = json::as_int(value); days && *days >= 0 && *days < 100000000) {
+    ms = *days * actors::day_ms;
+  }
+  if (!ms || *ms <= 0)
+    return config_key_error(path, "expected a duration such as \"30d\", \"12h\" or a whole number of days, got " +
+                                      describe_json_value(value));
+  return *ms;
+}
+
+// cron.sessionRetention: a duration string (a unit-less one is hours), or false.
+status read_cron_retention(const bj::value& value, const std::string& path, actors::cron_settings& target) {
+  if (value.is_bool() && !value.get_bool()) {
+    target.session_retention_ms.reset();
+    return {};
+  }
+  std::optional<std::int64_t> ms;
+  if (value.is_string()) {
+    std::string text = ascii_lower_trimmed(value.get_string());
+    if (all_digits(text) && text.size() < 12)
+      ms = std::stoll(text) * 3600 * 1000;
+    else
+      ms = parse_duration_ms(text);
+  }
+  if (!ms || *ms <= 0)
+    return config_key_error(path, "expected a duration string such as \"24h\" (a bare number is hours), or false, got " +
+                                      describe_json_value(value));
+  target.session_retention_ms = *ms;
+  return {};
+}
+
+constexpr config_key<actors::maintenance_settings> maintenance_keys[] = {
+    {"mode",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.mode, read_enum<actors::maintenance_mode>(v, p, actors::parse_maintenance_mode,
+                                                                 "\"warn\", \"enforce\""));
+     }},
+    {"pruneAfter",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.prune_after_ms, read_days_duration(v, p)); }},
+    {"maxEntries",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_entries, read_whole_number(v, p, 1)); }},
+    {"resetArchiveRetention",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       if (v.is_bool() && !v.get_bool()) {
+         t.reset_archive_retention_disabled = true;
+         t.reset_archive_retention_ms.reset();
+         return status{};
+       }
+       t.reset_archive_retention_disabled = false;
+       return assign(t.reset_archive_retention_ms, read_days_duration(v, p));
+     }},
+    {"maxDiskBytes",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_disk_bytes, read_byte_size(v, p, 1)); }},
+    {"highWaterBytes",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.high_water_bytes, read_byte_size(v, p, 1)); }},
+};
+
+constexpr config_key<actors::cron_settings> cron_run_log_keys[] = {
+    {"maxBytes",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.run_log_max_bytes, read_byte_size(v, p, 1)); }},
+    {"keepLines",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.run_log_keep_lines, read_whole_number(v, p, 1));
+     }},
+};
+
+constexpr config_key<actors::cron_settings> cron_keys[] = {
+    {"sessionRetention", [](const auto& v, const auto& p, auto& t, auto&) { return read_cron_retention(v, p, t); }},
+    {"runLog", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, cron_run_log_keys, t, st); }},
+};
+
+// A duration as the largest whole unit: "30d", "24h", "90m", "45s", "1500ms".
+std::string duration_text(std::int64_t ms) {
+  constexpr std::pair<std::int64_t, const char*> units[] = {
+      {actors::day_ms, "d"}, {3600000, "h"}, {60000, "m"}, {1000, "s"}};
+  for (const auto& [size, unit] : units)
+    if (ms > 0 && ms % size == 0) return fmt::format("{}{}", ms / size, unit);
+  return fmt::format("{}ms", ms);
+}
+
+void warn_maintenance(const actors::maintenance_settings& m, std::vector<std::string>& warnings) {
+  if (m.high_water_bytes && !m.max_disk_bytes)
+    warnings.push_back(
+        "config key session.maintenance.highWaterBytes has no effect unless session.maintenance.maxDiskBytes is set");
+  else if (m.high_water_bytes && *m.high_water_bytes > *m.max_disk_bytes)
+    warnings.push_back(fmt::format("config key session.maintenance.highWaterBytes ({}) is above maxDiskBytes ({}); "
+                                   "maxDiskBytes is used",
+                                   *m.high_water_bytes, *m.max_disk_bytes));
+}
+
 constexpr config_key<runtime_settings> session_keys[] = {
     {"dmScope",
      [](const auto& v, const auto& p, auto& t, auto&) {
@@ -248,7 +353,8 @@ constexpr config_key<runtime_settings> session_keys[] = {
     {"maxMessageBytes",
      [](const auto& v, const auto& p, auto& t, auto&) {
        return assign(t.session.max_message_bytes, read_byte_size(v, p, 1));
-     }},
+     }},    {"maintenance",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, maintenance_keys, t.maintenance, st); }},
 };
 
 // ---- agents and bindings [R§1.2] -----------------------------------------------------------------
@@ -387,6 +493,45 @@ constexpr config_key<actors::model_settings> model_keys[] = {
     {"model", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.model, read_string(v, p)); }},
     {"maxTokens",
      [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_tokens, read_whole_number(v, p, 0)); }},
+    {"maxConcurrent",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_concurrent, read_whole_number(v, p, 0)); }},
+    {"maxConcurrentByProvider",
+     [](const auto& v, const auto& p, auto& t, auto&) -> status {
+       if (!v.is_object()) return config_key_error(p, "expected an object {provider: number}, got " + describe_json_value(v));
+       t.max_concurrent_by_provider.clear();
+       for (const auto& m : v.get_object()) {
+         auto n = read_whole_number(m.value(), child_key_path(p, m.key()), 1);
+         if (!n.ok()) return std::move(n).take_error();
+         t.max_concurrent_by_provider[std::string(m.key())] = static_cast<std::size_t>(*n);
+       }
+       return {};
+     }},
+    {"timeoutMs",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.timeout_ms, read_duration_ms(v, p, 0)); }},
+    {"syncRunnerThreads",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.sync_runner_threads, read_whole_number(v, p, 1, 1024));
+     }},
+};
+
+constexpr config_key<actors::queue_settings> queue_keys[] = {
+    {"mode",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.mode, read_enum<actors::queue_mode>(v, p, actors::parse_queue_mode,
+                                                           "\"followup\", \"collect\", \"interrupt\", \"steer\""));
+     }},
+    {"cap", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.cap, read_whole_number(v, p, 1)); }},
+    {"drop",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.drop, read_enum<actors::queue_drop>(v, p, actors::parse_queue_drop,
+                                                           "\"old\", \"new\", \"summarize\""));
+     }},
+    {"debounceMs",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.debounce_ms, read_duration_ms(v, p, 0)); }},
+};
+
+constexpr config_key<actors::queue_settings> messages_keys[] = {
+    {"queue", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, queue_keys, t, st); }},
 };
 
 constexpr config_key<actors::memory_flush_settings> memory_flush_keys[] = {
@@ -473,6 +618,8 @@ constexpr config_key<runtime_settings> top_level_keys[] = {
     {"storage",
      [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, storage_keys, t.storage, st); }},
     {"model", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, model_keys, t.model, st); }},
+    {"messages",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, messages_keys, t.queue, st); }},
     {"compaction",
      [](const auto& v, const auto&, auto&, auto& st) {
        st.compaction_block = &v;
@@ -480,6 +627,7 @@ constexpr config_key<runtime_settings> top_level_keys[] = {
      }},
     {"context",
      [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, context_keys, t.pressure, st); }},
+    {"cron", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, cron_keys, t.cron, st); }},
 };
 
 // `agents.defaults.compaction` first, then `compaction` over it, whatever their order in the file.
@@ -580,6 +728,17 @@ bj::object session_json(const runtime_settings& s) {
   out["trimIdleMs"] = s.session.trim_idle_ms;
   out["maxLiveSessions"] = size_value(s.session.max_live_sessions);
   out["maxMessageBytes"] = size_value(s.session.max_message_bytes);
+  const auto& m = s.maintenance;
+  bj::object maintenance{{"mode", actors::maintenance_mode_name(m.mode)},
+                         {"pruneAfter", duration_text(m.prune_after_ms)},
+                         {"maxEntries", m.max_entries}};
+  if (m.reset_archive_retention_disabled)
+    maintenance["resetArchiveRetention"] = false;
+  else
+    maintenance["resetArchiveRetention"] = duration_text(*actors::reset_archive_retention(m));
+  if (m.max_disk_bytes) maintenance["maxDiskBytes"] = *m.max_disk_bytes;
+  if (auto hw = actors::high_water_bytes(m)) maintenance["highWaterBytes"] = *hw;
+  out["maintenance"] = std::move(maintenance);
   return out;
 }
 
@@ -636,6 +795,7 @@ result<config_load> load_config_text(std::string_view json_text, const env_looku
   SRT_RETURN_IF_ERROR(read_keys(*parsed, std::string(), top_level_keys, loaded.settings, state));
   SRT_RETURN_IF_ERROR(read_compaction_blocks(loaded.settings, state));
   warn_unlisted_bound_agents(loaded.settings.routing, loaded.warnings);
+  warn_maintenance(loaded.settings.maintenance, loaded.warnings);
   SRT_RETURN_IF_ERROR(apply_environment(loaded.settings, env));
   return loaded;
 }
@@ -669,11 +829,28 @@ bj::object settings_to_json(const runtime_settings& s) {
   out["model"] = bj::object{{"contextWindow", s.model.context_window},
                             {"provider", s.model.provider},
                             {"model", s.model.model},
-                            {"maxTokens", s.model.max_tokens}};
+                            {"maxTokens", s.model.max_tokens},
+                            {"maxConcurrent", size_value(s.model.max_concurrent)}};
+  bj::object by_provider;
+  for (const auto& [provider, n] : s.model.max_concurrent_by_provider) by_provider[provider] = size_value(n);
+  out["model"].as_object()["maxConcurrentByProvider"] = std::move(by_provider);
+  out["model"].as_object()["timeoutMs"] = s.model.timeout_ms;
+  out["model"].as_object()["syncRunnerThreads"] = size_value(s.model.sync_runner_threads);
+  out["messages"] = bj::object{{"queue", bj::object{{"mode", actors::queue_mode_name(s.queue.mode)},
+                                                    {"cap", size_value(s.queue.cap)},
+                                                    {"drop", actors::queue_drop_name(s.queue.drop)},
+                                                    {"debounceMs", s.queue.debounce_ms}}}};
   out["compaction"] = compaction_json(s);
   bj::array fractions;
   for (double fraction : s.pressure.fractions) fractions.emplace_back(fraction);
   out["context"] = bj::object{{"pressureFractions", std::move(fractions)}};
+  bj::object cron;
+  if (s.cron.session_retention_ms)
+    cron["sessionRetention"] = duration_text(*s.cron.session_retention_ms);
+  else
+    cron["sessionRetention"] = false;
+  cron["runLog"] = bj::object{{"maxBytes", s.cron.run_log_max_bytes}, {"keepLines", s.cron.run_log_keep_lines}};
+  out["cron"] = std::move(cron);
   return out;
 }
 

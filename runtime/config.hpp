@@ -58,6 +58,12 @@
 //                                                                        and drops its cached context (0 = never)
 //   session.maxLiveSessions                 whole >= 1     10000         LRU passivation beyond this
 //   session.maxMessageBytes                 bytes >= 1     1048576       a longer chat event is refused
+//   session.maintenance.mode                enum           "warn"        warn (report, change nothing) | enforce [R§5]
+//   session.maintenance.pruneAfter          days-duration  "30d"         rows idle longer are pruned; a bare number = days
+//   session.maintenance.maxEntries          whole >= 1     500           cap (applied at the high water, 550 for 500)
+//   session.maintenance.resetArchiveRetention days-duration = pruneAfter  .reset.<ts> archives kept; false = forever
+//   session.maintenance.maxDiskBytes        bytes >= 1     unset         disk budget of a sessions dir (unset: none)
+//   session.maintenance.highWaterBytes      bytes >= 1     80% of max    the budget's target, clamped to maxDiskBytes
 //   storage.durability                      enum           "batch"       none | batch | sync (SPEC §1.2)
 //   storage.batchWindowMs                   ms >= 0        0             extra wait for a group commit to gather appends
 //   storage.maxLineBytes                    bytes >= 1     16777216      longest transcript line
@@ -66,6 +72,16 @@
 //   model.contextWindow                     whole >= 1     200000        context window, tokens
 //   model.provider, model.model             string         ""            "" = the runner's default
 //   model.maxTokens                         whole >= 0     0             0 = the runner's default
+//   model.maxConcurrent                     whole >= 0     16            model calls in flight over all sessions,
+//                                                                        the rest wait in FIFO order; 0 = no bound
+//   model.maxConcurrentByProvider.<p>       whole >= 1     {}            a further bound per provider
+//   model.timeoutMs                         ms >= 0        600000        a call past it is cancelled; 0 = none
+//   model.syncRunnerThreads                 whole 1..1024  4             threads of a synchronous runner's pool
+//   messages.queue.mode                     enum           "followup"    followup | collect | interrupt | steer:
+//                                                                        messages that arrive during a turn
+//   messages.queue.cap                      whole >= 1     20            messages waiting at most
+//   messages.queue.drop                     enum           "summarize"   old | new | summarize: past the cap
+//   messages.queue.debounceMs               ms >= 0        0             quiet time before a follow-up starts
 //   compaction.enabled                      bool           true          automatic compaction [R§6.1]
 //   compaction.reserveTokens                whole >= 0     16384
 //   compaction.keepRecentTokens             whole >= 1     20000         tail kept at a cut
@@ -80,6 +96,10 @@
 //   ...memoryFlush.prompt, .systemPrompt    string         ""            "" = the default texts of [R§7.1]
 //   ...memoryFlush.model                    string         ""            exact "provider/model"; "" = the session's
 //   context.pressureFractions               number[]       [0.75, 0.9]   ascending, each in (0, 1); [] = no events
+//   cron.sessionRetention                   duration       "24h"         cron run rows kept; a bare digit string = hours;
+//                                                                        false = never reaped [R§5.6]
+//   cron.runLog.maxBytes                    bytes >= 1     2000000       a run log over this is trimmed ...
+//   cron.runLog.keepLines                   whole >= 1     2000          ... to its last keepLines lines
 #pragma once
 #include <boost/json/object.hpp>
 #include <string>

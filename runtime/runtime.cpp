@@ -10,6 +10,9 @@
 #include "actors/caf_types.hpp"
 #include "actors/events/event_bus.hpp"
 #include "actors/events/event_hub.hpp"
+#include "actors/model/blocking_pool.hpp"
+#include "actors/model/model_gate.hpp"
+#include "actors/model/sync_runner_adapter.hpp"
 #include "actors/router/route_resolver.hpp"
 #include "actors/router/router_actor.hpp"
 #include "actors/router/session_key.hpp"
@@ -41,7 +44,11 @@ struct runtime::impl {
   std::vector<storage::write_lock> store_locks;
   std::shared_ptr<event_hub> hub = std::make_shared<event_hub>();
   compaction_providers providers;
-  cancellation cancel;  // set by stop(): running compactions give up instead of being waited for
+  // The model plumbing (declared before the actor system: destroyed after it).
+  std::unique_ptr<blocking_pool> pool;         // a synchronous runner's calls, providers' summaries
+  std::unique_ptr<sync_runner_adapter> adapter;
+  std::unique_ptr<model_gate> gate;
+  std::shared_ptr<async_model_runner> async_runner;  // kept alive while sessions call it
   std::unique_ptr<caf::actor_system_config> cfg;
   std::unique_ptr<caf::actor_system> sys;
   caf::actor router, bus, syncer, timers;
@@ -90,6 +97,24 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   st->probe = options.probe ? options.probe : &storage::real_process_probe();
   if (options.virtual_time && !options.time)
     return status(errc::invalid_argument, "virtual_time needs a manual clock in runtime_options.time");
+  alarms* timers_clock = options.timers_clock;
+  if (!timers_clock && options.virtual_time) {
+    auto* manual = dynamic_cast<manual_clock*>(st->time);
+    if (!manual) return status(errc::invalid_argument, "virtual_time needs a manual_clock in runtime_options.time");
+    timers_clock = manual;
+  }
+  if (!timers_clock) timers_clock = &storage::real_alarms();
+
+  // The model: asynchronous when the runner can be; a synchronous one runs on the pool.
+  st->pool = std::make_unique<blocking_pool>(st->settings.model.sync_runner_threads);
+  st->async_runner = options.async_runner;
+  if (!st->async_runner && options.runner)
+    st->async_runner = std::dynamic_pointer_cast<async_model_runner>(options.runner);
+  if (!st->async_runner && options.runner) {
+    st->adapter = std::make_unique<sync_runner_adapter>(options.runner, *st->pool);
+    st->async_runner = std::shared_ptr<async_model_runner>(st->async_runner, st->adapter.get());  // not owning
+  }
+  st->gate = std::make_unique<model_gate>(st->settings.model.max_concurrent, st->settings.model.max_concurrent_by_provider);
 
   auto zone = resolve_reset_zone(st->settings.session.reset.timezone);
   if (!zone.ok()) return zone.error().with_context("session.timezone");
@@ -188,10 +213,12 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   rc.core.time = st->time;
   rc.core.probe = st->probe;
   rc.core.settings = &st->settings;
-  rc.core.runner = options.runner.get();
   rc.core.zone = st->zone;
   rc.core.providers = &st->providers;
-  rc.core.cancel = &st->cancel;
+  rc.runner = st->async_runner.get();
+  rc.gate = st->gate.get();
+  rc.pool = st->pool.get();
+  rc.timers_clock = timers_clock;
   rc.agents = agents;
   rc.syncer = st->syncer;
   rc.bus = st->bus;
@@ -268,38 +295,56 @@ std::uint64_t runtime::subscribe(event_filter filter, std::function<void(const l
 
 bool runtime::unsubscribe(std::uint64_t id) { return impl_->hub->unsubscribe(id); }
 
-std::vector<session_row> runtime::sessions() {
+result<std::vector<session_row>> runtime::sessions() {
   std::vector<session_row> out;
-  if (impl_->stopped) return out;
+  if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
   caf::scoped_actor self{*impl_->sys};
+  status failed;
   for (auto& [agent, store] : impl_->stores)
     self->request(store, caf::infinite, list_atom::value)
         .receive(
             [&, agent = agent](entry_rows& rows) {
               for (auto& [k, e] : rows) out.push_back({agent, k, std::move(e)});
             },
-            [](caf::error&) {});
+            [&, agent = agent](caf::error& e) {
+              if (failed.ok())
+                failed = status(errc::io_error, fmt::format("listing the sessions of agent {}: {}", agent,
+                                                            self->system().render(e)));
+            });
+  if (!failed.ok()) return failed;
   return out;
 }
 
-std::optional<session_entry> runtime::session(const std::string& key, const std::string& agent_id) {
-  if (impl_->stopped) return std::nullopt;
+result<std::optional<session_entry>> runtime::session(const std::string& key, const std::string& agent_id) {
+  if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
   std::string agent = agent_id;
   if (agent.empty()) {
     auto parsed = parse_agent_session_key(key);
     agent = parsed ? parsed->agent_id : default_agent_of(impl_->settings.routing);
   }
   auto it = impl_->stores.find(agent);
-  if (it == impl_->stores.end()) return std::nullopt;
+  if (it == impl_->stores.end()) return status(errc::not_found, fmt::format("no agent {} is configured", agent));
   std::optional<session_entry> out;
+  status failed;
   caf::scoped_actor self{*impl_->sys};
   self->request(it->second, caf::infinite, get_atom::value, key)
       .receive(
           [&](entry_reply& r) {
-            if (r.found) out = std::move(r.entry);
+            if (!r.error.empty())
+              failed = status(errc::corrupt, "the session row of " + key + " cannot be read: " + r.error);
+            else if (r.found)
+              out = std::move(r.entry);
           },
-          [](caf::error&) {});
+          [&](caf::error& e) {
+            failed = status(errc::io_error, "asking the store for " + key + ": " + self->system().render(e));
+          });
+  if (!failed.ok()) return failed;
   return out;
+}
+
+runtime::model_call_stats runtime::model_calls() const {
+  const auto s = impl_->gate->stats();
+  return {s.running, s.waiting, s.peak_running, s.admitted, s.admitted_late};
 }
 
 std::string runtime::stats() {
@@ -307,9 +352,13 @@ std::string runtime::stats() {
   caf::scoped_actor self{*impl_->sys};
   std::string out;
   self->request(impl_->router, caf::infinite, stats_atom::value)
-      .receive([&](std::string& s) { out = s; }, [](caf::error&) {});
+      .receive([&](std::string& s) { out = s; }, [&](caf::error& e) { out = "router=? (" + self->system().render(e) + ")"; });
   self->request(impl_->timers, caf::infinite, stats_atom::value)
-      .receive([&](std::size_t n) { out += fmt::format(" timers={}", n); }, [](caf::error&) {});
+      .receive([&](std::size_t n) { out += fmt::format(" timers={}", n); },
+               [&](caf::error& e) { out += " timers=? (" + self->system().render(e) + ")"; });
+  const auto calls = impl_->gate->stats();
+  out += fmt::format(" model_running={} model_waiting={} model_peak={}", calls.running, calls.waiting,
+                     calls.peak_running);
   return out;
 }
 
@@ -318,8 +367,8 @@ void runtime::settle() {
   caf::scoped_actor self{*impl_->sys};
   // The router, then every session it has, handled what was sent before; then the bus
   // published the events that produced.
-  self->request(impl_->router, caf::infinite, sync_atom::value).receive([](bool) {}, [](caf::error&) {});
-  self->request(impl_->bus, caf::infinite, sync_atom::value).receive([] {}, [](caf::error&) {});
+  self->request(impl_->router, caf::infinite, settle_atom::value).receive([](bool) {}, [](caf::error&) {});
+  self->request(impl_->bus, caf::infinite, settle_atom::value).receive([] {}, [](caf::error&) {});
 }
 
 status runtime::flush() {
@@ -332,22 +381,28 @@ status runtime::advance(std::int64_t ms) {
   if (!impl_->opt.virtual_time) return status(errc::unsupported, "advance() needs virtual time (runtime_options.virtual_time)");
   auto* manual = dynamic_cast<manual_clock*>(impl_->time);
   if (!manual) return status(errc::invalid_argument, "virtual time needs a manual_clock");
-  manual->advance(ms);
+  manual->advance(ms);  // fires the alarms that became due (model answers, timeouts)
   caf::scoped_actor self{*impl_->sys};
+  status failed;
+  auto fail = [&](const char* what) {
+    return [&, what](caf::error& e) {
+      if (failed.ok()) failed = status(errc::io_error, fmt::format("advance: {}: {}", what, self->system().render(e)));
+    };
+  };
   // The timers fire what became due (their passivation requests reach the router before the
   // sweep below, being sent earlier to the same router).
-  self->request(impl_->timers, caf::infinite, tick_atom::value).receive([] {}, [](caf::error&) {});
+  self->request(impl_->timers, caf::infinite, tick_atom::value).receive([] {}, fail("the timers"));
   // The router sweeps, and answers once every passivation it started (or the timers asked
   // for) is done; then the bus has every event those passivations published.
-  self->request(impl_->router, caf::infinite, tick_atom::value, sync_atom::value).receive([](bool) {}, [](caf::error&) {});
-  self->request(impl_->bus, caf::infinite, sync_atom::value).receive([] {}, [](caf::error&) {});
-  return {};
+  self->request(impl_->router, caf::infinite, tick_atom::value, settle_atom::value)
+      .receive([](bool) {}, fail("the router"));
+  self->request(impl_->bus, caf::infinite, settle_atom::value).receive([] {}, fail("the event bus"));
+  return failed;
 }
 
 status runtime::stop(std::chrono::milliseconds deadline) {
   if (impl_->stopped) return {};
   impl_->stopped = true;
-  impl_->cancel.cancel();
   status result;
   {
     caf::scoped_actor self{*impl_->sys};
@@ -359,7 +414,9 @@ status runtime::stop(std::chrono::milliseconds deadline) {
                  });
     if (status written = write_stores(self, impl_->stores, t); result.ok()) result = written;
     // Let the last events reach subscribers.
-    self->request(impl_->bus, t, sync_atom::value).receive([] {}, [](caf::error&) {});
+    self->request(impl_->bus, t, settle_atom::value).receive([] {}, [&](caf::error& e) {
+      spdlog::warn("stopping: the last lifecycle events may not have reached subscribers: {}", self->system().render(e));
+    });
     for (auto* a : {&impl_->router, &impl_->timers, &impl_->bus, &impl_->syncer})
       self->send_exit(*a, caf::exit_reason::user_shutdown);
     for (auto& [agent, store] : impl_->stores) self->send_exit(store, caf::exit_reason::user_shutdown);
@@ -368,6 +425,10 @@ status runtime::stop(std::chrono::milliseconds deadline) {
   impl_->stores.clear();
   impl_->sys.reset();  // waits for every actor to finish
   impl_->store_locks.clear();
+  // Calls still running in a synchronous runner finish on their own threads (their answers
+  // reach no actor); the pool does not wait for them.
+  impl_->adapter.reset();
+  impl_->pool.reset();
   return result;
 }
 

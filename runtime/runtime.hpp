@@ -7,12 +7,16 @@
 //   send(system_event) -> heartbeat / cron / exec notices
 //   subscribe(filter, fn) -> lifecycle events; fn runs on the event bus, one event at a time
 //                         (runtime_options::subscriptions also see the start-up events)
-//   sessions() / session(key) -> rows as the store holds them now
+//   sessions() / session(key) -> rows as the store holds them now (an error when the store
+//                         could not be asked; an empty optional when the key has no row)
 //   advance(ms)        -> virtual time only: moves the clock and fires what became due
 //   flush()            -> writes the stores now
 //   stop(deadline)     -> passivates every session (flush, sync, release locks), writes the
 //                         stores, stops the actors; bounded by the deadline
-// The model runner is called from session actors; it must be thread-safe.
+// Model calls never run on the actor scheduler: an async_model_runner is started and
+// completes from any thread; a synchronous model_runner runs on model.syncRunnerThreads
+// threads of the runtime's own. At most model.maxConcurrent calls run at once (FIFO across
+// sessions); a call past model.timeoutMs is cancelled. The runner must be thread-safe.
 #pragma once
 #include <chrono>
 #include <functional>
@@ -41,7 +45,14 @@ namespace sessionrt::runtime {
 
 struct runtime_options {
   actors::runtime_settings settings;
-  std::shared_ptr<model_runner> runner;   // required for turns (the simulated model serves demos)
+  // The model: an asynchronous runner, or a synchronous one (run on the runtime's pool). A
+  // synchronous runner that also implements async_model_runner (the simulated model) is
+  // started asynchronously. One of the two is required for turns.
+  std::shared_ptr<model_runner> runner;
+  std::shared_ptr<async_model_runner> async_runner;
+  // Where model timeouts and debounce alarms are kept: nullptr = the manual clock under
+  // virtual time, else the real clock's alarm thread.
+  alarms* timers_clock = nullptr;
   clock* time = nullptr;                  // nullptr: the system clock
   bool virtual_time = false;              // `time` is a manual_clock moved by advance()
   unsigned threads = 0;                   // scheduler threads; 0 = number of cores
@@ -88,9 +99,14 @@ class runtime {
   std::uint64_t subscribe(event_filter filter, std::function<void(const lifecycle_event&)> fn);
   bool unsubscribe(std::uint64_t id);
 
-  std::vector<session_row> sessions();
-  std::optional<session_entry> session(const std::string& key, const std::string& agent_id = "");
-  std::string stats();  // router and timer counters, for diagnostics
+  result<std::vector<session_row>> sessions();
+  result<std::optional<session_entry>> session(const std::string& key, const std::string& agent_id = "");
+  std::string stats();  // router, timer and model-call counters, for diagnostics
+  struct model_call_stats {
+    std::size_t running = 0, waiting = 0, peak_running = 0;
+    std::uint64_t admitted = 0, admitted_late = 0;
+  };
+  model_call_stats model_calls() const;
 
   // Virtual time: advance the manual clock by `ms` and let the timers and the idle sweep run;
   // returns once the router and the timers have handled it.

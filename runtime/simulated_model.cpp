@@ -1,6 +1,7 @@
 #include "runtime/simulated_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include "messages/json_access.hpp"
 #include "messages/transcript_entry.hpp"
 #include "messages/utf8.hpp"
+#include "storage/system_clock.hpp"
 
 namespace sessionrt::runtime {
 
@@ -505,9 +507,77 @@ std::int64_t simulated_model::prompt_tokens_of(const model_request& request) {
 }
 
 simulated_model::simulated_model(clock& clock, simulated_model_options options)
-    : clock_(clock), options_(std::move(options)) {}
+    : clock_(clock), options_(std::move(options)), latency_state_(options_.latency.seed), latency_(options_.latency) {}
 
-result<boost::json::object> simulated_model::run(const model_request& request) {
+void simulated_model::set_latency(simulated_latency latency) {
+  std::lock_guard lock(latency_mutex_);
+  latency_ = latency;
+}
+
+result<boost::json::object> simulated_model::run(const model_request& request) { return respond(request, request.on_text); }
+
+std::int64_t simulated_model::draw_latency_ms() {
+  simulated_latency l;
+  double u1, u2;
+  {
+    // splitmix64: small, seedable, the same on every platform (std:: distributions are not).
+    std::lock_guard lock(latency_mutex_);
+    l = latency_;
+    if (l.kind == simulated_latency::shape::fixed) return std::max<std::int64_t>(0, l.ms);
+    auto next = [this] {
+      std::uint64_t z = (latency_state_ += 0x9E3779B97F4A7C15ull);
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      return static_cast<double>((z ^ (z >> 31)) >> 11) / 9007199254740992.0;  // [0, 1)
+    };
+    u1 = next();
+    u2 = next();
+  }
+  if (l.kind == simulated_latency::shape::uniform)
+    return l.min_ms + static_cast<std::int64_t>(u1 * static_cast<double>(std::max<std::int64_t>(0, l.max_ms - l.min_ms) + 1));
+  // Box-Muller for a standard normal, then median * e^(sigma z).
+  const double z = std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(6.283185307179586 * u2);
+  auto ms = static_cast<std::int64_t>(std::llround(static_cast<double>(l.ms) * std::exp(l.sigma * z)));
+  if (l.max_ms > 0) ms = std::min(ms, l.max_ms);
+  return std::max<std::int64_t>(0, ms);
+}
+
+void simulated_model::start(std::shared_ptr<const model_request> request, std::shared_ptr<model_completion> done,
+                            std::shared_ptr<const cancellation> cancel) {
+  const std::int64_t latency = draw_latency_ms();
+  if (latency <= 0) {
+    done->complete(run(*request));
+    return;
+  }
+  // The answer now (deterministic for the clock reading at the call's start); its pieces and
+  // the answer itself at start + latency.
+  auto pieces = std::make_shared<std::vector<std::string>>();
+  auto answer = std::make_shared<result<boost::json::object>>(
+      respond(*request, [&](std::string_view piece) { pieces->emplace_back(piece); }));
+  const auto n = in_flight_.fetch_add(1) + 1;
+  for (auto peak = peak_in_flight_.load(); n > peak && !peak_in_flight_.compare_exchange_weak(peak, n);) {
+  }
+  auto finished = std::make_shared<std::atomic<bool>>(false);
+  alarms& timers = options_.timers ? *options_.timers : storage::real_alarms();
+  const alarms::id alarm = timers.at(clock_.now_ms() + latency, [this, request, done, pieces, answer, finished] {
+    if (finished->exchange(true)) return;
+    in_flight_.fetch_sub(1);
+    if (request->on_text)
+      for (const auto& p : *pieces) request->on_text(p);
+    done->complete(std::move(*answer));
+  });
+  if (cancel)
+    cancel->on_cancel([this, done, finished, alarm, &timers] {
+      if (finished->exchange(true)) return;
+      timers.cancel(alarm);
+      in_flight_.fetch_sub(1);
+      cancelled_calls_.fetch_add(1);
+      done->complete(result<boost::json::object>(errc::cancelled, "simulated model: the call was cancelled"));
+    });
+}
+
+result<boost::json::object> simulated_model::respond(const model_request& request,
+                                                     const std::function<void(std::string_view)>& on_text) {
   if (!known_purpose(request.purpose))
     return failed(status(errc::invalid_argument, "simulated model: unknown purpose '" + request.purpose +
                                                      "'; expected turn, memory_flush or compaction_summary"));
@@ -521,7 +591,13 @@ result<boost::json::object> simulated_model::run(const model_request& request) {
     window_overflows_.fetch_add(1);
     return failed(status(errc::limit_exceeded, simulated_overflow_text(prompt_tokens, options_.context_window)));
   }
-  return answer(request, prompt_tokens);
+  auto a = answer(request, prompt_tokens);
+  if (a.ok() && on_text && options_.stream_chunk_bytes > 0) {
+    const std::string text = message_text(a->if_contains("content"));
+    for (std::size_t at = 0; at < text.size(); at += options_.stream_chunk_bytes)
+      on_text(std::string_view(text).substr(at, options_.stream_chunk_bytes));
+  }
+  return a;
 }
 
 result<boost::json::object> simulated_model::answer(const model_request& request, std::int64_t prompt_tokens) {
@@ -549,9 +625,6 @@ result<boost::json::object> simulated_model::answer(const model_request& request
   a.timestamp_ms = clock_.now_ms();
   input_tokens_.fetch_add(a.usage.input);
   output_tokens_.fetch_add(a.usage.output);
-  if (request.on_text && options_.stream_chunk_bytes > 0)
-    for (std::size_t at = 0; at < r.text.size(); at += options_.stream_chunk_bytes)
-      request.on_text(std::string_view(r.text).substr(at, options_.stream_chunk_bytes));
   return assistant_message(std::move(a));
 }
 
@@ -593,6 +666,9 @@ simulated_model_counters simulated_model::counters() const {
   c.window_overflows = window_overflows_.load();
   c.input_tokens = input_tokens_.load();
   c.output_tokens = output_tokens_.load();
+  c.cancelled_calls = cancelled_calls_.load();
+  c.in_flight = in_flight_.load();
+  c.peak_in_flight = peak_in_flight_.load();
   return c;
 }
 

@@ -17,8 +17,14 @@
 //   options.stream_chunk_bytes bytes (pieces may split a UTF-8 character) before run() returns.
 // - Usage: input = prompt tokens, output = estimate of the reply, no cache; cost in USD at the
 //   per-token prices of the options (defaults $3 / $15 per million, fixed numbers).
-// - Thread-safe: run() may be called concurrently from several session actors; the knobs and
-//   the counters are atomics or under a mutex. The clock must outlive the model.
+// - Asynchronous (start()): the answer is computed at once and delivered after the latency
+//   of options.latency (0: before start() returns), by the alarms of options.timers (nullptr:
+//   the real clock's alarm thread; a manual_clock under virtual time). Streamed pieces are
+//   delivered with the answer. A cancelled call completes at once with errc::cancelled and is
+//   counted (counters().cancelled_calls). Latencies are drawn from a generator seeded with
+//   latency.seed, in call order.
+// - Thread-safe: run() and start() may be called concurrently from several threads; the knobs
+//   and the counters are atomics or under a mutex. The clock must outlive the model.
 #pragma once
 #include <atomic>
 #include <boost/json.hpp>
@@ -39,6 +45,17 @@ namespace sessionrt::runtime {
 // The first words of OpenClaw's default flush prompt and system prompt [R§7.1].
 inline constexpr std::string_view kFlushPromptMarker = "Pre-compaction memory flush";
 
+// How long a call takes, in the clock's time. fixed: ms. uniform: between min_ms and max_ms.
+// lognormal: median ms, spread sigma (a long tail, as network models have), at most max_ms
+// when max_ms > 0.
+struct simulated_latency {
+  enum class shape { fixed, uniform, lognormal } kind = shape::fixed;
+  std::int64_t ms = 0;
+  std::int64_t min_ms = 0, max_ms = 0;
+  double sigma = 0.5;
+  std::uint64_t seed = 1;
+};
+
 struct simulated_model_options {
   std::int64_t context_window = 200000;
   std::string provider = "sessionrt";  // used when the request names none
@@ -49,6 +66,8 @@ struct simulated_model_options {
   std::size_t stream_chunk_bytes = 12;          // piece size when the request streams (0: no streaming)
   double input_cost_per_token = 3.0 / 1'000'000;
   double output_cost_per_token = 15.0 / 1'000'000;
+  simulated_latency latency;
+  alarms* timers = nullptr;
 };
 
 // A snapshot of what the model has done since it was made.
@@ -61,13 +80,22 @@ struct simulated_model_counters {
   std::int64_t window_overflows = 0;   // prompts larger than the context window
   std::int64_t input_tokens = 0;       // sums over successful calls
   std::int64_t output_tokens = 0;
+  std::int64_t cancelled_calls = 0;    // start()ed calls the runtime cancelled before their answer
+  std::int64_t in_flight = 0;          // start()ed calls not answered yet
+  std::int64_t peak_in_flight = 0;
 };
 
-class simulated_model final : public model_runner {
+class simulated_model final : public model_runner, public async_model_runner {
  public:
   explicit simulated_model(clock& clock, simulated_model_options options = {});
 
   result<boost::json::object> run(const model_request& request) override;
+  void start(std::shared_ptr<const model_request> request, std::shared_ptr<model_completion> done,
+             std::shared_ptr<const cancellation> cancel) override;
+  // The latency the next call gets (advances the generator).
+  std::int64_t draw_latency_ms();
+  // Later calls take this long (a test changes the model's speed between turns).
+  void set_latency(simulated_latency latency);
 
   // The next `count` calls (any purpose) fail with `error_text`; count <= 0 cancels what is
   // pending. The code defaults to limit_exceeded for an overflow text, io_error otherwise.
@@ -106,6 +134,12 @@ class simulated_model final : public model_runner {
   std::atomic<std::int64_t> turn_calls_{0}, memory_flush_calls_{0}, compaction_summary_calls_{0};
   std::atomic<std::int64_t> failed_calls_{0}, forced_failures_{0}, window_overflows_{0};
   std::atomic<std::int64_t> input_tokens_{0}, output_tokens_{0};
+  std::atomic<std::int64_t> cancelled_calls_{0}, in_flight_{0}, peak_in_flight_{0};
+  std::mutex latency_mutex_;
+  std::uint64_t latency_state_;
+  simulated_latency latency_;  // under latency_mutex_
+  result<boost::json::object> respond(const model_request& request,
+                                      const std::function<void(std::string_view)>& on_text);
 };
 
 // What the summarizer reads. `conversation` is pi's serialized form ("[User]: ...", see

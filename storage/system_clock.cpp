@@ -19,4 +19,67 @@ clock& real_clock() {
   return instance;
 }
 
+real_time_alarms::real_time_alarms() : thread_([this] { run(); }) {}
+
+real_time_alarms::~real_time_alarms() {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+alarms::id real_time_alarms::at(std::int64_t at_ms, std::function<void()> fn) {
+  std::lock_guard<std::mutex> g(mu_);
+  const id alarm = next_++;
+  const bool earliest = due_.empty() || at_ms < due_.begin()->first.first;
+  due_.emplace(std::make_pair(at_ms, alarm), std::move(fn));
+  when_.emplace(alarm, at_ms);
+  if (earliest) cv_.notify_all();
+  return alarm;
+}
+
+void real_time_alarms::cancel(id alarm) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = when_.find(alarm);
+  if (it == when_.end()) return;
+  due_.erase(std::make_pair(it->second, alarm));
+  when_.erase(it);
+}
+
+std::size_t real_time_alarms::pending() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return due_.size();
+}
+
+void real_time_alarms::run() {
+  std::unique_lock<std::mutex> lk(mu_);
+  while (!stopping_) {
+    if (due_.empty()) {
+      cv_.wait(lk);
+      continue;
+    }
+    const std::int64_t next = due_.begin()->first.first;
+    const std::int64_t now = real_clock().now_ms();
+    if (next > now) {
+      // Millisecond resolution is what the callers ask for; wait_for on the steady clock, as
+      // the wall clock may jump.
+      cv_.wait_for(lk, std::chrono::milliseconds(next - now));
+      continue;
+    }
+    auto fn = std::move(due_.begin()->second);
+    when_.erase(due_.begin()->first.second);
+    due_.erase(due_.begin());
+    lk.unlock();
+    fn();
+    lk.lock();
+  }
+}
+
+alarms& real_alarms() {
+  static real_time_alarms instance;
+  return instance;
+}
+
 }  // namespace sessionrt::storage

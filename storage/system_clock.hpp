@@ -1,5 +1,10 @@
-// The real clock: epoch ms from the system clock; sleep_ms really sleeps.
+// The real clock: epoch ms from the system clock; sleep_ms really sleeps. Its alarms run on
+// one thread of their own (started on first use, stopped with the process or the object).
 #pragma once
+#include <condition_variable>
+#include <memory>
+#include <thread>
+
 #include "messages/clock.hpp"
 
 namespace sessionrt::storage {
@@ -10,7 +15,29 @@ class system_clock final : public clock {
   void sleep_ms(std::int64_t ms) override;
 };
 
-// A process-wide instance.
+// Alarms on the real clock. Callbacks run on the alarm thread, one at a time, and must be
+// short (send a message, complete a call).
+class real_time_alarms final : public alarms {
+ public:
+  real_time_alarms();
+  ~real_time_alarms() override;
+  id at(std::int64_t at_ms, std::function<void()> fn) override;
+  void cancel(id alarm) override;
+  std::size_t pending() const;
+
+ private:
+  void run();
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::pair<std::int64_t, id>, std::function<void()>> due_;
+  std::unordered_map<id, std::int64_t> when_;
+  id next_ = 1;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+// Process-wide instances.
 clock& real_clock();
+alarms& real_alarms();
 
 }  // namespace sessionrt::storage

@@ -5,7 +5,7 @@ namespace sessionrt::actors {
 caf::behavior event_bus(caf::event_based_actor*, std::shared_ptr<event_hub> hub) {
   return {
       [hub](publish_atom, const lifecycle_event& e) { hub->deliver(e); },
-      [](sync_atom) {},  // answered after every event published before it was delivered
+      [](settle_atom) {},  // answered after every event published before it was delivered
   };
 }
 

@@ -158,6 +158,10 @@ std::shared_ptr<const session_actor_deps> deps_of(router_state& st, const std::s
   deps->bus = st.cfg.bus;
   deps->timers = st.cfg.timers;
   deps->hub = st.cfg.hub;
+  deps->runner = st.cfg.runner;
+  deps->gate = st.cfg.gate;
+  deps->pool = st.cfg.pool;
+  deps->timers_clock = st.cfg.timers_clock;
   shared = std::move(deps);
   return shared;
 }
@@ -376,7 +380,7 @@ caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
         sweep(self, *st);
         schedule_sweep(self, *st);
       },
-      [self, st](tick_atom, sync_atom) -> caf::result<bool> {  // virtual time: sweep, wait for quiet
+      [self, st](tick_atom, settle_atom) -> caf::result<bool> {  // virtual time: sweep, wait for quiet
         sweep(self, *st);
         st->quiet_waiters.push_back(self->make_response_promise());
         auto rp = st->quiet_waiters.back();
@@ -400,7 +404,7 @@ caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
         for (auto& key : keys) passivate(self, *st, key, "stop");
         return st->stop_promise;
       },
-      [self, st](sync_atom) -> caf::result<bool> { return settle(self, st); },
+      [self, st](settle_atom) -> caf::result<bool> { return settle(self, st); },
       [st](stats_atom) {
         std::size_t waiting = 0, trimmed = 0;
         for (auto& [k, s] : st->slots) {

@@ -30,6 +30,11 @@ struct router_config {
   caf::actor syncer, bus, timers;
   std::shared_ptr<event_hub> hub;
   bool self_scheduling = true;  // false under virtual time: the runtime sends ticks
+  // The model plumbing the sessions share (session_actor_deps).
+  async_model_runner* runner = nullptr;
+  model_gate* gate = nullptr;
+  blocking_pool* pool = nullptr;
+  alarms* timers_clock = nullptr;
 };
 
 caf::behavior router_actor(caf::event_based_actor* self, router_config cfg);

@@ -17,6 +17,12 @@ chat_command parse_chat_command(std::string_view body, std::string& args) {
   if (text == "/status") return chat_command::status;
   if (text == "/context" || text == "/context list") return chat_command::context_list;
   if (text == "/compact") return chat_command::compact;
+  if (text == "/stop") return chat_command::stop;
+  if (text == "/queue") return chat_command::queue;
+  if (text.rfind("/queue ", 0) == 0) {
+    args = std::string(js_trim(js_trim(body).substr(6)));
+    return chat_command::queue;
+  }
   if (text.rfind("/compact ", 0) == 0) {
     args = std::string(js_trim(js_trim(body).substr(8)));
     return chat_command::compact;
@@ -68,7 +74,9 @@ std::string format_status(const status_inputs& in) {
   if (auto r = e.reasoning_level(); r && *r != "off") toggles += fmt::format(" · Reasoning: {}", *r);
   if (auto el = e.elevated_level(); el && *el != "off") toggles += " · elevated";
   if (auto sp = e.send_policy()) toggles += fmt::format(" · Send: {}", *sp);
-  out += toggles;
+  out += toggles + "\n";
+  out += fmt::format("🪢 Queue: {}", in.queue_mode);
+  if (in.queue_depth) out += fmt::format(" (depth {})", in.queue_depth);
   return out;
 }
 

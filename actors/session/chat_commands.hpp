@@ -10,10 +10,11 @@
 
 namespace sessionrt::actors {
 
-enum class chat_command { none, status, context_list, compact };
+enum class chat_command { none, status, context_list, compact, stop, queue };
 
-// Recognizes "/status", "/context list" (also "/context"), "/compact [instructions]";
-// `args` gets the rest of the line for /compact.
+// Recognizes "/status", "/context list" (also "/context"), "/compact [instructions]", "/stop",
+// "/queue [mode] [cap:N] [drop:old|new|summarize] [debounce:<duration>]"; `args` gets the
+// rest of the line for /compact and /queue.
 chat_command parse_chat_command(std::string_view body, std::string& args);
 
 struct status_inputs {
@@ -22,6 +23,8 @@ struct status_inputs {
   std::int64_t context_window = 200000;
   std::string provider, model;  // configured model when the row names none
   std::int64_t now_ms = 0;
+  std::string queue_mode = "followup";  // the session's queue mode in effect
+  std::size_t queue_depth = 0;          // messages waiting for the running turn
 };
 // Lines of [R§11.2]: model, tokens, context used / window and %, compactions, session key
 // and age, toggles. Percent = min(999, round(total / ctx * 100)).

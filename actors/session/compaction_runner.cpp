@@ -20,22 +20,28 @@
 namespace sessionrt::actors {
 namespace {
 
+#define SRT_CO_RETURN_IF_ERROR(expr)      \
+  do {                                    \
+    ::sessionrt::status srt_st_ = (expr); \
+    if (!srt_st_.ok()) co_return srt_st_; \
+  } while (0)
+
 
 // One built-in summarization call: the summary prompt as a single user message.
-result<std::string> ask_model(const compaction_env& env, const summary_request& sr, const std::string& key) {
-  if (!env.runner) return status(errc::unsupported, "no model runner is registered to write the summary");
-  model_request mr;
-  mr.session_key = key;
-  mr.purpose = "compaction_summary";
-  mr.system_prompt = sr.system_prompt;
-  mr.messages.emplace_back(user_message(sr.user_text, env.time->now_ms()));
-  mr.max_tokens = sr.max_tokens;
-  mr.context_window = env.settings->model.context_window;
-  mr.provider = env.settings->model.provider;
-  mr.model = env.settings->model.model;
-  auto reply = env.runner->run(mr);
-  if (!reply.ok()) return reply.error().with_context("summarizing the conversation");
-  return message_text(reply->if_contains("content"));
+task<result<std::string>> ask_model(const compaction_env& env, summary_request sr, std::string key) {
+  auto mr = std::make_shared<model_request>();
+  mr->session_key = key;
+  mr->purpose = "compaction_summary";
+  mr->system_prompt = sr.system_prompt;
+  mr->messages.emplace_back(user_message(sr.user_text, env.time->now_ms()));
+  mr->max_tokens = sr.max_tokens;
+  mr->context_window = env.settings->model.context_window;
+  mr->provider = env.settings->model.provider;
+  mr->model = env.settings->model.model;
+  model_call waiting{*env.io, std::move(mr), std::nullopt};  // named: see turn_io.hpp
+  auto reply = co_await waiting;
+  if (!reply.ok()) co_return reply.error().with_context("summarizing the conversation");
+  co_return message_text(reply->if_contains("content"));
 }
 
 // Whether one summary request fits the window: its text at 4 bytes a token (bytes >= UTF-16
@@ -55,51 +61,56 @@ std::optional<std::vector<std::vector<boost::json::object>>> summary_stages(
 }
 
 // The history summary: pi's single call when it fits, else in stages.
-result<std::string> summarize_history(const compaction_env& env, const compaction_plan& plan,
-                                      const summary_options& so, const summary_request& single,
-                                      const std::string& key) {
+task<result<std::string>> summarize_history(const compaction_env& env, const compaction_plan& plan,
+                                            const summary_options& so, const summary_request& single,
+                                            std::string key) {
   const auto stages = summary_stages(env, plan.messages_to_summarize, single);
-  if (!stages) return ask_model(env, single, key);
+  if (!stages) co_return co_await ask_model(env, single, key);
   const auto& chunks = *stages;
   std::optional<std::string> running = plan.previous_summary;
   for (std::size_t i = 0; i < chunks.size(); ++i) {
-    auto r = ask_model(env, history_summary_request(chunks[i], running, so), key);
-    if (!r.ok()) return r.error().with_context(fmt::format("summary stage {} of {}", i + 1, chunks.size()));
+    auto r = co_await ask_model(env, history_summary_request(chunks[i], running, so), key);
+    if (!r.ok()) co_return r.error().with_context(fmt::format("summary stage {} of {}", i + 1, chunks.size()));
     running = std::move(*r);
   }
-  return running.value_or("");
+  co_return running.value_or("");
 }
 
 // A split turn's prefix summary; a prefix too large for one call is summarized from its
 // first chunk (which holds the turn's original request), oversized messages replaced.
-result<std::string> summarize_turn_prefix(const compaction_env& env, const compaction_plan& plan,
-                                          const summary_options& so, const summary_request& single,
-                                          const std::string& key) {
+task<result<std::string>> summarize_turn_prefix(const compaction_env& env, const compaction_plan& plan,
+                                                const summary_options& so, const summary_request& single,
+                                                std::string key) {
   const auto stages = summary_stages(env, plan.turn_prefix_messages, single);
-  if (!stages || stages->empty()) return ask_model(env, single, key);
-  return ask_model(env, turn_prefix_summary_request(stages->front(), so), key);
+  if (!stages || stages->empty()) co_return co_await ask_model(env, single, key);
+  co_return co_await ask_model(env, turn_prefix_summary_request(stages->front(), so), key);
 }
 
 // The provider's summary, or why it could not be used; errc::cancelled is an error to
 // propagate, anything else means "fall back" (returned as a warning with an empty summary).
-result<std::pair<std::string, std::string>> provider_summary(const compaction_env& env, const compaction_plan& plan,
-                                                             const compaction_request& req, std::int64_t max_tokens) {
+task<result<std::pair<std::string, std::string>>> provider_summary(const compaction_env& env,
+                                                                   const compaction_plan& plan,
+                                                                   const compaction_request& req,
+                                                                   std::int64_t max_tokens) {
+  using answer = std::pair<std::string, std::string>;
   const std::string& id = env.settings->compaction_provider;
   auto provider = env.providers ? env.providers->find(id) : nullptr;
-  if (!provider) return std::make_pair(std::string(), fmt::format("compaction provider {} is not registered", id));
-  summarize_request sr;
-  sr.session_key = req.session_key;
-  for (const auto& m : plan.messages_to_summarize) sr.messages.emplace_back(m);
-  for (const auto& m : plan.turn_prefix_messages) sr.messages.emplace_back(m);
-  sr.previous_summary = plan.previous_summary.value_or("");
-  sr.custom_instructions = req.instructions;
-  sr.max_tokens = max_tokens;
-  static const cancellation never;
-  auto r = provider->summarize(sr, env.cancel ? *env.cancel : never);
-  if (!r.ok() && r.error().code() == errc::cancelled) return r.error().with_context("compaction provider " + id);
-  if (!r.ok()) return std::make_pair(std::string(), fmt::format("compaction provider {} failed: {}", id, r.error().message()));
-  if (js_trim(*r).empty()) return std::make_pair(std::string(), fmt::format("compaction provider {} returned an empty summary", id));
-  return std::make_pair(std::move(*r), std::string());
+  if (!provider) co_return answer(std::string(), fmt::format("compaction provider {} is not registered", id));
+  auto sr = std::make_shared<summarize_request>();
+  sr->session_key = req.session_key;
+  for (const auto& m : plan.messages_to_summarize) sr->messages.emplace_back(m);
+  for (const auto& m : plan.turn_prefix_messages) sr->messages.emplace_back(m);
+  sr->previous_summary = plan.previous_summary.value_or("");
+  sr->custom_instructions = req.instructions;
+  sr->max_tokens = max_tokens;
+  provider_summary_call waiting{*env.io, std::move(provider), std::move(sr), std::nullopt};  // named: see turn_io.hpp
+  auto r = co_await waiting;
+  if (!r.ok() && r.error().code() == errc::cancelled) co_return r.error().with_context("compaction provider " + id);
+  if (!r.ok())
+    co_return answer(std::string(), fmt::format("compaction provider {} failed: {}", id, r.error().message()));
+  if (js_trim(*r).empty())
+    co_return answer(std::string(), fmt::format("compaction provider {} returned an empty summary", id));
+  co_return answer(std::move(*r), std::string());
 }
 
 // A kept message as the successor stores it: thinking signatures made before the compaction
@@ -158,24 +169,25 @@ result<std::string> write_successor(const compaction_env& env, storage::transcri
 
 }  // namespace
 
-result<compaction_outcome> compact_session(const compaction_env& env, const compaction_request& req,
-                                           std::unique_ptr<storage::transcript_file>& transcript, session_entry& row) {
+task<result<compaction_outcome>> compact_session(compaction_env env, compaction_request req,
+                                                 std::unique_ptr<storage::transcript_file>& transcript,
+                                                 session_entry& row) {
   auto& tf = *transcript;
-  SRT_RETURN_IF_ERROR(tf.flush());
+  SRT_CO_RETURN_IF_ERROR(tf.flush());
   std::optional<storage::transcript_reader::position> leaf;
   if (tf.leaf_id()) {
     auto p = tf.reader().locate(*tf.leaf_id());
-    if (!p.ok()) return p.error();
+    if (!p.ok()) co_return p.error();
     leaf = *p;
   }
   auto entries = storage::path_entries(tf.reader(), leaf);
-  if (!entries.ok()) return entries.error();
+  if (!entries.ok()) co_return entries.error();
   std::vector<const boost::json::object*> path;
   for (const auto& e : *entries) path.push_back(e.get());
   const auto& cs = env.settings->compaction;
   auto plan = plan_compaction(path, cs);
   compaction_outcome out;
-  if (!plan) return out;
+  if (!plan) co_return out;
 
   summary_options so;
   so.reserve_tokens = effective_reserve(cs, env.settings->model.context_window);
@@ -185,8 +197,8 @@ result<compaction_outcome> compact_session(const compaction_env& env, const comp
   std::string summary;
   if (!env.settings->compaction_provider.empty()) {
     auto from_provider =
-        provider_summary(env, *plan, req, reqs.history ? reqs.history->max_tokens : so.reserve_tokens);
-    if (!from_provider.ok()) return from_provider.error();
+        co_await provider_summary(env, *plan, req, reqs.history ? reqs.history->max_tokens : so.reserve_tokens);
+    if (!from_provider.ok()) co_return from_provider.error();
     summary = std::move(from_provider->first);
     out.fallback_warning = std::move(from_provider->second);
     if (!summary.empty()) out.provider = env.settings->compaction_provider;
@@ -194,13 +206,13 @@ result<compaction_outcome> compact_session(const compaction_env& env, const comp
   if (summary.empty()) {
     std::optional<std::string> history, prefix;
     if (reqs.history) {
-      auto r = summarize_history(env, *plan, so, *reqs.history, req.session_key);
-      if (!r.ok()) return r.error();
+      auto r = co_await summarize_history(env, *plan, so, *reqs.history, req.session_key);
+      if (!r.ok()) co_return r.error();
       history = std::move(*r);
     }
     if (reqs.turn_prefix) {
-      auto r = summarize_turn_prefix(env, *plan, so, *reqs.turn_prefix, req.session_key);
-      if (!r.ok()) return r.error();
+      auto r = co_await summarize_turn_prefix(env, *plan, so, *reqs.turn_prefix, req.session_key);
+      if (!r.ok()) co_return r.error();
       prefix = std::move(*r);
     }
     summary = assemble_summary(*plan, history ? std::optional<std::string_view>(*history) : std::nullopt,
@@ -208,13 +220,15 @@ result<compaction_outcome> compact_session(const compaction_env& env, const comp
     out.provider = "builtin";
   }
 
+  // The summary calls may have taken long: the transcript is the one the session still holds
+  // (nothing else appends while the turn waits), so the plan still describes its leaf.
   auto id = tf.append_compaction(summary, plan->first_kept_entry_id, plan->tokens_before, plan_details_json(*plan));
-  if (!id.ok()) return id.error();
+  if (!id.ok()) co_return id.error();
   out.compacted = true;
   out.first_kept_entry_id = plan->first_kept_entry_id;
   out.tokens_before = plan->tokens_before;
   auto ctx = tf.context();
-  if (!ctx.ok()) return ctx.error();
+  if (!ctx.ok()) co_return ctx.error();
   for (const auto& m : ctx->messages)
     if (m.is_object()) out.tokens_after += estimate_tokens(m.get_object());
   out.context = std::move(ctx->messages);
@@ -223,10 +237,10 @@ result<compaction_outcome> compact_session(const compaction_env& env, const comp
 
   if (cs.truncate_after_compaction) {
     auto kept_path = storage::path_entries(tf.reader(), tf.reader().index().find(*id));
-    if (!kept_path.ok()) return kept_path.error();
+    if (!kept_path.ok()) co_return kept_path.error();
     const std::string new_id = new_session_id();
     auto successor = write_successor(env, tf, *kept_path, new_id);
-    if (!successor.ok()) return successor.error().with_context("writing the successor transcript");
+    if (!successor.ok()) co_return successor.error().with_context("writing the successor transcript");
     out.successor_session_id = new_id;
     out.successor_path = *successor;
     // The successor extends the usage lineage as a rollover does.
@@ -234,7 +248,7 @@ result<compaction_outcome> compact_session(const compaction_env& env, const comp
     row.set_session_id(new_id);
     row.set_session_file(*successor);
   }
-  return out;
+  co_return out;
 }
 
 }  // namespace sessionrt::actors

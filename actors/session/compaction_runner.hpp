@@ -10,7 +10,8 @@
 //   rotate — with compaction.truncateAfterCompaction, the session continues in a successor
 //           transcript "<ISO>_<uuid>.jsonl" (new sessionId, parentSession = the old file) that
 //           holds the kept entries and the compaction; the old file stays as a checkpoint.
-// CAF-free: the session core calls it and turns the result into events.
+// CAF-free: the session core awaits it (a coroutine: the summary calls go through turn_io and
+// the session goes on handling other messages meanwhile) and turns the result into events.
 #pragma once
 #include <memory>
 #include <optional>
@@ -18,6 +19,8 @@
 
 #include "actors/runtime_settings.hpp"
 #include "actors/session/compaction_providers.hpp"
+#include "actors/session/turn_io.hpp"
+#include "actors/session/turn_task.hpp"
 #include "messages/clock.hpp"
 #include "messages/model_runner.hpp"
 #include "messages/session_entry.hpp"
@@ -50,15 +53,16 @@ struct compaction_env {
   storage::fs* files = nullptr;
   clock* time = nullptr;
   const runtime_settings* settings = nullptr;
-  model_runner* runner = nullptr;
+  turn_io* io = nullptr;  // the summary calls; must outlive the compaction
   const compaction_providers* providers = nullptr;
-  const cancellation* cancel = nullptr;
 };
 
 // Compacts `transcript` (the session's open writer) and updates `row`. On success with
 // rotation, `transcript` is replaced by the successor's writer. Errors leave the transcript
-// as it was (nothing appended) and the row unchanged.
-result<compaction_outcome> compact_session(const compaction_env& env, const compaction_request& req,
-                                           std::unique_ptr<storage::transcript_file>& transcript, session_entry& row);
+// as it was (nothing appended) and the row unchanged. The caller keeps env, transcript and row
+// alive, and the transcript untouched by anyone else, until the task ends.
+task<result<compaction_outcome>> compact_session(compaction_env env, compaction_request req,
+                                                 std::unique_ptr<storage::transcript_file>& transcript,
+                                                 session_entry& row);
 
 }  // namespace sessionrt::actors

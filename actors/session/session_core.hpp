@@ -1,5 +1,7 @@
 // session_core: one session's state and its turn, without CAF (the actor beside it,
-// session_actor, sends and receives; this class decides and does the file work).
+// session_actor, sends and receives; this class decides and does the file work). The file
+// work of the session (transcript, lock, rollover, row) is in session_core.cpp; the turn, a
+// coroutine that waits on the model through turn_io, is in turn_loop.cpp.
 // It owns the sessions.json row of its key, the transcript writer of the current sessionId,
 // the write lock of that transcript while it is open, and the in-memory context of the
 // active leaf (so a turn does not re-read the file). A turn:
@@ -15,6 +17,9 @@
 // the turn, crossing window - reserve compacts; a silent reply (NO_REPLY) is recorded but not
 // delivered; context.pressure events fire at configured fractions of the compaction threshold.
 // Errors before anything was appended (lock held elsewhere, bad input) change nothing.
+// While a turn waits (suspended in a co_await), the actor may only call the const members
+// and answer_while_busy(); everything else waits for the turn's end. A cancelled turn
+// (turn_io::cancel_reason) keeps the user's message, stores nothing of the reply and ends.
 #pragma once
 #include <boost/json/array.hpp>
 #include <functional>
@@ -28,6 +33,8 @@
 #include "actors/session/compaction_runner.hpp"
 #include "actors/session/context_pressure.hpp"
 #include "actors/session/route_facts.hpp"
+#include "actors/session/turn_io.hpp"
+#include "actors/session/turn_task.hpp"
 #include "messages/chat_event.hpp"
 #include "messages/lifecycle_event.hpp"
 #include "messages/model_runner.hpp"
@@ -44,17 +51,19 @@ namespace sessionrt::actors {
 
 struct rollover_result;
 
+// Locks live as long as the session actor; they must not look abandoned to other processes
+// while it idles (hold-exceeded makes other acquirers fail at once instead of waiting).
+inline constexpr std::int64_t kSessionLockMaxHoldMs = 7LL * 24 * 3600 * 1000;
+
 struct session_core_deps {
   storage::fs* files = nullptr;
   clock* time = nullptr;
   storage::process_probe* probe = nullptr;
   const runtime_settings* settings = nullptr;
-  model_runner* runner = nullptr;
   const date::time_zone* zone = nullptr;  // for the daily boundary
   std::string sessions_dir;               // <state>/agents/<agentId>/sessions
   std::string agent_id;
   const compaction_providers* providers = nullptr;  // registered compaction providers
-  const cancellation* cancel = nullptr;             // set when the runtime stops: compactions give up
   // Whether anyone subscribed to an event type; events nobody wants are not built.
   std::function<bool(std::string_view type)> wants_event;
 };
@@ -96,12 +105,20 @@ class session_core {
   session_core(const session_core&) = delete;
   session_core& operator=(const session_core&) = delete;
 
-  turn_outcome chat(const chat_event& ev, const route_facts& route, core_effects& fx);
+  // The turn's waits go through `io` (the actor); set before the first turn.
+  void set_io(turn_io* io) { io_ = io; }
+
+  // A chat turn. The caller keeps `ev`, `route` and `fx` alive until the task ends and runs it to its end (or
+  // destroys it, which abandons the turn).
+  task<turn_outcome> chat(const chat_event& ev, const route_facts& route, core_effects& fx);
   // Heartbeat / cron / exec notices: never roll a session, never extend its idle life; queued
   // until the next turn's prompt (dropped if the session rolls over first).
   // A cron event with a job id is an isolated run [R§5.6]: a new session every run (the
   // previous row sanitized), its text run as the prompt, reported by a cron.completed event.
-  void system(const system_event& ev, core_effects& fx);
+  task<turn_outcome> system(const system_event& ev, core_effects& fx);
+  // While a turn waits: the answer to a command that needs neither the model nor a change
+  // (/status, /context list), or nullopt when `ev` must wait for the turn's end.
+  std::optional<turn_outcome> answer_while_busy(const chat_event& ev) const;
   // Flushes and syncs the transcript and releases its lock (passivation, shutdown).
   status close();
   // An idle session's memory diet (session.trimIdleMs): closes the transcript (reader, index,
@@ -143,28 +160,33 @@ class session_core {
   status start_new_session(const std::string& new_id, core_effects& fx);
   status close_transcript();
   status settle_transcript();  // the open transcript durable (written only, with durability none)
-  void cron_run(const system_event& ev, core_effects& fx);
   void note_new_session(const std::string& old_id, const rollover_result& roll, turn_outcome& out,
                         core_effects& fx);
   std::string transcript_path_for(const std::string& session_id) const;
   // Appends `message` and moves it into the context; returns it where it now is (in `message`
   // itself when the append failed).
   const boost::json::object& append_and_track(boost::json::object& message, core_effects& fx);
-  turn_outcome run_turn(const chat_event& ev, std::string text, core_effects& fx, turn_outcome out);
+  task<turn_outcome> run_turn(const chat_event& ev, std::string text, core_effects& fx, turn_outcome out);
+  // One model call of the turn: the context moves into the request and back.
+  task<model_answer> call_model(std::shared_ptr<model_request> req);
+  const boost::json::array& context_view() const;
   void finish_effects(core_effects& fx, const route_facts& route);
   boost::json::object inbound_patch(const chat_event& ev, const route_facts& route) const;
   status durability_commit(core_effects& fx);
   // One compaction with its events; swaps to the successor transcript when one was written.
-  result<compaction_outcome> compact(const std::string& reason, const std::string& instructions, core_effects& fx);
-  void maybe_flush_memory(std::int64_t prompt_estimate, std::int64_t context_tokens, core_effects& fx,
-                          turn_outcome& out);
-  void maybe_compact_before_turn(std::int64_t prompt_estimate, std::int64_t context_tokens, core_effects& fx);
+  task<result<compaction_outcome>> compact(std::string reason, std::string instructions, core_effects& fx);
+  task<bool> maybe_flush_memory(std::int64_t prompt_estimate, std::int64_t context_tokens, core_effects& fx,
+                                turn_outcome& out);
+  task<bool> maybe_compact_before_turn(std::int64_t prompt_estimate, std::int64_t context_tokens, core_effects& fx);
+  bool cancelled() const { return io_ && !io_->cancel_reason().empty(); }
+  status cancelled_status() const;
   void check_context_pressure(std::int64_t context_tokens, core_effects& fx);
 
   // After a turn: the row as the store writes it (session_store::append_row_text) in
   // fx.store_text, so the store never serializes rows it is sent.
   void row_for_store(core_effects& fx);
-  turn_outcome chat_turn(const chat_event& ev, const route_facts& route, core_effects& fx);
+  task<turn_outcome> chat_turn(const chat_event& ev, const route_facts& route, core_effects& fx);
+  task<turn_outcome> cron_run(const system_event& ev, core_effects& fx);
   void system_turn(const system_event& ev, core_effects& fx);
 
   std::string key_;
@@ -173,6 +195,8 @@ class session_core {
   std::optional<std::string> stored_row_id_;  // set: trim() left the row to the store, keeping its sessionId
   std::shared_ptr<const session_core_deps> deps_;
   publish_now_fn publish_now_;
+  turn_io* io_ = nullptr;
+  std::shared_ptr<const model_request> in_flight_;  // the call the turn waits on (its context)
   std::unique_ptr<storage::transcript_file> transcript_;
   std::optional<storage::write_lock> lock_;
   std::unique_ptr<storage::lock_busy> lock_busy_;  // see lock_busy(); a pointer: rarely set

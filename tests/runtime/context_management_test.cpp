@@ -89,7 +89,7 @@ struct scenario {
       if (e.type == type) out.push_back(e);
     return out;
   }
-  session_entry row() { return *rt->session("agent:main:main"); }
+  session_entry row() { return *rt->session("agent:main:main").value(); }
   storage::session_context context() {
     auto rd = storage::transcript_reader::open(storage::posix_fs(), std::string(row().session_file().value_or("")));
     REQUIRE(rd.ok());

@@ -110,7 +110,7 @@ TEST_CASE("a transcript locked by another process: the turn waits, reports lock.
     REQUIRE(rt.ok());
     const chat_event ev = testing::dm("1", "first");
     REQUIRE((*rt)->send(ev).get().st.ok());
-    transcript = std::string((*rt)->session("agent:main:main")->session_file().value_or(""));
+    transcript = std::string((*rt)->session("agent:main:main").value()->session_file().value_or(""));
     REQUIRE((*rt)->stop().ok());
   }
   const std::string before = testing::read_text(transcript);

@@ -98,7 +98,7 @@ TEST_CASE("a turn through the public API: routed, appended, answered, the row st
   CHECK(out.new_session);
   REQUIRE(out.reply.has_value());
   CHECK_FALSE(out.reply->empty());
-  auto row = rt->session("agent:main:main");
+  auto row = rt->session("agent:main:main").value();
   REQUIRE(row.has_value());
   CHECK(row->session_id() == std::optional<std::string_view>(out.session_id));
   CHECK(row->total_tokens().value_or(0) > 0);
@@ -118,7 +118,7 @@ TEST_CASE("the stored user turn is what the user sent and runtime context reache
   ev.runtime_context = "[runtime] current time: 04:00";
   auto out = turn(*rt, ev);
   REQUIRE(out.st.ok());
-  auto row = rt->session("agent:main:main");
+  auto row = rt->session("agent:main:main").value();
   auto texts = transcript_texts(std::string(row->session_file().value_or("")));
   CHECK(texts.front() == "What time is it?");
   CHECK(out.reply->find("current time") != std::string::npos);  // the simulated model quotes its prompt's start
@@ -129,7 +129,7 @@ TEST_CASE("/new starts a new sessionId, archives the old transcript, says why, k
   auto rt = h.start();
   auto first = turn(*rt, dm("123", "one"));
   REQUIRE(first.st.ok());
-  auto row = rt->session("agent:main:main");
+  auto row = rt->session("agent:main:main").value();
   const std::string old_path(row->session_file().value_or(""));
   auto reset = turn(*rt, dm("123", "/new"));
   REQUIRE(reset.st.ok());
@@ -174,12 +174,12 @@ TEST_CASE("restart: a new runtime on the same dir continues every session with t
   REQUIRE(again.st.ok());
   CHECK(again.session_id == id);
   CHECK_FALSE(again.new_session);
-  auto row = rt->session("agent:main:telegram:direct:alice");
+  auto row = rt->session("agent:main:telegram:direct:alice").value();
   auto texts = transcript_texts(std::string(row->session_file().value_or("")));
   REQUIRE(texts.size() == 4);
   CHECK(texts[0] == "remember the number 42");
   CHECK(texts[2] == "what was the number?");
-  CHECK(rt->sessions().size() == 2);
+  CHECK(rt->sessions()->size() == 2);
 }
 
 TEST_CASE("a second runtime on the same state dir fails at start with the lock holder named") {
@@ -213,7 +213,7 @@ TEST_CASE("passivated sessions come back in order and lose nothing") {
   futures.clear();
   for (int i = 20; i < 40; ++i) futures.push_back(rt->send(dm("123", "message " + std::to_string(i))));
   for (auto& f : futures) REQUIRE(f.get().st.ok());
-  auto row = rt->session("agent:main:main");
+  auto row = rt->session("agent:main:main").value();
   auto texts = transcript_texts(std::string(row->session_file().value_or("")));
   REQUIRE(texts.size() == 80);
   for (int i = 0; i < 40; ++i) CHECK(texts[static_cast<std::size_t>(2 * i)] == "message " + std::to_string(i));
@@ -261,7 +261,7 @@ TEST_CASE("heartbeats do not keep a session alive: idle expiry still happens, th
     rt->settle();
   }
   REQUIRE(rt->advance(60 * 1000 + 1).ok());  // 61 minutes after the last real message
-  auto row = rt->session("agent:main:main");
+  auto row = rt->session("agent:main:main").value();
   CHECK(row->last_interaction_at() == std::optional<std::int64_t>(kT0));
   auto next = turn(*rt, dm("123", "back"));
   REQUIRE(next.st.ok());
@@ -282,7 +282,7 @@ TEST_CASE("bad input is refused with the limit named and nothing stored") {
   auto out = turn(*rt, bad_key);
   REQUIRE_FALSE(out.st.ok());
   CHECK(out.st.code() == errc::invalid_argument);
-  CHECK_FALSE(rt->session("agent:main:main").has_value());
+  CHECK_FALSE(rt->session("agent:main:main").value().has_value());
 }
 
 TEST_CASE("session.maxLiveSessions bounds the open sessions: a burst of new keys waits its turn, nothing is lost") {
@@ -296,10 +296,10 @@ TEST_CASE("session.maxLiveSessions bounds the open sessions: a burst of new keys
   for (auto& f : futures) REQUIRE(f.get().st.ok());
   rt->settle();
   CHECK_THAT(rt->stats(), Catch::Contains("queued=0"));
-  CHECK(rt->sessions().size() == 10);
+  CHECK(rt->sessions()->size() == 10);
   CHECK(h.count("session.passivated") >= 7);  // 10 keys through 3 slots: 7 at least made room
   for (int peer = 0; peer < 10; ++peer) {     // each peer's messages, all there, in the order sent
-    auto row = rt->session("agent:main:direct:" + std::to_string(peer));
+    auto row = rt->session("agent:main:direct:" + std::to_string(peer)).value();
     REQUIRE(row.has_value());
     auto texts = transcript_texts(std::string(row->session_file().value_or("")));
     REQUIRE(texts.size() == 8);
@@ -341,7 +341,7 @@ TEST_CASE("an isolated cron run starts a new session every time and runs its pro
   };
   run("Summarize the news");
   const std::string key = "agent:main:cron:digest";
-  auto first = rt->session(key);
+  auto first = rt->session(key).value();
   REQUIRE(first.has_value());
   CHECK(first->label() == std::optional<std::string_view>("Cron: Morning digest"));
   const std::string first_id(first->session_id().value_or(""));
@@ -350,7 +350,7 @@ TEST_CASE("an isolated cron run starts a new session every time and runs its pro
 
   REQUIRE(rt->advance(60 * 1000).ok());
   run("Summarize again");
-  auto second = rt->session(key);
+  auto second = rt->session(key).value();
   REQUIRE(second.has_value());
   CHECK(second->session_id() != std::optional<std::string_view>(first_id));
   auto texts = transcript_texts(std::string(second->session_file().value_or("")));
@@ -407,7 +407,7 @@ TEST_CASE("storage.storeDurableAck: a turn is acknowledged once sessions.json on
   REQUIRE(third.st.ok());
   CHECK(third.session_id == first.session_id);
   CHECK_FALSE(third.new_session);
-  auto listed = rt->session("agent:main:main");
+  auto listed = rt->session("agent:main:main").value();
   REQUIRE(listed.has_value());
   CHECK(listed->session_id() == std::optional<std::string_view>(first.session_id));
   CHECK(transcript_texts(std::string(listed->session_file().value_or(""))).size() == 6);

@@ -104,7 +104,7 @@ bool process_has_open(const std::string &path) {
 }
 
 std::string transcript_of(runtime::runtime &rt) {
-  auto row = rt.session(kKey);
+  auto row = rt.session(kKey).value();
   REQUIRE(row.has_value());
   return std::string(row->session_file().value_or(""));
 }
@@ -207,7 +207,7 @@ TEST_CASE("trim: events sent to a trimmed session wait for its row and keep thei
   auto rt = h.start(30000);
   auto first = turn(*rt, "first");
   REQUIRE(first.st.ok());
-  const auto tokens_before = rt->session(kKey)->total_tokens().value_or(0);
+  const auto tokens_before = rt->session(kKey).value()->total_tokens().value_or(0);
   REQUIRE(rt->advance(31000).ok());
   rt->settle();
   // A heartbeat and five messages at once: the session fetches its row from the store first.
@@ -225,7 +225,7 @@ TEST_CASE("trim: events sent to a trimmed session wait for its row and keep thei
     CHECK(out.session_id == first.session_id);
     CHECK_FALSE(out.new_session);
   }
-  auto row = rt->session(kKey);
+  auto row = rt->session(kKey).value();
   REQUIRE(row.has_value());
   CHECK(row->session_id() == std::optional<std::string_view>(first.session_id));
   CHECK(row->total_tokens().value_or(0) > tokens_before);  // the restored row went on being updated

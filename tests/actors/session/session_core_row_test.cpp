@@ -11,6 +11,7 @@
 #include "messages/transcript_entry.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/session_store.hpp"
+#include "tests/actors/session/turn_driver.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
@@ -40,6 +41,7 @@ struct core_harness {
   storage::fake_process_probe probe;
   runtime_settings settings;
   echo_model model;
+  testing::sync_turn_io io{&model};
 
   core_harness() {
     settings.storage.durability = storage::durability::none;
@@ -52,7 +54,6 @@ struct core_harness {
     d.time = &clk;
     d.probe = &probe;
     d.settings = &settings;
-    d.runner = &model;
     d.sessions_dir = dir.file("sessions");
     d.agent_id = "main";
     return d;
@@ -71,8 +72,9 @@ route_facts direct_route() {
 TEST_CASE("session_core: the row goes to the store as the text the store writes, and the next turn continues the same row") {
   core_harness h;
   session_core core(kKey, std::nullopt, h.deps());
+  core.set_io(&h.io);
   core_effects fx1;
-  turn_outcome t1 = core.chat(testing::dm("1", "hello"), direct_route(), fx1);
+  turn_outcome t1 = testing::drive(core.chat(testing::dm("1", "hello"), direct_route(), fx1));
   REQUIRE(t1.st.ok());
   REQUIRE(fx1.store_put);
   REQUIRE_FALSE(fx1.store_text.empty());
@@ -86,7 +88,7 @@ TEST_CASE("session_core: the row goes to the store as the text the store writes,
 
   h.clk.advance(1000);
   core_effects fx2;
-  turn_outcome t2 = core.chat(testing::dm("1", "again"), direct_route(), fx2);
+  turn_outcome t2 = testing::drive(core.chat(testing::dm("1", "again"), direct_route(), fx2));
   REQUIRE(t2.st.ok());
   CHECK(t2.session_id == t1.session_id);  // continued from the woken row, not a new session
   CHECK(core.entry()->updated_at() == std::optional<std::int64_t>(kT0 + 1000));
@@ -104,8 +106,9 @@ TEST_CASE("session_core: a row with invalid UTF-8 stays parsed and goes to the s
   row.set_updated_at(kT0 - 1000);
   row.set_label(std::string("Caf\xe9"));
   session_core core(kKey, row, h.deps());
+  core.set_io(&h.io);
   core_effects fx;
-  REQUIRE(core.chat(testing::dm("1", "hello"), direct_route(), fx).st.ok());
+  REQUIRE(testing::drive(core.chat(testing::dm("1", "hello"), direct_route(), fx)).st.ok());
   CHECK(fx.store_put);
   CHECK(fx.store_text.empty());  // the actor sends entry() instead
   CHECK(core.entry()->label() == std::optional<std::string_view>("Caf\xe9"));
@@ -115,8 +118,9 @@ TEST_CASE("session_core: a row with invalid UTF-8 stays parsed and goes to the s
 TEST_CASE("session_core: trim leaves a row the store was sent to the store, and the next turn continues from it") {
   core_harness h;
   session_core core(kKey, std::nullopt, h.deps());
+  core.set_io(&h.io);
   core_effects fx1;
-  turn_outcome t1 = core.chat(testing::dm("1", "hello"), direct_route(), fx1);
+  turn_outcome t1 = testing::drive(core.chat(testing::dm("1", "hello"), direct_route(), fx1));
   REQUIRE(t1.st.ok());
   REQUIRE(core.trim());
   CHECK(core.trimmed());
@@ -126,7 +130,7 @@ TEST_CASE("session_core: trim leaves a row the store was sent to the store, and 
 
   // A turn before the row is back changes nothing.
   core_effects refused_fx;
-  CHECK_FALSE(core.chat(testing::dm("1", "too early"), direct_route(), refused_fx).st.ok());
+  CHECK_FALSE(testing::drive(core.chat(testing::dm("1", "too early"), direct_route(), refused_fx)).st.ok());
   CHECK_FALSE(refused_fx.store_put);
 
   auto stored = storage::session_store::parse_row_text(kKey, fx1.store_text);
@@ -135,7 +139,7 @@ TEST_CASE("session_core: trim leaves a row the store was sent to the store, and 
   CHECK_FALSE(core.needs_row());
   h.clk.advance(1000);
   core_effects fx2;
-  turn_outcome t2 = core.chat(testing::dm("1", "again"), direct_route(), fx2);
+  turn_outcome t2 = testing::drive(core.chat(testing::dm("1", "again"), direct_route(), fx2));
   REQUIRE(t2.st.ok());
   CHECK(t2.session_id == t1.session_id);
   CHECK(*t2.reply == "ok 3");  // the context was rebuilt from the file: user, reply, user
@@ -145,17 +149,19 @@ TEST_CASE("session_core: trim keeps a row the store was not sent as it is") {
   core_harness h;
   // A row from the store that no turn has sent back yet stays parsed: trim keeps it.
   session_core first(kKey, std::nullopt, h.deps());
+  first.set_io(&h.io);
   core_effects fx;
-  REQUIRE(first.chat(testing::dm("1", "hello"), direct_route(), fx).st.ok());
+  REQUIRE(testing::drive(first.chat(testing::dm("1", "hello"), direct_route(), fx)).st.ok());
   session_entry row = *first.entry();
   REQUIRE(first.close().ok());
   session_core core(kKey, row, h.deps());
+  core.set_io(&h.io);
   core_effects system_fx;
   system_event hb;
   hb.kind = system_event_kind::heartbeat;
   hb.session_key = kKey;
   hb.text = "beat";
-  core.system(hb, system_fx);  // opens nothing: a notice waits for the next prompt
+  (void)testing::drive(core.system(hb, system_fx));  // opens nothing: a notice waits for the next prompt
   CHECK_FALSE(core.trim());    // nothing was open
   CHECK_FALSE(core.needs_row());
   REQUIRE(core.entry().has_value());

@@ -23,6 +23,7 @@
 #include "storage/durable_file.hpp"
 #include "storage/session_paths.hpp"
 #include "storage/write_lock.hpp"
+#include "tests/actors/session/turn_driver.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
@@ -65,6 +66,7 @@ struct harness {
   storage::fake_process_probe probe;  // this process: pid 4242
   runtime_settings settings;
   fixed_model model;
+  testing::inline_runner runner{model};
   std::string sessions_dir = dir.file("sessions");
   std::string lock_path;
   caf::actor_system_config cfg;
@@ -122,7 +124,6 @@ struct harness {
     core.time = &clk;
     core.probe = &probe;
     core.settings = &settings;
-    core.runner = &model;
     core.sessions_dir = sessions_dir;
     core.agent_id = "main";
     core.wants_event = [h = hub](std::string_view type) { return h->wants(type); };
@@ -134,6 +135,7 @@ struct harness {
     deps.bus = sys->spawn(event_bus, hub);
     spawned.push_back(deps.bus);
     deps.hub = hub;
+    deps.runner = &runner;
     entry_reply row;
     row.found = true;
     row.entry.set_session_id(kSessionId);

@@ -1,0 +1,39 @@
+#include "actors/session/ack_order.hpp"
+
+namespace sessionrt::actors {
+
+void ack_order::push(sink s, turn_outcome outcome, waits w) { pending_.push_back({std::move(s), std::move(outcome), w}); }
+
+void ack_order::synced(std::uint64_t file, std::uint64_t seq, const std::string& error) {
+  for (auto& p : pending_) {
+    if (p.w.sync_seq == 0 || p.w.sync_file != file || p.w.sync_seq > seq) continue;
+    p.w.sync_seq = 0;
+    if (!error.empty()) {
+      p.outcome.st = status(errc::io_error, "transcript sync failed: " + error);
+      p.outcome.reply.reset();
+    }
+  }
+}
+
+void ack_order::stored(const std::string& error) {
+  for (auto& p : pending_)
+    if (p.w.store) {
+      p.w.store = false;
+      if (!error.empty()) p.outcome.st = status(errc::io_error, "saving the session row failed: " + error);
+      return;
+    }
+}
+
+std::vector<std::pair<ack_order::sink, turn_outcome>> ack_order::take_ready() {
+  std::vector<std::pair<sink, turn_outcome>> ready;
+  std::size_t n = 0;
+  while (n < pending_.size() && pending_[n].w.sync_seq == 0 && !pending_[n].w.store) ++n;
+  if (n == 0) return ready;
+  ready.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) ready.emplace_back(std::move(pending_[i].s), std::move(pending_[i].outcome));
+  pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(n));
+  if (pending_.empty()) pending_.shrink_to_fit();  // nothing kept between turns
+  return ready;
+}
+
+}  // namespace sessionrt::actors

@@ -1,0 +1,556 @@
+// The turn of a session (session_core's coroutines): context management around one model
+// call, with overflow recovery, and the isolated cron run. See session_core.hpp.
+#include <fmt/format.h>
+
+#include "actors/session/chat_commands.hpp"
+#include "actors/session/compaction_planner.hpp"
+#include "actors/session/memory_flush_planner.hpp"
+#include "actors/session/overflow_detector.hpp"
+#include "actors/session/reply_stream.hpp"
+#include "actors/session/reset_policy.hpp"
+#include "actors/session/reset_trigger.hpp"
+#include "actors/session/session_core.hpp"
+#include "actors/session/session_rollover.hpp"
+#include "actors/session/silent_reply.hpp"
+#include "actors/session/token_estimate.hpp"
+#include "messages/ids.hpp"
+#include "messages/json_access.hpp"
+#include "messages/json_writer.hpp"
+#include "messages/transcript_entry.hpp"
+
+namespace sessionrt::actors {
+namespace {
+
+// The reply as delivered: its text blocks, one per line.
+std::string reply_text(const boost::json::object& message) { return message_text(message.if_contains("content"), "\n"); }
+
+// The user's message as the model sees it this turn: runtime context and queued notices go
+// in front, the stored message stays what the user sent.
+void prefix_for_model(boost::json::object& message, const std::string& prefix) {
+  if (prefix.empty()) return;
+  auto* content = message.if_contains("content");
+  if (!content) return;
+  if (content->is_string()) {
+    *content = prefix + "\n\n" + std::string(content->get_string());
+  } else if (content->is_array()) {
+    content->get_array().insert(content->get_array().begin(), boost::json::value(text_block(prefix)));
+  }
+}
+
+// The context back from a finished call: moved when the runtime holds the only reference to
+// the request, copied when the runner still keeps it.
+boost::json::array take_messages(std::shared_ptr<model_request>& req) {
+  if (req.use_count() == 1) return std::move(req->messages);
+  return req->messages;
+}
+
+}  // namespace
+
+task<turn_outcome> session_core::chat(const chat_event& ev, const route_facts& route, core_effects& fx) {
+  if (needs_row()) {
+    turn_outcome out;
+    out.session_key = key_;
+    out.st = status(errc::internal, "the session's row was not restored after a trim");
+    co_return out;
+  }
+  turn_outcome out = co_await chat_turn(ev, route, fx);
+  row_for_store(fx);
+  co_return out;
+}
+
+task<turn_outcome> session_core::system(const system_event& ev, core_effects& fx) {
+  turn_outcome out;
+  out.session_key = key_;
+  if (needs_row()) co_return out;  // the actor restores the row first
+  if (ev.kind == system_event_kind::cron && !ev.job_id.empty())
+    out = co_await cron_run(ev, fx);
+  else
+    system_turn(ev, fx);
+  row_for_store(fx);
+  co_return out;
+}
+
+std::optional<turn_outcome> session_core::answer_while_busy(const chat_event& ev) const {
+  if (!row_ || needs_row()) return std::nullopt;
+  std::string args;
+  const auto cmd = parse_chat_command(ev.text, args);
+  if (cmd != chat_command::status && cmd != chat_command::context_list) return std::nullopt;
+  const auto& settings = *deps_->settings;
+  turn_outcome out;
+  out.session_key = key_;
+  out.session_id = std::string(row_->session_id().value_or(""));
+  if (cmd == chat_command::status) {
+    out.command = "/status";
+    status_inputs si{key_, &*row_, settings.model.context_window, settings.model.provider, settings.model.model,
+                     deps_->time->now_ms()};
+    out.command_output = format_status(si) + "\nA turn is running.";
+  } else {
+    out.command = "/context list";
+    out.command_output = format_context_list(context_view(), settings.model.context_window);
+  }
+  return out;
+}
+
+const boost::json::array& session_core::context_view() const { return in_flight_ ? in_flight_->messages : context_; }
+
+status session_core::cancelled_status() const {
+  return status(errc::cancelled, fmt::format("the turn was cancelled ({})", io_ ? io_->cancel_reason() : ""));
+}
+
+task<model_answer> session_core::call_model(std::shared_ptr<model_request> req) {
+  if (!io_) co_return model_answer(errc::unsupported, "no model runner is registered");
+  in_flight_ = req;
+  // A named awaiter: GCC 12 destroys a temporary aggregate awaiter twice.
+  model_call waiting{*io_, req, std::nullopt};
+  auto answer = co_await waiting;
+  in_flight_.reset();
+  co_return answer;
+}
+
+task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_facts& route, core_effects& fx) {
+  turn_outcome out;
+  out.session_key = key_;
+  last_route_ = route;
+  const auto& settings = *deps_->settings;
+  const std::size_t size = ev.text.size() + (ev.content.empty() ? 0 : json::to_compact(ev.content).size());
+  if (size > settings.session.max_message_bytes) {
+    out.st = status(errc::limit_exceeded, fmt::format("message of {} bytes exceeds session.maxMessageBytes ({} bytes)",
+                                                      size, settings.session.max_message_bytes));
+    co_return out;
+  }
+  // The current transcript's lock first: if another process holds it, nothing changes here.
+  if (row_ && row_->session_id())
+    if (status st = open_current(fx); !st.ok()) {
+      out.st = st;
+      co_return out;
+    }
+
+  const std::int64_t now = deps_->time->now_ms();
+  reset_trigger_options topt;
+  topt.triggers = settings.session.reset.reset_triggers;
+  topt.sender_authorized = ev.sender_authorized;
+  topt.is_group = route.is_group;
+  const reset_trigger_result trigger = parse_reset_trigger(ev.text, topt);
+  const auto policy =
+      resolve_reset_policy(settings.session.reset, resolve_reset_type(key_, route.is_group, route.is_thread), route.channel);
+  rollover_input in;
+  in.current = row_ ? &*row_ : nullptr;
+  in.session_key = key_;
+  in.kind = inbound_kind::message;
+  if (row_ && deps_->zone) in.freshness = evaluate_freshness(lifecycle_timestamps_of(*row_), now, policy, *deps_->zone);
+  in.trigger = trigger;
+  in.now_ms = now;
+  in.new_session_id = new_session_id();
+  in.transcript_path = [this](std::string_view id) { return transcript_path_for(std::string(id)); };
+  in.inbound_patch = inbound_patch(ev, route);
+  const std::string old_id = row_ ? std::string(row_->session_id().value_or("")) : std::string();
+  // The row is rolled in place (moved in, not copied); row_ takes it back at once.
+  rollover_result roll = row_ ? roll_session(in, std::move(*row_)) : roll_session(in);
+  row_ = std::move(roll.entry);
+  if (roll.new_session) {
+    if (roll.drop_queued_system_events) queued_.clear();
+    pressure_ = {};  // a new session starts a new pressure cycle
+    if (status st = start_new_session(old_id, fx); !st.ok()) {
+      out.st = st;
+      co_return out;
+    }
+    note_new_session(old_id, roll, out, fx);
+    // The row is written with the store's next window; the ack does not wait for it: after a
+    // crash the runtime adopts this transcript from its header (store_reconcile) at start-up.
+  } else if (status st = open_current(fx); !st.ok()) {
+    out.st = st;
+    co_return out;
+  }
+  out.session_id = std::string(row_->session_id().value_or(""));
+
+  std::string text = ev.text;
+  if (trigger.command == reset_command::reset) {
+    text = trigger.first_message;
+    if (text.empty() && ev.content.empty()) {
+      out.command = trigger.matched_trigger;
+      out.command_output = fmt::format("New session started ({}).", out.session_id);
+      finish_effects(fx, route);
+      co_return out;
+    }
+  }
+  std::string args;
+  switch (parse_chat_command(text, args)) {
+    case chat_command::status: {
+      out.command = "/status";
+      status_inputs si{key_, &*row_, settings.model.context_window, settings.model.provider, settings.model.model, now};
+      out.command_output = format_status(si);
+      finish_effects(fx, route);
+      co_return out;
+    }
+    case chat_command::compact: {
+      out.command = "/compact";
+      auto done = co_await compact("manual", args, fx);
+      if (!done.ok()) {
+        out.st = done.error();
+      } else if (!done->compacted) {
+        out.command_output = "Nothing to compact yet.";
+      } else {
+        out.command_output = fmt::format("Compacted: ~{} -> ~{} tokens ({}).", done->tokens_before, done->tokens_after,
+                                         done->provider == "builtin" ? "built-in summarizer" : done->provider);
+        if (done->successor_session_id) out.session_id = *done->successor_session_id;
+      }
+      if (status st = durability_commit(fx); !st.ok() && out.st.ok()) out.st = st;
+      finish_effects(fx, route);
+      co_return out;
+    }
+    case chat_command::context_list:
+      out.command = "/context list";
+      out.command_output = format_context_list(context_, settings.model.context_window);
+      finish_effects(fx, route);
+      co_return out;
+    default: break;
+  }
+  co_return co_await run_turn(ev, std::move(text), fx, std::move(out));
+}
+
+task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text, core_effects& fx, turn_outcome out) {
+  const auto& settings = *deps_->settings;
+  const std::int64_t started = deps_->time->now_ms();
+  const std::int64_t ts = ev.timestamp_ms ? ev.timestamp_ms : started;
+  boost::json::object user = ev.content.empty() ? user_message(text, ts) : user_message(ev.content, ts);
+  const std::int64_t prompt_estimate = estimate_tokens(user);
+  // What the context costs now: the last call's prompt plus what was appended since, from the
+  // cached context (an adopted or legacy transcript has no fresh totalTokens in its row).
+  const std::int64_t context_tokens_now = estimate_context_tokens(context_).tokens;
+  // Once a turn starts, the user's message is kept, even if the turn is cancelled before the
+  // model answers.
+  if (!cancelled()) co_await maybe_flush_memory(prompt_estimate, context_tokens_now, fx, out);
+  if (!cancelled()) co_await maybe_compact_before_turn(prompt_estimate, context_tokens_now, fx);
+  append_and_track(user, fx);
+
+  // The request: the cached context, with this turn's runtime context in front of the last
+  // (the user's) message — in the request only.
+  std::string prefix;
+  for (const auto& notice : queued_) prefix += notice + "\n";
+  queued_.clear();
+  prefix += ev.runtime_context;
+  while (!prefix.empty() && prefix.back() == '\n') prefix.pop_back();
+  result<boost::json::object> reply(errc::internal, "not run");
+  int overflow_compactions = 0;
+  for (;;) {
+    auto req = std::make_shared<model_request>();
+    req->session_key = key_;
+    req->session_id = std::string(row_->session_id().value_or(""));
+    req->provider = std::string(row_->provider_override().value_or(settings.model.provider));
+    req->model = std::string(row_->model_override().value_or(settings.model.model));
+    req->context_window = settings.model.context_window;
+    req->max_tokens = settings.model.max_tokens;
+    req->messages = std::move(context_);
+    boost::json::value stored_last;
+    if (!prefix.empty() && !req->messages.empty()) {
+      stored_last = req->messages.back();
+      prefix_for_model(req->messages.back().as_object(), prefix);
+    }
+    // Streamed pieces reach the stream on the actor's thread (the actor forwards them).
+    std::optional<reply_stream> stream;
+    if (publish_now_ && wants(event_types::reply_delta)) {
+      stream.emplace(publish_now_, *deps_->time, event(event_types::reply_delta), overflow_compactions + 1);
+      req->on_text = [&stream](std::string_view piece) { stream->on_text(piece); };
+    }
+    reply = co_await call_model(req);
+    context_ = take_messages(req);
+    if (!stored_last.is_null()) context_.back() = std::move(stored_last);
+    // A context overflow (an error, or a reply that used more than the window): drop it,
+    // compact, retry — at most 3 times per turn [R§6.2].
+    const bool overflow = reply.ok() ? is_context_overflow(*reply, settings.model.context_window)
+                                     : is_context_overflow_error(reply.error().message());
+    bool retry = overflow && overflow_compactions < 3 && settings.compaction.enabled && !cancelled();
+    if (retry) {
+      ++overflow_compactions;
+      auto done = co_await compact("overflow", "", fx);
+      retry = done.ok() && done->compacted && !cancelled();
+    }
+    if (stream) stream->end(reply.ok() && !retry);  // the closing delta: shown text kept or dropped
+    if (!retry) break;
+  }
+  if (reply.ok() && overflow_compactions > 0 && wants(event_types::overflow_recovered)) {
+    auto e = event(event_types::overflow_recovered);
+    e.data["compactions"] = overflow_compactions;
+    fx.events.push_back(std::move(e));
+  }
+
+  if (!reply.ok()) {
+    const bool was_cancelled = reply.error().code() == errc::cancelled;
+    auto e = event(was_cancelled ? event_types::turn_cancelled : event_types::turn_failed);
+    if (was_cancelled)
+      e.data["reason"] = io_ ? io_->cancel_reason() : std::string();
+    else
+      e.data["error"] = reply.error().message();
+    fx.events.push_back(std::move(e));
+    out.st = was_cancelled ? reply.error() : reply.error().with_context("model call failed");
+    if (status st = durability_commit(fx); !st.ok()) out.st = st;
+    finish_effects(fx, last_route_);
+    co_return out;
+  }
+  if (!reply->contains("timestamp")) (*reply)["timestamp"] = deps_->time->now_ms();
+  // The reply as kept in the context (no copy); read only until the compaction check below,
+  // which may rebuild the context.
+  const boost::json::object& msg = append_and_track(*reply, fx);
+  std::int64_t context_tokens = 0;
+  if (const auto* usage = json::get_object(msg, "usage")) {
+    row_->set_input_tokens(json::get_int(*usage, "input").value_or(0));
+    row_->set_output_tokens(json::get_int(*usage, "output").value_or(0));
+    row_->set_cache_read(json::get_int(*usage, "cacheRead").value_or(0));
+    row_->set_cache_write(json::get_int(*usage, "cacheWrite").value_or(0));
+    row_->set_total_tokens(prompt_tokens_of_usage(*usage));
+    row_->set_total_tokens_fresh(true);
+    context_tokens = calculate_context_tokens(*usage);
+  }
+  row_->set_context_tokens(settings.model.context_window);
+  if (auto p = json::get_string(msg, "provider")) row_->set_model_provider(*p);
+  if (auto m = json::get_string(msg, "model")) row_->set_model(*m);
+
+  // NO_REPLY: recorded in the transcript, never delivered [R§7.3].
+  const silent_reply_verdict verdict = final_reply_verdict(reply_text(msg));
+  if (verdict.silent) {
+    out.suppressed = true;
+    if (wants(event_types::reply_suppressed)) fx.events.push_back(event(event_types::reply_suppressed));
+  } else {
+    out.reply = verdict.text;
+  }
+  if (wants(event_types::turn_completed)) {
+    auto e = event(event_types::turn_completed);
+    e.data["totalTokens"] = row_->total_tokens().value_or(0);
+    e.data["latencyMs"] = deps_->time->now_ms() - started;
+    fx.events.push_back(std::move(e));
+  }
+  check_context_pressure(context_tokens, fx);
+  if (settings.compaction.enabled &&
+      should_compact_after_turn(context_tokens, settings.model.context_window,
+                                effective_reserve(settings.compaction, settings.model.context_window)))
+    (void)co_await compact("threshold", "", fx);  // a failure is an event; the turn itself succeeded
+  if (status st = durability_commit(fx); !st.ok()) {
+    out.st = st;
+    out.reply.reset();
+  }
+  out.session_id = std::string(row_->session_id().value_or(""));
+  finish_effects(fx, last_route_);
+  co_return out;
+}
+
+task<result<compaction_outcome>> session_core::compact(std::string reason, std::string instructions,
+                                                       core_effects& fx) {
+  const std::string old_path = transcript_->path();
+  if (wants(event_types::compaction_started)) {
+    auto e = event(event_types::compaction_started);
+    e.data["reason"] = reason;
+    fx.events.push_back(std::move(e));
+  }
+  if (!io_) co_return result<compaction_outcome>(errc::unsupported, "no model runner is registered");
+  compaction_env env{deps_->files, deps_->time, deps_->settings, io_, deps_->providers};
+  session_entry next = *row_;
+  // A named request: GCC 12 destroys a braced temporary inside a co_await expression twice.
+  const compaction_request what{reason, instructions, key_};
+  auto done = co_await compact_session(env, what, transcript_, next);
+  if (!done.ok()) {
+    auto e = event(event_types::compaction_failed);
+    e.data["reason"] = reason;
+    e.data["error"] = done.error().message();
+    e.data["cancelled"] = done.error().code() == errc::cancelled;
+    fx.events.push_back(std::move(e));
+    co_return done;
+  }
+  if (!done->compacted) co_return done;
+  if (done->successor_path) {
+    // The session continues in the successor: its lock, its writer; the old file stays.
+    storage::write_lock_options lo = deps_->settings->session.write_lock;
+    lo.acquire_timeout_ms = 0;
+    lo.max_hold_ms = std::max(lo.max_hold_ms, kSessionLockMaxHoldMs);
+    auto lock = storage::acquire_write_lock(*deps_->files, *deps_->time, *deps_->probe, *done->successor_path, lo);
+    if (!lock.ok()) co_return lock.error().with_context("locking the successor transcript");
+    auto opened = storage::transcript_file::open(*deps_->files, *deps_->time, *done->successor_path, transcript_opts());
+    if (!opened.ok()) co_return opened.error().with_context("opening the successor transcript");
+    (void)(transcript_->sync());
+    transcript_ = std::move(*opened);
+    lock_ = std::move(*lock);
+  }
+  row_ = std::move(next);
+  if (!done->successor_path) {
+    context_ = std::move(done->context);
+  } else if (auto ctx = transcript_->context(); ctx.ok()) {
+    context_ = std::move(ctx->messages);
+  }
+  if (wants(event_types::compaction_completed)) {
+    auto e = event(event_types::compaction_completed);
+    e.data["reason"] = reason;
+    e.data["provider"] = done->provider;
+    e.data["tokensBefore"] = done->tokens_before;
+    e.data["tokensAfter"] = done->tokens_after;
+    e.data["firstKeptEntryId"] = done->first_kept_entry_id;
+    e.data["compactionCount"] = row_->compaction_count().value_or(0);
+    if (!done->fallback_warning.empty()) e.data["warning"] = done->fallback_warning;
+    if (done->successor_session_id) {
+      e.data["successorSessionId"] = *done->successor_session_id;
+      e.data["checkpoint"] = old_path;
+    }
+    fx.events.push_back(std::move(e));
+  }
+  co_return done;
+}
+
+task<bool> session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::int64_t context_tokens,
+                                            core_effects& fx, turn_outcome& out) {
+  const auto& settings = *deps_->settings;
+  if (!settings.memory_flush.enabled || !transcript_) co_return false;
+  flush_inputs in;
+  in.context_window = settings.model.context_window;
+  in.reserve_tokens_floor = settings.compaction.reserve_tokens_floor;
+  in.prompt_estimate = prompt_estimate;
+  in.transcript_prompt_tokens = context_tokens;
+  in.last_output_tokens = row_->output_tokens().value_or(0);
+  in.transcript_bytes = static_cast<std::int64_t>(transcript_->reader().data_end() + transcript_->pending_bytes());
+  in.workspace_writable = settings.workspace_writable;
+  const flush_decision d = decide_flush(*row_, in, settings.memory_flush);
+  if (!d.run) {
+    // A flush that was due but cannot run is said; the everyday "not yet" is not.
+    if (d.due && wants(event_types::memory_flush_skipped)) {
+      auto e = event(event_types::memory_flush_skipped);
+      e.data["reason"] = flush_reason_name(d.reason);
+      e.data["tokenCount"] = d.token_count;
+      e.data["threshold"] = d.threshold;
+      fx.events.push_back(std::move(e));
+    }
+    co_return false;
+  }
+  const std::int64_t now = deps_->time->now_ms();
+  auto plan = build_flush_plan(settings.memory_flush, now, settings.session.reset.timezone);
+  if (!plan.ok()) co_return false;
+  if (wants(event_types::memory_flush_started)) {
+    auto e = event(event_types::memory_flush_started);
+    e.data["reason"] = flush_reason_name(d.reason);
+    e.data["tokenCount"] = d.token_count;
+    e.data["threshold"] = d.threshold;
+    fx.events.push_back(std::move(e));
+  }
+  const std::int64_t cycle = row_->compaction_count().value_or(0);
+  auto req = std::make_shared<model_request>();
+  req->session_key = key_;
+  req->session_id = std::string(row_->session_id().value_or(""));
+  req->purpose = "memory_flush";
+  req->system_prompt = plan->system_prompt;
+  req->provider = settings.model.provider;
+  req->model = plan->model.empty() ? settings.model.model : plan->model;
+  req->context_window = settings.model.context_window;
+  req->messages = std::move(context_);
+  req->messages.emplace_back(user_message(plan->prompt, now));
+  auto reply = co_await call_model(req);
+  context_ = take_messages(req);
+  context_.pop_back();
+  if (!reply.ok() && reply.error().code() == errc::cancelled) co_return false;  // not the flush's failure
+  if (reply.ok()) {
+    apply_flush_success(*row_, now, cycle);
+    if (wants(event_types::memory_flush_completed)) {
+      auto e = event(event_types::memory_flush_completed);
+      e.data["silent"] = final_reply_verdict(reply_text(*reply)).silent;
+      e.data["memoryFile"] = plan->relative_path;
+      fx.events.push_back(std::move(e));
+    }
+  } else {
+    auto notice = apply_flush_failure(*row_, now, reply.error().message());
+    auto e = event(event_types::memory_flush_failed);
+    e.data["error"] = reply.error().message();
+    e.data["failures"] = row_->memory_flush_failure_count().value_or(0);
+    fx.events.push_back(std::move(e));
+    if (notice) out.notices.push_back(*notice);
+  }
+  co_return true;
+}
+
+task<bool> session_core::maybe_compact_before_turn(std::int64_t prompt_estimate, std::int64_t context_tokens,
+                                                   core_effects& fx) {
+  const auto& settings = *deps_->settings;
+  if (!settings.compaction.enabled || !transcript_) co_return false;
+  preflight_state ps;
+  ps.context_window = settings.model.context_window;
+  ps.soft_threshold_tokens = settings.memory_flush.soft_threshold_tokens;
+  if (auto total = row_->total_tokens()) {
+    if (row_->total_tokens_fresh() == std::optional<bool>(true))
+      ps.fresh_persisted_total_tokens = *total;
+    else
+      ps.stale_persisted_total_tokens = *total;
+  }
+  ps.last_output_tokens = row_->output_tokens().value_or(0);
+  ps.prompt_estimate_tokens = prompt_estimate;
+  ps.transcript_prompt_tokens = context_tokens;
+  ps.transcript_bytes = transcript_->reader().data_end() + transcript_->pending_bytes();
+  if (const auto trigger = should_compact_before_turn(settings.compaction, ps)) {
+    (void)co_await compact(preflight_reason(*trigger), "", fx);
+    co_return true;
+  }
+  co_return false;
+}
+
+void session_core::check_context_pressure(std::int64_t context_tokens, core_effects& fx) {
+  const auto& settings = *deps_->settings;
+  const std::int64_t threshold =
+      settings.model.context_window - effective_reserve(settings.compaction, settings.model.context_window);
+  auto check = actors::check_pressure(settings.pressure, pressure_, context_tokens, threshold,
+                                      row_->compaction_count().value_or(0));
+  pressure_ = std::move(check.next);
+  for (double fraction : check.crossed) {
+    if (!wants(event_types::context_pressure)) break;
+    auto e = event(event_types::context_pressure);
+    e.data["fraction"] = fraction;
+    e.data["contextTokens"] = context_tokens;
+    e.data["compactionThreshold"] = threshold;
+    e.data["contextWindow"] = settings.model.context_window;
+    fx.events.push_back(std::move(e));
+  }
+}
+
+task<turn_outcome> session_core::cron_run(const system_event& ev, core_effects& fx) {
+  turn_outcome out;
+  out.session_key = key_;
+  auto report = [&](const turn_outcome& o) {
+    auto e = event(event_types::cron_completed);
+    e.data["jobId"] = ev.job_id;
+    e.data["sessionId"] = o.session_id;
+    if (!o.st.ok()) e.data["error"] = o.st.to_string();
+    else if (o.reply) e.data["reply"] = *o.reply;
+    e.data["suppressed"] = o.suppressed;
+    fx.events.push_back(std::move(e));
+  };
+  // The current transcript's lock first, as for a chat turn: held elsewhere, nothing changes.
+  if (row_ && row_->session_id())
+    if (status st = open_current(fx); !st.ok()) {
+      out.st = st;
+      report(out);
+      co_return out;
+    }
+  rollover_input in;
+  in.session_key = key_;
+  in.now_ms = deps_->time->now_ms();
+  in.new_session_id = new_session_id();
+  in.transcript_path = [this](std::string_view id) { return transcript_path_for(std::string(id)); };
+  const std::string old_id = row_ ? std::string(row_->session_id().value_or("")) : std::string();
+  rollover_result roll = roll_isolated_cron_run(row_ ? &*row_ : nullptr, cron_job_ref{ev.job_id, ev.job_name}, std::move(in));
+  row_ = std::move(roll.entry);
+  queued_.clear();
+  pressure_ = {};
+  if (status st = start_new_session(old_id, fx); !st.ok()) {
+    out.st = st;
+    report(out);
+    finish_effects(fx, last_route_);
+    co_return out;
+  }
+  note_new_session(old_id, roll, out, fx);
+  if (ev.text.empty()) {
+    finish_effects(fx, last_route_);
+    report(out);
+    co_return out;
+  }
+  chat_event prompt;
+  prompt.text = ev.text;
+  prompt.timestamp_ms = ev.timestamp_ms;
+  out = co_await run_turn(prompt, ev.text, fx, std::move(out));
+  report(out);
+  co_return out;
+}
+
+
+}  // namespace sessionrt::actors
