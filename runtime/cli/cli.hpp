@@ -2,19 +2,48 @@
 // beside this one (one file per command group). Commands print results on stdout, progress
 // and errors on stderr, and return the process exit code: 0 ok, 1 the command ran and found
 // problems, 2 bad usage or an error that stopped it.
+// The offline commands (sessions, status, security, config) take their files, clock, process
+// probe, environment and streams from cli_io, so tests run them in-process on a temp dir with
+// a manual clock; run_cli(argc, argv) uses the real ones. Progress (a count and a rate) goes to
+// err only when cli_io::progress is set (by default: stderr is a terminal).
 #pragma once
 #include <CLI/CLI.hpp>
+#include <iosfwd>
+
+#include "messages/clock.hpp"
+#include "storage/fs.hpp"
+#include "storage/process_probe.hpp"
+#include "storage/write_lock.hpp"
 
 namespace sessionrt::runtime {
 
-// Shared by the command groups: where each command's exit code goes.
+struct cli_io {
+  storage::fs* files = nullptr;
+  clock* time = nullptr;
+  storage::process_probe* probe = nullptr;
+  storage::env_lookup env;  // SESSIONRT_STATE_DIR, HOME, ...
+  std::ostream* out = nullptr;
+  std::ostream* err = nullptr;
+  bool progress = false;
+};
+// The process's own: posix_fs, real clock and probe, the environment, std::cout / std::cerr,
+// progress when stderr is a terminal.
+cli_io process_cli_io();
+
+// Shared by the command groups: where each command's exit code goes, and the I/O it uses.
 struct cli_state {
   int exit_code = 0;
+  cli_io io;
 };
 
 int run_cli(int argc, char** argv);
+int run_cli(int argc, char** argv, const cli_io& io);
 
 void add_transcript_commands(CLI::App& app, cli_state& st);
 void add_store_commands(CLI::App& app, cli_state& st);
+void add_sessions_commands(CLI::App& app, cli_state& st);  // sessions, sessions cleanup
+void add_status_command(CLI::App& app, cli_state& st);
+void add_security_commands(CLI::App& app, cli_state& st);  // security audit
+void add_config_commands(CLI::App& app, cli_state& st);    // config show|check
 
 }  // namespace sessionrt::runtime

@@ -1,0 +1,120 @@
+#include "actors/maintenance/cron_retention.hpp"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "actors/router/session_key.hpp"
+#include "storage/archive_names.hpp"
+#include "storage/durable_file.hpp"
+
+namespace sessionrt::actors {
+
+std::optional<std::string> trim_run_log(std::string_view text, const cron_settings& settings) {
+  if (static_cast<std::int64_t>(text.size()) <= settings.run_log_max_bytes) return std::nullopt;
+  std::vector<std::string_view> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t nl = text.find('\n', start);
+    std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    if (!line.empty() && line.find_first_not_of(" \t\r") != std::string_view::npos) lines.push_back(line);
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+  }
+  const std::size_t keep = static_cast<std::size_t>(std::max<std::int64_t>(0, settings.run_log_keep_lines));
+  std::size_t first = lines.size() > keep ? lines.size() - keep : 0;
+  std::string out;
+  for (std::size_t i = first; i < lines.size(); ++i) {
+    out.append(lines[i]);
+    out.push_back('\n');
+  }
+  return out;
+}
+
+maintenance_plan plan_cron_reaper(const std::vector<maintenance_row>& rows, const std::vector<dir_file>& files,
+                                  const cron_settings& settings, std::int64_t now_ms,
+                                  const std::vector<std::string>& preserve_keys, maintenance_mode mode) {
+  maintenance_plan plan;
+  plan.mode = mode;
+  plan.before_count = plan.after_count = rows.size();
+  if (!settings.session_retention_ms) return plan;
+  const std::int64_t cutoff = now_ms - *settings.session_retention_ms;
+  std::unordered_set<std::string_view> preserve(preserve_keys.begin(), preserve_keys.end());
+  std::unordered_map<std::string, int> refs;
+  for (const auto& r : rows)
+    if (!r.session_id.empty()) ++refs[r.session_id];
+  std::vector<std::string> orphaned;
+  for (const auto& r : rows) {
+    if (!is_cron_run_key(r.key) || preserve.count(r.key) || r.is_protected) continue;
+    if (!r.updated_at || *r.updated_at >= cutoff) continue;
+    plan_action a;
+    a.step = maintenance_step::cron_reaper;
+    a.kind = action_kind::remove_row;
+    a.key = r.key;
+    a.updated_at = r.updated_at;
+    a.session_id = r.session_id;
+    a.bytes = r.text_bytes;
+    plan.actions.push_back(std::move(a));
+    --plan.after_count;
+    ++plan.pruned;
+    if (!r.session_id.empty() && --refs[r.session_id] == 0) orphaned.push_back(r.session_id);
+  }
+  std::unordered_set<std::string> names;
+  for (const auto& f : files) names.insert(f.name);
+  std::unordered_set<std::string> gone(orphaned.begin(), orphaned.end());
+  for (const auto& f : files) {
+    auto name = storage::classify(f.name);
+    plan_action a;
+    a.step = maintenance_step::cron_reaper;
+    a.file = f.name;
+    a.bytes = f.size;
+    a.mtime_ms = f.mtime_ms;
+    if (!name.session_id.empty() && gone.count(name.session_id)) {
+      a.session_id = name.session_id;
+      if (storage::is_transcript_kind(name.kind)) {
+        std::int64_t ts = now_ms;
+        std::string target = storage::archive_name(f.name, storage::archive_reason::deleted, ts);
+        while (names.count(target)) target = storage::archive_name(f.name, storage::archive_reason::deleted, ++ts);
+        names.insert(target);
+        a.kind = action_kind::archive_file;
+        a.target = std::move(target);
+        ++plan.archived_files;
+      } else if (name.kind == storage::artifact_kind::trajectory ||
+                 name.kind == storage::artifact_kind::trajectory_pointer) {
+        a.kind = action_kind::delete_file;
+        ++plan.deleted_files;
+      } else {
+        continue;
+      }
+      plan.actions.push_back(std::move(a));
+    } else if (name.kind == storage::artifact_kind::deleted_archive && name.timestamp_ms && *name.timestamp_ms < cutoff) {
+      a.kind = action_kind::delete_file;
+      ++plan.deleted_files;
+      plan.actions.push_back(std::move(a));
+    }
+  }
+  return plan;
+}
+
+result<bool> trim_run_log_file(storage::fs& files, const std::string& path, const cron_settings& settings) {
+  auto info = files.stat(path);
+  if (!info.ok()) {
+    if (info.error().code() == errc::not_found) return false;
+    return info.error();
+  }
+  if (static_cast<std::int64_t>(info->size) <= settings.run_log_max_bytes) return false;
+  auto text = storage::read_file(files, path, max_run_log_read_bytes);
+  if (!text.ok()) return text.error().with_context("trimming the cron run log");
+  auto trimmed = trim_run_log(*text, settings);
+  if (!trimmed) return false;
+  SRT_RETURN_IF_ERROR(storage::replace_file_atomic(files, path, *trimmed));
+  return true;
+}
+
+result<std::string> run_log_path(std::string_view cron_store_dir, std::string_view job_id) {
+  if (job_id.empty() || job_id == "." || job_id.find_first_of(std::string_view("/\\\0", 3)) != std::string_view::npos ||
+      job_id.find("..") != std::string_view::npos)
+    return status(errc::unsafe_path, "cron job id \"" + std::string(job_id) + "\" cannot name a run log file");
+  return storage::path_join(storage::path_join(cron_store_dir, "runs"), std::string(job_id) + ".jsonl");
+}
+
+}  // namespace sessionrt::actors

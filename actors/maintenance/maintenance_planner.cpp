@@ -1,0 +1,487 @@
+#include "actors/maintenance/maintenance_planner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+#include "actors/router/session_key.hpp"
+#include "storage/archive_names.hpp"
+#include "storage/durable_file.hpp"
+
+namespace sessionrt::actors {
+
+const char* maintenance_step_name(maintenance_step step) noexcept {
+  switch (step) {
+    case maintenance_step::fix_missing: return "fix-missing";
+    case maintenance_step::fix_dm_scope: return "fix-dm-scope";
+    case maintenance_step::model_run: return "model-run";
+    case maintenance_step::stale: return "stale";
+    case maintenance_step::cap: return "cap";
+    case maintenance_step::unreferenced: return "unreferenced";
+    case maintenance_step::archive_retention: return "archive-retention";
+    case maintenance_step::budget_files: return "budget-files";
+    case maintenance_step::budget_rows: return "budget-rows";
+    case maintenance_step::cron_reaper: return "cron-reaper";
+  }
+  return "?";
+}
+
+const char* row_action_label(maintenance_step step) noexcept {
+  switch (step) {
+    case maintenance_step::fix_missing: return "prune-missing";
+    case maintenance_step::fix_dm_scope: return "retire-dm-scope";
+    case maintenance_step::model_run: return "prune-model-run";
+    case maintenance_step::stale: return "prune-stale";
+    case maintenance_step::cap: return "cap-overflow";
+    case maintenance_step::budget_rows: return "evict-budget";
+    case maintenance_step::cron_reaper: return "reap-cron-run";
+    default: return "keep";
+  }
+}
+
+const char* action_kind_name(action_kind kind) noexcept {
+  switch (kind) {
+    case action_kind::remove_row: return "remove-row";
+    case action_kind::archive_file: return "archive-file";
+    case action_kind::delete_file: return "delete-file";
+  }
+  return "?";
+}
+
+std::uint64_t projected_store_bytes(std::uint64_t sum_text_bytes, std::size_t rows, bool trailing_newline) {
+  std::uint64_t bytes = rows == 0 ? 2 : sum_text_bytes + (rows - 1) + 3;  // "{}" | "{" rows joined by "," "\n}"
+  return bytes + (trailing_newline ? 1 : 0);
+}
+
+maintenance_row maintenance_row_of(std::string_view key, const session_entry& entry, std::string_view sessions_dir) {
+  maintenance_row row;
+  row.key = std::string(key);
+  if (auto id = entry.session_id()) row.session_id = std::string(*id);
+  if (auto file = entry.session_file(); file && !file->empty()) {
+    std::string dir = storage::path_dirname(*file);
+    bool here = file->find('/') == std::string_view::npos || sessions_dir.empty() || dir == sessions_dir;
+    if (here) row.session_file = storage::path_basename(*file);
+  }
+  row.updated_at = entry.updated_at();
+  if (auto label = entry.label()) row.label = std::string(*label);
+  if (auto m = entry.model_override(); m && !m->empty())
+    row.model = std::string(*m);
+  else if (auto m2 = entry.model())
+    row.model = std::string(*m2);
+  std::string text;
+  storage::session_store::append_row_text(text, key, entry);
+  row.text_bytes = text.size();
+  row.synthetic = is_synthetic_key(key);
+  row.is_protected = is_protected_key(key, &entry);
+  return row;
+}
+
+std::vector<maintenance_row> maintenance_rows(const storage::session_store& store, std::string_view sessions_dir) {
+  std::vector<maintenance_row> rows;
+  rows.reserve(store.size());
+  for (auto r : store) rows.push_back(maintenance_row_of(r.key, r.entry, sessions_dir));
+  return rows;
+}
+
+bool is_per_peer_direct_key(std::string_view key) {
+  auto parsed = parse_agent_session_key(key);
+  if (!parsed) return false;
+  // direct:<id> | <ch>:direct:<id> | <ch>:<acct>:direct:<id>
+  std::vector<std::string_view> parts;
+  std::string_view rest = parsed->rest;
+  std::size_t start = 0;
+  while (true) {
+    auto colon = rest.find(':', start);
+    parts.push_back(rest.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start));
+    if (colon == std::string_view::npos) break;
+    start = colon + 1;
+  }
+  auto direct_at = [&](std::size_t i) { return parts.size() == i + 2 && parts[i] == "direct" && !parts[i + 1].empty(); };
+  return direct_at(0) || direct_at(1) || direct_at(2);
+}
+
+const char* row_label_in(const maintenance_plan& plan, std::string_view key) {
+  for (const auto& a : plan.actions)
+    if (a.kind == action_kind::remove_row && a.key == key) return row_action_label(a.step);
+  return "keep";
+}
+
+namespace {
+
+bool is_model_run_key(std::string_view key) {
+  auto parsed = parse_agent_session_key(key);
+  if (!parsed) return false;
+  constexpr std::string_view prefix = "explicit:model-run-";
+  if (parsed->rest.size() <= prefix.size() || parsed->rest.compare(0, prefix.size(), prefix) != 0) return false;
+  std::string_view uuid = std::string_view(parsed->rest).substr(prefix.size());
+  if (uuid.size() != 36) return false;
+  for (std::size_t i = 0; i < uuid.size(); ++i) {
+    char c = uuid[i];
+    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+constexpr std::int64_t no_time = std::numeric_limits<std::int64_t>::min();
+
+struct file_state {
+  std::string name;
+  std::uint64_t size = 0;
+  std::int64_t mtime_ms = 0;
+  storage::artifact_name kind;
+  bool alive = true;
+};
+
+class planner {
+ public:
+  explicit planner(const planner_input& in) : in_(in), rows_(*in.rows) {
+    plan_.mode = in.settings.mode;
+    plan_.forced = in.forced;
+    plan_.before_count = rows_.size();
+    removed_.assign(rows_.size(), false);
+    keep_always_.assign(rows_.size(), false);
+    std::unordered_set<std::string_view> preserve(in.preserve_keys.begin(), in.preserve_keys.end());
+    if (!in.active_key.empty()) preserve.insert(in.active_key);
+    std::uint64_t text_sum = 0;
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      const auto& r = rows_[i];
+      keep_always_[i] = r.is_protected || preserve.count(r.key) > 0;
+      text_sum += r.text_bytes;
+      for (auto& id : ids_of(r)) ++refs_[std::move(id)];
+    }
+    live_rows_ = rows_.size();
+    store_text_sum_ = text_sum;
+    files_.reserve(in.files->size());
+    for (const auto& f : *in.files) {
+      file_state s{f.name, f.size, f.mtime_ms, storage::classify(f.name), true};
+      names_.insert(f.name);
+      if (f.name == in.store_file) continue;  // the projected store replaces it
+      if (!s.kind.session_id.empty()) files_of_session_[s.kind.session_id].push_back(files_.size());
+      files_bytes_ += f.size;
+      files_.push_back(std::move(s));
+    }
+    plan_.total_bytes_before = total();
+  }
+
+  maintenance_plan run() {
+    const auto hw = entry_high_water(in_.settings.max_entries);
+    if (in_.fix_missing) step_fix_missing();
+    if (in_.fix_dm_scope) step_fix_dm_scope();
+    if (in_.forced || static_cast<std::int64_t>(live_rows_) >= hw) step_model_run();
+    step_stale();
+    if (in_.forced ? static_cast<std::int64_t>(live_rows_) > in_.settings.max_entries
+                   : static_cast<std::int64_t>(live_rows_) >= hw)
+      step_cap();
+    step_unreferenced();
+    step_archive_retention();
+    if (in_.settings.max_disk_bytes) step_budget();
+    plan_.after_count = live_rows_;
+    plan_.total_bytes_after = total();
+    return std::move(plan_);
+  }
+
+ private:
+  // The session ids a row keeps referenced: its sessionId and the id its sessionFile names.
+  static std::vector<std::string> ids_of(const maintenance_row& r) {
+    std::vector<std::string> ids;
+    if (!r.session_id.empty()) ids.push_back(r.session_id);
+    if (!r.session_file.empty()) {
+      auto name = storage::classify(r.session_file);
+      if (!name.session_id.empty() && name.session_id != r.session_id) ids.push_back(std::move(name.session_id));
+    }
+    return ids;
+  }
+
+  std::uint64_t total() const {
+    return files_bytes_ + projected_store_bytes(store_text_sum_, live_rows_);
+  }
+
+  bool referenced(const std::string& session_id) const {
+    auto it = refs_.find(session_id);
+    return it != refs_.end() && it->second > 0;
+  }
+
+  // Removes row i (not protected / preserved: the caller checked).
+  void remove_row(std::size_t i, maintenance_step step) {
+    const auto& r = rows_[i];
+    removed_[i] = true;
+    --live_rows_;
+    store_text_sum_ -= r.text_bytes;
+    for (auto& id : ids_of(r)) {
+      auto it = refs_.find(id);
+      if (it != refs_.end() && --it->second == 0) orphaned_.push_back(std::move(id));
+    }
+    plan_action a;
+    a.step = step;
+    a.kind = action_kind::remove_row;
+    a.key = r.key;
+    a.updated_at = r.updated_at;
+    a.session_id = r.session_id;
+    a.bytes = r.text_bytes;
+    plan_.actions.push_back(std::move(a));
+    switch (step) {
+      case maintenance_step::fix_missing: ++plan_.missing; break;
+      case maintenance_step::fix_dm_scope: ++plan_.dm_scope_retired; break;
+      case maintenance_step::model_run: ++plan_.model_run_pruned; break;
+      case maintenance_step::stale: ++plan_.pruned; break;
+      case maintenance_step::cap: ++plan_.capped; break;
+      case maintenance_step::budget_rows: ++plan_.evicted; break;
+      default: break;
+    }
+  }
+
+  bool removable(std::size_t i) const { return !removed_[i] && !keep_always_[i]; }
+
+  std::string unique_archive_name(const std::string& file) {
+    std::int64_t ts = in_.now_ms;
+    std::string name = storage::archive_name(file, storage::archive_reason::deleted, ts);
+    while (names_.count(name)) name = storage::archive_name(file, storage::archive_reason::deleted, ++ts);
+    names_.insert(name);
+    return name;
+  }
+
+  void file_action(std::size_t fi, maintenance_step step, action_kind kind) {
+    file_state& f = files_[fi];
+    plan_action a;
+    a.step = step;
+    a.kind = kind;
+    a.file = f.name;
+    a.session_id = f.kind.session_id;
+    a.bytes = f.size;
+    a.mtime_ms = f.mtime_ms;
+    if (kind == action_kind::archive_file) {
+      a.target = unique_archive_name(f.name);
+      ++plan_.archived_files;
+      // The archive takes the file's place (rename keeps size and mtime).
+      f.name = a.target;
+      f.kind = storage::classify(f.name);
+    } else {
+      f.alive = false;
+      files_bytes_ -= f.size;
+      ++plan_.deleted_files;
+    }
+    plan_.actions.push_back(std::move(a));
+  }
+
+  // Archives the transcripts and deletes the sidecars of a session no row references.
+  void retire_session_files(const std::string& session_id, maintenance_step step, bool delete_outright) {
+    auto it = files_of_session_.find(session_id);
+    if (it == files_of_session_.end()) return;
+    for (std::size_t fi : it->second) {
+      file_state& f = files_[fi];
+      if (!f.alive) continue;
+      const auto k = f.kind.kind;
+      if (storage::is_transcript_kind(k)) {
+        file_action(fi, step, delete_outright ? action_kind::delete_file : action_kind::archive_file);
+      } else if (k == storage::artifact_kind::trajectory || k == storage::artifact_kind::trajectory_pointer) {
+        file_action(fi, step, action_kind::delete_file);
+      }
+    }
+  }
+
+  void step_fix_missing() {
+    std::unordered_set<std::string_view> listed;
+    for (const auto& f : files_) listed.insert(f.name);
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      if (!removable(i)) continue;
+      const auto& r = rows_[i];
+      std::string file = !r.session_file.empty() ? r.session_file
+                         : r.session_id.empty()  ? std::string()
+                                                 : r.session_id + ".jsonl";
+      bool missing = file.empty() || !listed.count(file) ||
+                     (in_.empty_transcripts && in_.empty_transcripts->count(file));
+      if (missing) remove_row(i, maintenance_step::fix_missing);
+    }
+    flush_files(maintenance_step::fix_missing);
+  }
+
+  void step_fix_dm_scope() {
+    for (std::size_t i = 0; i < rows_.size(); ++i)
+      if (removable(i) && is_per_peer_direct_key(rows_[i].key)) remove_row(i, maintenance_step::fix_dm_scope);
+    flush_files(maintenance_step::fix_dm_scope);
+  }
+
+  void step_model_run() {
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      const auto& r = rows_[i];
+      if (removable(i) && r.updated_at && *r.updated_at < in_.now_ms - model_run_retention_ms && is_model_run_key(r.key))
+        remove_row(i, maintenance_step::model_run);
+    }
+  }
+
+  void step_stale() {
+    const std::int64_t cutoff = in_.now_ms - in_.settings.prune_after_ms;
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      const auto& r = rows_[i];
+      if (removable(i) && r.updated_at && *r.updated_at < cutoff) remove_row(i, maintenance_step::stale);
+    }
+  }
+
+  // Oldest first (no updatedAt first), ties in store order.
+  std::vector<std::size_t> removable_oldest_first() const {
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < rows_.size(); ++i)
+      if (removable(i)) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return rows_[a].updated_at.value_or(no_time) < rows_[b].updated_at.value_or(no_time);
+    });
+    return order;
+  }
+
+  void step_cap() {
+    std::size_t kept_always = 0;
+    for (std::size_t i = 0; i < rows_.size(); ++i)
+      if (!removed_[i] && keep_always_[i]) ++kept_always;
+    const std::int64_t quota = std::max<std::int64_t>(0, in_.settings.max_entries - static_cast<std::int64_t>(kept_always));
+    auto order = removable_oldest_first();
+    if (static_cast<std::int64_t>(order.size()) <= quota) return;
+    const std::size_t drop = order.size() - static_cast<std::size_t>(quota);
+    for (std::size_t n = 0; n < drop; ++n) remove_row(order[n], maintenance_step::cap);
+  }
+
+  // The files of sessions orphaned by the row removals so far, under `step`.
+  void flush_files(maintenance_step step, bool delete_outright = false) {
+    auto orphans = std::move(orphaned_);
+    orphaned_.clear();
+    for (const auto& id : orphans)
+      if (!referenced(id)) retire_session_files(id, step, delete_outright);
+  }
+
+  void step_unreferenced() {
+    flush_files(maintenance_step::unreferenced);
+    if (!in_.forced) return;
+    auto& rep = plan_.unreferenced;
+    rep.older_than_ms = in_.settings.prune_after_ms;
+    const std::int64_t cutoff = in_.now_ms - in_.settings.prune_after_ms;
+    for (std::size_t fi = 0; fi < files_.size(); ++fi) {
+      file_state& f = files_[fi];
+      if (!f.alive) continue;
+      ++rep.scanned_files;
+      const auto k = f.kind.kind;
+      if (k == storage::artifact_kind::store_temp) {
+        if (storage::is_stale_store_temp(f.kind, f.mtime_ms, in_.now_ms)) {
+          ++rep.removed_files;
+          rep.freed_bytes += f.size;
+          file_action(fi, maintenance_step::unreferenced, action_kind::delete_file);
+        }
+        continue;
+      }
+      bool transcript = storage::is_transcript_kind(k);
+      bool sidecar = k == storage::artifact_kind::trajectory || k == storage::artifact_kind::trajectory_pointer;
+      if (!(transcript || sidecar) || f.kind.session_id.empty() || referenced(f.kind.session_id)) continue;
+      if (f.mtime_ms >= cutoff) continue;
+      ++rep.removed_files;
+      if (transcript) {
+        file_action(fi, maintenance_step::unreferenced, action_kind::archive_file);
+      } else {
+        rep.freed_bytes += f.size;
+        file_action(fi, maintenance_step::unreferenced, action_kind::delete_file);
+      }
+    }
+  }
+
+  void step_archive_retention() {
+    const auto reset_keep = reset_archive_retention(in_.settings);
+    for (std::size_t fi = 0; fi < files_.size(); ++fi) {
+      file_state& f = files_[fi];
+      if (!f.alive || !f.kind.timestamp_ms) continue;
+      std::optional<std::int64_t> keep;
+      if (f.kind.kind == storage::artifact_kind::deleted_archive)
+        keep = in_.settings.prune_after_ms;
+      else if (f.kind.kind == storage::artifact_kind::reset_archive)
+        keep = reset_keep;
+      if (keep && *f.kind.timestamp_ms < in_.now_ms - *keep)
+        file_action(fi, maintenance_step::archive_retention, action_kind::delete_file);
+    }
+  }
+
+  bool budget_removable_file(const file_state& f) const {
+    const auto k = f.kind.kind;
+    if (k == storage::artifact_kind::store_temp) return storage::is_stale_store_temp(f.kind, f.mtime_ms, in_.now_ms);
+    if (storage::is_archive_kind(k)) return true;
+    if (storage::is_transcript_kind(k) || k == storage::artifact_kind::trajectory ||
+        k == storage::artifact_kind::trajectory_pointer)
+      return !f.kind.session_id.empty() && !referenced(f.kind.session_id);
+    return false;
+  }
+
+  void step_budget() {
+    disk_budget_report rep;
+    rep.max_bytes = *in_.settings.max_disk_bytes;
+    rep.high_water_bytes = *high_water_bytes(in_.settings);
+    rep.total_bytes_before = total();
+    rep.over_budget = rep.total_bytes_before > static_cast<std::uint64_t>(rep.max_bytes);
+    const auto target = static_cast<std::uint64_t>(rep.high_water_bytes);
+    if (rep.over_budget) {
+      // Phase A: prompt blobs (none in sessionrt). Phase B: removable files, oldest mtime first.
+      std::vector<std::size_t> order;
+      for (std::size_t fi = 0; fi < files_.size(); ++fi)
+        if (files_[fi].alive && budget_removable_file(files_[fi])) order.push_back(fi);
+      std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        if (files_[a].mtime_ms != files_[b].mtime_ms) return files_[a].mtime_ms < files_[b].mtime_ms;
+        return files_[a].name < files_[b].name;
+      });
+      for (std::size_t fi : order) {
+        if (total() <= target) break;
+        ++rep.removed_files;
+        rep.freed_bytes += files_[fi].size;
+        file_action(fi, maintenance_step::budget_files, action_kind::delete_file);
+      }
+      // Phase C: rows, oldest updatedAt first; their files deleted outright when unreferenced.
+      if (total() > target) {
+        for (std::size_t i : removable_oldest_first()) {
+          if (total() <= target) break;
+          const std::uint64_t before = total();
+          const std::size_t files_before = plan_.deleted_files;
+          remove_row(i, maintenance_step::budget_rows);
+          flush_files(maintenance_step::budget_rows, true);
+          ++rep.removed_entries;
+          rep.removed_files += plan_.deleted_files - files_before;
+          rep.freed_bytes += before - total();
+        }
+      }
+    }
+    rep.total_bytes_after = total();
+    rep.met = !rep.over_budget || rep.total_bytes_after <= target;
+    if (!rep.met) {
+      const std::size_t held = live_rows_;
+      plan_.warnings.push_back(fmt::format(
+          "session disk budget cannot be met: {} bytes remain above the high-water target of {} bytes (maxDiskBytes {}) "
+          "after every removable file and row; the {} remaining rows (protected group/channel/thread/topic rows, the "
+          "active session and preserved keys) and their transcripts and the files maintenance never removes hold them; "
+          "raise session.maintenance.maxDiskBytes or remove rows by hand",
+          rep.total_bytes_after, rep.high_water_bytes, rep.max_bytes, held));
+    }
+    plan_.disk_budget = rep;
+  }
+
+  const planner_input& in_;
+  const std::vector<maintenance_row>& rows_;
+  maintenance_plan plan_;
+  std::vector<bool> removed_;
+  std::vector<bool> keep_always_;
+  std::size_t live_rows_ = 0;
+  std::uint64_t store_text_sum_ = 0;
+  std::uint64_t files_bytes_ = 0;
+  std::unordered_map<std::string, int> refs_;  // session id (or sessionFile name) -> rows naming it
+  std::vector<std::string> orphaned_;          // session ids whose last row was just removed
+  std::vector<file_state> files_;
+  std::unordered_map<std::string, std::vector<std::size_t>> files_of_session_;
+  std::unordered_set<std::string> names_;
+};
+
+}  // namespace
+
+maintenance_plan plan_maintenance(const planner_input& input) {
+  static const std::vector<maintenance_row> no_rows;
+  static const std::vector<dir_file> no_files;
+  planner_input in = input;
+  if (!in.rows) in.rows = &no_rows;
+  if (!in.files) in.files = &no_files;
+  return planner(in).run();
+}
+
+}  // namespace sessionrt::actors

@@ -1,0 +1,172 @@
+// maintenance_planner: what store maintenance would do to one sessions dir (SPEC §6.2,
+// [R§5.2-5.5]). Pure: the rows of sessions.json (as maintenance_row values), a listing of the
+// regular files directly in the sessions dir (names, sizes, mtimes), the settings, `now` and
+// the active key in; the plan out. No I/O, no clock, never fails.
+//
+// The plan is an ordered list of actions, in the order of [R§5.3] (cleanup's preview order
+// [R§5.5] for the steps only `sessions cleanup` runs):
+//   fix_missing, fix_dm_scope (cleanup flags only), model_run (forced or count >= high water),
+//   stale (updatedAt < now - pruneAfter), cap (forced or count >= highWater(maxEntries): keep
+//   the newest maxEntries - protected - preserved), unreferenced (the transcripts of removed
+//   rows no remaining row references are archived as `.deleted.<ts>`, their trajectory
+//   sidecars deleted; forced: also orphan transcripts older than pruneAfter, and stale store
+//   temps deleted), archive_retention (`.deleted.<ts>` older than pruneAfter and `.reset.<ts>`
+//   older than resetArchiveRetention, by the timestamp in the name, deleted), budget_files and
+//   budget_rows (disk budget phases B and C down to highWaterBytes when the total passes
+//   maxDiskBytes [R§5.4]; phase A deletes prompt blobs, which sessionrt does not write).
+// Never removed, by any step: protected rows (group / channel / thread / topic pointers,
+// actors::is_protected_key), the active key and the preserve keys; never moved: a file whose
+// session id a remaining row references. Synthetic rows (cron, hook, heartbeat, ACP, sub-agent)
+// are never protected. Rows without updatedAt are never age-pruned; the cap and phase C take
+// them first.
+//
+// Applying a plan (the maintenance actor, or plan_applier for offline use): actions in order,
+// in batches of any size. Within a batch, write the row removals to the store first (one
+// save), then do its file actions: every file action comes after the removal of each row that
+// referenced its session, so a crash between leaves an unreferenced file (which the next
+// plan picks up), never a row without its transcript. Each action says what it expected
+// (a row's updatedAt, a file's size and mtime) so an applier can skip what changed since the
+// plan was made; a live session must be passivated before a file of `session_id` moves.
+// mode warn: the plan says what enforce would do; nothing applies it.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "actors/maintenance/maintenance_settings.hpp"
+#include "storage/session_store.hpp"
+
+namespace sessionrt::actors {
+
+// One row of sessions.json as the planner sees it.
+struct maintenance_row {
+  std::string key;
+  std::string session_id;    // "" when the row has none
+  std::string session_file;  // base name of sessionFile when it is in the sessions dir, else ""
+  std::optional<std::int64_t> updated_at;
+  std::string label;         // the row's label ("" = unlabeled)
+  std::string model;         // modelOverride ?? model ("" = none)
+  std::uint64_t text_bytes = 0;  // its bytes in sessions.json (session_store::append_row_text)
+  bool is_protected = false;     // is_protected_key(key, row)
+  bool synthetic = false;        // is_synthetic_key(key)
+};
+// Every row of `store`, in store order. `sessions_dir` (may be "") decides which sessionFile
+// values are in the dir: an absolute path elsewhere gives session_file "".
+std::vector<maintenance_row> maintenance_rows(const storage::session_store& store, std::string_view sessions_dir = {});
+maintenance_row maintenance_row_of(std::string_view key, const session_entry& entry, std::string_view sessions_dir = {});
+
+// A regular file directly in the sessions dir.
+struct dir_file {
+  std::string name;
+  std::uint64_t size = 0;
+  std::int64_t mtime_ms = 0;
+};
+
+enum class maintenance_step {
+  fix_missing,
+  fix_dm_scope,
+  model_run,
+  stale,
+  cap,
+  unreferenced,
+  archive_retention,
+  budget_files,  // phase B (and A)
+  budget_rows,   // phase C
+  cron_reaper,   // cron_retention.hpp
+};
+const char* maintenance_step_name(maintenance_step step) noexcept;
+// The per-row label of [R§5.5] for a row removed by `step`: prune-missing, retire-dm-scope,
+// prune-model-run, prune-stale, cap-overflow, evict-budget; "reap-cron-run" for the reaper.
+const char* row_action_label(maintenance_step step) noexcept;
+
+enum class action_kind { remove_row, archive_file, delete_file };
+const char* action_kind_name(action_kind kind) noexcept;
+
+struct plan_action {
+  maintenance_step step = maintenance_step::stale;
+  action_kind kind = action_kind::remove_row;
+  std::string key;                         // remove_row: the row
+  std::optional<std::int64_t> updated_at;  // remove_row: the row's updatedAt when planned
+  std::string file;                        // files: base name in the sessions dir
+  std::string target;                      // archive_file: the archive's base name
+  std::string session_id;                  // the session of the row / transcript ("" for others)
+  std::uint64_t bytes = 0;                 // files: size; rows: text bytes
+  std::int64_t mtime_ms = 0;               // files: mtime when planned
+};
+
+struct disk_budget_report {
+  std::int64_t max_bytes = 0;
+  std::int64_t high_water_bytes = 0;
+  std::uint64_t total_bytes_before = 0;  // after the steps before the budget
+  std::uint64_t total_bytes_after = 0;
+  std::size_t removed_files = 0;
+  std::size_t removed_entries = 0;
+  std::uint64_t freed_bytes = 0;
+  bool over_budget = false;  // total_bytes_before > max_bytes
+  bool met = true;           // total_bytes_after <= high_water_bytes, or not over budget
+};
+
+struct unreferenced_report {
+  std::size_t scanned_files = 0;
+  std::size_t removed_files = 0;  // archived or deleted by the forced unreferenced step
+  std::uint64_t freed_bytes = 0;  // deleted bytes (archived files still use theirs)
+  std::int64_t older_than_ms = 0;
+};
+
+struct maintenance_plan {
+  maintenance_mode mode = maintenance_mode::warn;
+  bool forced = false;
+  std::size_t before_count = 0;
+  std::size_t after_count = 0;
+  std::size_t missing = 0;
+  std::size_t dm_scope_retired = 0;
+  std::size_t model_run_pruned = 0;
+  std::size_t pruned = 0;  // stale
+  std::size_t capped = 0;
+  std::size_t evicted = 0;          // phase C
+  std::size_t archived_files = 0;   // .deleted.<ts> archives made
+  std::size_t deleted_files = 0;
+  std::uint64_t total_bytes_before = 0;  // the dir as listed (store projected)
+  std::uint64_t total_bytes_after = 0;   // after every action
+  unreferenced_report unreferenced;
+  std::optional<disk_budget_report> disk_budget;  // when maxDiskBytes is set
+  std::vector<plan_action> actions;
+  std::vector<std::string> warnings;  // one sentence each (a budget that cannot be met, ...)
+
+  bool would_mutate() const { return !actions.empty(); }
+};
+
+struct planner_input {
+  const std::vector<maintenance_row>* rows = nullptr;  // required
+  const std::vector<dir_file>* files = nullptr;        // required (may be empty)
+  maintenance_settings settings;
+  std::int64_t now_ms = 0;
+  std::string active_key;                  // never removed ("" = none)
+  std::vector<std::string> preserve_keys;  // never removed either (running cron jobs, ...)
+  // `sessions cleanup`: every step runs whatever the count (the high-water mark is ignored),
+  // and the unreferenced step also takes orphan transcripts and stale temps.
+  bool forced = false;
+  // --fix-missing: rows whose transcript is not in the listing or is named here (a file of at
+  // most 4096 bytes without message records, storage-side check) are removed.
+  bool fix_missing = false;
+  const std::unordered_set<std::string>* empty_transcripts = nullptr;
+  // --fix-dm-scope (the caller passes it only while dmScope is "main"): rows whose rest is
+  // direct:<id>, <ch>:direct:<id> or <ch>:<acct>:direct:<id> are retired.
+  bool fix_dm_scope = false;
+  std::string store_file = "sessions.json";
+};
+
+maintenance_plan plan_maintenance(const planner_input& input);
+
+// The row label of a key in `plan` ("keep" when no action removes it).
+const char* row_label_in(const maintenance_plan& plan, std::string_view key);
+// True when `rest` of an agent key is a per-peer direct key (fix-dm-scope's rule).
+bool is_per_peer_direct_key(std::string_view key);
+
+// Exact bytes of JSON.stringify(store, null, 2) + "\n" for rows of these text sizes.
+std::uint64_t projected_store_bytes(std::uint64_t sum_text_bytes, std::size_t rows, bool trailing_newline = true);
+
+}  // namespace sessionrt::actors

@@ -1,0 +1,217 @@
+// maintenance_bench: store maintenance on a state dir bigger than the reference handles:
+// 200,000 rows and 20 GB of transcripts and archives, simulated with sparse files (ftruncate:
+// sizes and mtimes are real, the blocks are not). Reports the planner's time (load, scan,
+// rows, plan) and peak memory, and the time for the offline enforce (the CLI's applier) to
+// bring the dir under its budget.
+//   maintenance_bench [--rows N] [--gb G] [--archives N] [--budget-gb G] [--dir DIR] [--keep]
+// The measured run is a fresh process (this binary re-run with --measure DIR) so its peak RSS
+// is the planner's and the applier's, not the fixture builder's.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "actors/maintenance/maintenance_planner.hpp"
+#include "actors/maintenance/plan_applier.hpp"
+#include "storage/archive_names.hpp"
+#include "storage/durable_file.hpp"
+#include "storage/session_store_file.hpp"
+#include "storage/system_clock.hpp"
+
+using namespace sessionrt;
+
+namespace {
+
+constexpr std::int64_t day = 24LL * 3600 * 1000;
+
+struct args {
+  std::size_t rows = 200000;
+  double gb = 20;
+  std::size_t archives = 50000;
+  double budget_gb = 10;
+  std::string dir;
+  std::string measure;  // set in the child
+  bool keep = false;
+};
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// VmHWM of this process's address space (ru_maxrss would carry the spawning process's peak
+// across exec).
+long peak_rss_mb() {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return -1;
+  char line[256];
+  long kb = -1;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+  std::fclose(f);
+  return kb / 1024;
+}
+
+void sparse(const std::string& path, std::uint64_t bytes, std::int64_t mtime_ms) {
+  int fd = ::open(path.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0600);
+  if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+    fmt::print(stderr, "cannot create {}\n", path);
+    std::exit(2);
+  }
+  timespec t[2];
+  t[0].tv_sec = t[1].tv_sec = mtime_ms / 1000;
+  t[0].tv_nsec = t[1].tv_nsec = (mtime_ms % 1000) * 1000000;
+  ::futimens(fd, t);
+  ::close(fd);
+}
+
+// Rows: 90% direct DMs, 5% group rows (protected), 5% cron runs, updatedAt spread over 60 days;
+// one transcript per row and `archives` reset archives, sizes summing to `gb`.
+void build(const args& a, const std::string& sessions, std::int64_t now) {
+  std::filesystem::create_directories(sessions);
+  const double t0 = now_s();
+  const std::uint64_t total = static_cast<std::uint64_t>(a.gb * 1024 * 1024 * 1024);
+  const std::size_t files = a.rows + a.archives;
+  const std::uint64_t each = total / files;
+  storage::session_store store;
+  store.reserve(a.rows);
+  for (std::size_t i = 0; i < a.rows; ++i) {
+    std::string id = fmt::format("s{:07d}-0000-4000-8000-000000000000", i);
+    std::string key = i % 20 == 0   ? fmt::format("agent:main:slack:channel:c{}", i)
+                      : i % 20 == 1 ? fmt::format("agent:main:cron:job{}:run:{}", i % 97, id)
+                                    : fmt::format("agent:main:telegram:direct:{}", 100000 + i);
+    const std::int64_t updated = now - static_cast<std::int64_t>((i * 7919) % (60 * 24)) * 3600 * 1000;
+    boost::json::object o{{"sessionId", id},
+                          {"updatedAt", updated},
+                          {"sessionFile", sessions + "/" + id + ".jsonl"},
+                          {"chatType", i % 20 == 0 ? "channel" : "direct"},
+                          {"model", "gpt-5.5"},
+                          {"totalTokens", 12345},
+                          {"label", i % 3 ? "" : "ops"}};
+    store.upsert(key, session_entry(std::move(o)));
+    sparse(sessions + "/" + id + ".jsonl", each, updated);
+  }
+  for (std::size_t i = 0; i < a.archives; ++i) {
+    const std::int64_t ts = now - static_cast<std::int64_t>((i * 104729) % (60 * 24 * 60)) * 60 * 1000;
+    sparse(sessions + "/" + storage::archive_name(fmt::format("r{:07d}.jsonl", i), storage::archive_reason::reset, ts),
+           each, ts);
+  }
+  auto text = storage::serialize_store(store, true);
+  auto st = storage::replace_file_atomic(storage::posix_fs(), sessions + "/sessions.json", text, {false});
+  if (!st.ok()) {
+    fmt::print(stderr, "{}\n", st.message());
+    std::exit(2);
+  }
+  fmt::print("built {} rows, {} archives, {:.1f} GB apparent ({} bytes each), sessions.json {:.1f} MB in {:.1f} s\n",
+             a.rows, a.archives, total / 1073741824.0, each, text.size() / 1048576.0, now_s() - t0);
+}
+
+int measure(const args& a) {
+  const std::string sessions = a.measure;
+  auto& files = storage::posix_fs();
+  manual_clock clock(std::atoll(std::getenv("MB_NOW")));
+  const long rss0 = peak_rss_mb();
+  double t = now_s();
+  storage::session_store_file file(files, clock, sessions + "/sessions.json", {std::size_t(1) << 31, 64, false});
+  auto loaded = file.load();
+  if (!loaded.ok()) return fmt::print(stderr, "{}\n", loaded.error().message()), 2;
+  const double load_s = now_s() - t;
+  t = now_s();
+  auto listing = actors::scan_sessions_dir(files, sessions);
+  if (!listing.ok()) return fmt::print(stderr, "{}\n", listing.error().message()), 2;
+  const double scan_s = now_s() - t;
+  t = now_s();
+  auto rows = actors::maintenance_rows(file.store(), sessions);
+  const double rows_s = now_s() - t;
+  const long rss_loaded = peak_rss_mb();
+  actors::planner_input in;
+  in.rows = &rows;
+  in.files = &*listing;
+  in.settings.mode = actors::maintenance_mode::enforce;
+  in.settings.max_entries = 1000000;  // the budget, not the cap, is what this measures
+  in.settings.max_disk_bytes = static_cast<std::int64_t>(a.budget_gb * 1073741824.0);
+  in.now_ms = clock.now_ms();
+  in.active_key = "agent:main:telegram:direct:100002";
+  in.forced = true;
+  t = now_s();
+  auto plan = actors::plan_maintenance(in);
+  const double plan_s = now_s() - t;
+  const long rss_planned = peak_rss_mb();
+  std::size_t rows_removed = 0, files_acted = 0;
+  for (const auto& act : plan.actions) (act.kind == actors::action_kind::remove_row ? rows_removed : files_acted)++;
+  fmt::print("plan: {} actions ({} rows, {} files): stale {}, evicted {}, archived {}, deleted {}; "
+             "total {:.2f} GB -> {:.2f} GB, high water {:.2f} GB, met {}\n",
+             plan.actions.size(), rows_removed, files_acted, plan.pruned, plan.evicted, plan.archived_files,
+             plan.deleted_files, plan.total_bytes_before / 1073741824.0, plan.total_bytes_after / 1073741824.0,
+             plan.disk_budget ? plan.disk_budget->high_water_bytes / 1073741824.0 : 0.0,
+             plan.disk_budget && plan.disk_budget->met);
+  fmt::print("planner: load {:.2f} s, scan {} files {:.2f} s, rows {:.2f} s, plan {:.3f} s; peak RSS {} MB at start, "
+             "{} MB loaded, {} MB planned\n",
+             load_s, listing->size(), scan_s, rows_s, plan_s, rss0, rss_loaded, rss_planned);
+  if (std::getenv("MB_PLAN_ONLY")) return 0;
+  t = now_s();
+  auto rep = actors::apply_plan(files, file, sessions, plan, 50000);
+  const double apply_s = now_s() - t;
+  if (!rep.error.ok()) return fmt::print(stderr, "{}\n", rep.error.message()), 2;
+  // Check: the dir as listed again is under the high water.
+  auto after = actors::scan_sessions_dir(files, sessions);
+  std::uint64_t bytes = 0;
+  for (const auto& f : *after) bytes += f.size;
+  fmt::print("enforce: {} actions applied, {} skipped in {:.2f} s ({:.0f} actions/s); dir now {:.2f} GB in {} files, "
+             "{} rows; peak RSS {} MB\n",
+             rep.applied.size(), rep.skipped.size(), apply_s, rep.applied.size() / apply_s, bytes / 1073741824.0,
+             after->size(), file.store().size(), peak_rss_mb());
+  fmt::print(
+      R"({{"bench":"maintenance","rows":{},"files":{},"apparent_gb":{:.2f},"load_s":{:.3f},"scan_s":{:.3f},"rows_s":{:.3f},"plan_s":{:.3f},"peak_rss_mb_planned":{},"actions":{},"enforce_s":{:.3f},"after_gb":{:.3f},"budget_met":{}}})"
+      "\n",
+      rows.size(), listing->size(), plan.total_bytes_before / 1073741824.0, load_s, scan_s, rows_s, plan_s, rss_planned,
+      plan.actions.size(), apply_s, bytes / 1073741824.0, plan.disk_budget && plan.disk_budget->met);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+    if (k == "--rows") a.rows = std::stoul(next());
+    else if (k == "--gb") a.gb = std::stod(next());
+    else if (k == "--archives") a.archives = std::stoul(next());
+    else if (k == "--budget-gb") a.budget_gb = std::stod(next());
+    else if (k == "--dir") a.dir = next();
+    else if (k == "--measure") a.measure = next();
+    else if (k == "--keep") a.keep = true;
+    else return fmt::print(stderr, "unknown option {}\n", k), 2;
+  }
+  if (!a.measure.empty()) return measure(a);
+  const std::int64_t now = storage::real_clock().now_ms();
+  std::string root = a.dir.empty() ? (std::filesystem::temp_directory_path() / "sessionrt-maintenance-bench").string() : a.dir;
+  std::filesystem::remove_all(root);
+  const std::string sessions = root + "/agents/main/sessions";
+  build(a, sessions, now);
+  std::fflush(stdout);
+  ::sync();
+  std::string now_text = std::to_string(now);
+  ::setenv("MB_NOW", now_text.c_str(), 1);
+  // posix_spawn (vfork-like): the child does not start with a copy of this process's pages.
+  std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  std::string budget = std::to_string(a.budget_gb);
+  std::vector<char*> child_argv{self.data(), const_cast<char*>("--measure"), const_cast<char*>(sessions.c_str()),
+                                const_cast<char*>("--budget-gb"), budget.data(), nullptr};
+  pid_t pid = 0;
+  if (::posix_spawn(&pid, self.c_str(), nullptr, nullptr, child_argv.data(), environ) != 0) return 2;
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!a.keep) std::filesystem::remove_all(root);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+}
