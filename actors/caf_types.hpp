@@ -1,12 +1,14 @@
 // The CAF vocabulary of the actor layer: atoms and the message types actors exchange.
-// Actors run in one process (the gateway speaks JSON over a socket, not CAF's remote
-// protocol), so message types are declared "unsafe" (never serialized) rather than given
-// inspect() functions. Include this only in actor files, never in rules.
+// Plain value types get inspect() (below) and are registered with add_message_type in
+// runtime.cpp; the ones that carry boost::json values or process-local handles stay
+// "unsafe" (never serialized; the list below says which and why). No std::function crosses
+// a mailbox. Include this only in actor files, never in rules.
 #pragma once
 #include <caf/all.hpp>
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,10 +51,6 @@ using timeout_atom = caf::atom_constant<caf::atom("mtimeout")>;
 using summary_done_atom = caf::atom_constant<caf::atom("sdone")>;
 using wake_atom = caf::atom_constant<caf::atom("wake")>;
 
-// Where a turn's outcome goes once it is acknowledged: a CAF response promise or a host
-// callback (a std::promise behind the runtime's future API). Called exactly once.
-using outcome_sink = std::function<void(turn_outcome)>;
-
 // A row as the store actor answers it.
 struct entry_reply {
   bool found = false;
@@ -74,15 +72,68 @@ struct summary_reply {
 
 }  // namespace sessionrt::actors
 
+// ---- inspect(): the plain value types that cross actors (serializable, so a later step can
+// shard sessions across nodes with CAF's middleman); registered in runtime.cpp.
+// Still unsafe (process-local, never serialized), and why:
+//   chat_event (rich content), lifecycle_event (data), session_entry, entry_reply, entry_rows
+//   (rows), model_reply (the assistant message): they carry boost::json values, which CAF
+//   0.17 cannot inspect without a JSON text round trip on every local send;
+//   shared_fd_ptr: an open file descriptor of this process.
+namespace sessionrt {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, status& x) {
+  int code = static_cast<int>(x.code());
+  std::string message = x.message();
+  return f(caf::meta::type_name("status"), code, message, caf::meta::load_callback([&]() -> caf::error {
+             x = status(static_cast<errc>(code), std::move(message));
+             return caf::none;
+           }));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, system_event& x) {
+  int kind = static_cast<int>(x.kind);
+  return f(caf::meta::type_name("system_event"), kind, x.session_key, x.agent_id, x.job_id, x.job_name, x.text,
+           x.timestamp_ms, caf::meta::load_callback([&]() -> caf::error {
+             x.kind = static_cast<system_event_kind>(kind);
+             return caf::none;
+           }));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, turn_outcome& x) {
+  bool has_reply = x.reply.has_value();
+  std::string reply = x.reply.value_or(std::string());
+  return f(caf::meta::type_name("turn_outcome"), x.st, x.session_key, x.session_id, has_reply, reply, x.suppressed,
+           x.command, x.command_output, x.new_session, x.reset_reason, x.notices,
+           caf::meta::load_callback([&]() -> caf::error {
+             x.reply = has_reply ? std::optional<std::string>(std::move(reply)) : std::nullopt;
+             return caf::none;
+           }));
+}
+
+}  // namespace sessionrt
+
+namespace sessionrt::actors {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, route_facts& x) {
+  return f(caf::meta::type_name("route_facts"), x.channel, x.account_id, x.chat_type, x.peer_id, x.thread_id,
+           x.is_group, x.is_thread);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, summary_reply& x) {
+  return f(caf::meta::type_name("summary_reply"), x.st, x.text);
+}
+
+}  // namespace sessionrt::actors
+
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::chat_event)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::system_event)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::turn_outcome)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::lifecycle_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::session_entry)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::outcome_sink)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::entry_reply)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::entry_rows)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::route_facts)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::storage::shared_fd_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::model_reply)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::summary_reply)

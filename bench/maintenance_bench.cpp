@@ -6,6 +6,10 @@
 //   maintenance_bench [--rows N] [--gb G] [--archives N] [--budget-gb G] [--dir DIR] [--keep]
 // The measured run is a fresh process (this binary re-run with --measure DIR) so its peak RSS
 // is the planner's and the applier's, not the fixture builder's.
+// Then (or alone with --ack-only) the cost of a running enforcement to turns: a runtime on a
+// state dir of --ack-rows stale rows (sparse transcripts) takes --ack-turns turns from 4
+// senders, once with no maintenance and once while the maintenance actor enforces the whole
+// plan (runtime::maintain on another thread); p50 / p99 ack latency of both, same run.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -13,8 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <future>
+#include <thread>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -26,6 +34,8 @@
 #include "storage/durable_file.hpp"
 #include "storage/session_store_file.hpp"
 #include "storage/system_clock.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/simulated_model.hpp"
 
 using namespace sessionrt;
 
@@ -41,6 +51,10 @@ struct args {
   std::string dir;
   std::string measure;  // set in the child
   bool keep = false;
+  std::size_t ack_rows = 20000;
+  std::size_t ack_turns = 2000;
+  bool ack_only = false;
+  bool no_ack = false;
 };
 
 double now_s() {
@@ -177,6 +191,92 @@ int measure(const args& a) {
   return 0;
 }
 
+// Ack latencies (ms) of `turns` turns from 4 senders, each waiting for its ack.
+std::vector<double> ack_latencies(runtime::runtime& rt, std::size_t turns, const std::string& tag) {
+  std::vector<double> lat(turns);
+  std::atomic<std::size_t> next{0};
+  auto sender = [&](int s) {
+    for (std::size_t i; (i = next.fetch_add(1)) < turns;) {
+      chat_event ev;
+      ev.channel = "telegram";
+      ev.peer_kind = "direct";
+      ev.peer_id = fmt::format("{}-{}-{}", tag, s, i % 50);
+      ev.text = "turn " + std::to_string(i);
+      const double t0 = now_s();
+      auto out = rt.send(std::move(ev)).get();
+      lat[i] = (now_s() - t0) * 1000;
+      if (!out.st.ok()) fmt::print(stderr, "turn failed: {}\n", out.st.to_string());
+    }
+  };
+  std::vector<std::thread> th;
+  for (int s = 0; s < 4; ++s) th.emplace_back(sender, s);
+  for (auto& t : th) t.join();
+  std::sort(lat.begin(), lat.end());
+  return lat;
+}
+
+double pct(const std::vector<double>& v, double p) {
+  return v.empty() ? 0 : v[std::min(v.size() - 1, static_cast<std::size_t>(p * v.size()))];
+}
+
+int ack_bench(const args& a) {
+  const std::string root = (std::filesystem::temp_directory_path() / "sessionrt-maintenance-ack").string();
+  std::filesystem::remove_all(root);
+  const std::string sessions = root + "/agents/main/sessions";
+  std::filesystem::create_directories(sessions);
+  const std::int64_t now = storage::real_clock().now_ms();
+  storage::session_store store;
+  for (std::size_t i = 0; i < a.ack_rows; ++i) {
+    std::string id = fmt::format("a{:07d}-0000-4000-8000-000000000000", i);
+    const std::int64_t updated = now - 40 * day - static_cast<std::int64_t>(i) * 1000;
+    store.upsert(fmt::format("agent:main:direct:stale{}", i),
+                 session_entry(boost::json::object{{"sessionId", id}, {"updatedAt", updated}}));
+    sparse(sessions + "/" + id + ".jsonl", 100000, updated);
+  }
+  if (auto st = storage::replace_file_atomic(storage::posix_fs(), sessions + "/sessions.json",
+                                             storage::serialize_store(store, true), {false});
+      !st.ok())
+    return fmt::print(stderr, "{}\n", st.message()), 2;
+  runtime::runtime_options o;
+  o.settings.state_dir = root;
+  o.settings.session.reset.timezone = "UTC";
+  o.settings.routing.session.direct_message_scope = actors::dm_scope::per_peer;
+  o.settings.maintenance.mode = actors::maintenance_mode::enforce;
+  o.settings.maintenance.max_entries = 1000000;  // no high-water pass: the measured one is asked for
+  o.runner = std::make_shared<runtime::simulated_model>(storage::real_clock());
+  auto rt = runtime::runtime::start(std::move(o));
+  if (!rt.ok()) return fmt::print(stderr, "{}\n", rt.error().message()), 2;
+  (void)ack_latencies(**rt, 200, "warm");
+  const auto quiet = ack_latencies(**rt, a.ack_turns, "quiet");
+  const double t0 = now_s();
+  auto pass = std::async(std::launch::async, [&] { return (*rt)->maintain(); });
+  std::vector<double> busy;
+  std::size_t rounds = 0;
+  // Turns keep coming until the pass ends (at least one round).
+  do {
+    auto l = ack_latencies(**rt, a.ack_turns, "busy" + std::to_string(rounds++));
+    busy.insert(busy.end(), l.begin(), l.end());
+  } while (pass.wait_for(std::chrono::seconds(0)) != std::future_status::ready);
+  auto report = pass.get();
+  const double pass_s = now_s() - t0;
+  std::sort(busy.begin(), busy.end());
+  if (!report.ok()) return fmt::print(stderr, "{}\n", report.error().message()), 2;
+  const auto removed = report->data.at("rowsRemoved").to_number<std::int64_t>();
+  const auto archived = report->data.at("filesArchived").to_number<std::int64_t>();
+  (void)(*rt)->stop();
+  std::filesystem::remove_all(root);
+  fmt::print("ack latency: without enforcement p50 {:.3f} ms p99 {:.3f} ms ({} turns); during enforcement p50 {:.3f} "
+             "ms p99 {:.3f} ms ({} turns); the pass removed {} rows, archived {} files in {:.2f} s\n",
+             pct(quiet, 0.5), pct(quiet, 0.99), quiet.size(), pct(busy, 0.5), pct(busy, 0.99), busy.size(), removed,
+             archived, pass_s);
+  fmt::print(
+      R"({{"bench":"maintenance_ack","rows":{},"quiet_p50_ms":{:.3f},"quiet_p99_ms":{:.3f},"busy_p50_ms":{:.3f},"busy_p99_ms":{:.3f},"turns_quiet":{},"turns_busy":{},"rows_removed":{},"files_archived":{},"pass_s":{:.3f}}})"
+      "\n",
+      a.ack_rows, pct(quiet, 0.5), pct(quiet, 0.99), pct(busy, 0.5), pct(busy, 0.99), quiet.size(), busy.size(), removed,
+      archived, pass_s);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -191,9 +291,14 @@ int main(int argc, char** argv) {
     else if (k == "--dir") a.dir = next();
     else if (k == "--measure") a.measure = next();
     else if (k == "--keep") a.keep = true;
+    else if (k == "--ack-rows") a.ack_rows = std::stoul(next());
+    else if (k == "--ack-turns") a.ack_turns = std::stoul(next());
+    else if (k == "--ack-only") a.ack_only = true;
+    else if (k == "--no-ack") a.no_ack = true;
     else return fmt::print(stderr, "unknown option {}\n", k), 2;
   }
   if (!a.measure.empty()) return measure(a);
+  if (a.ack_only) return ack_bench(a);
   const std::int64_t now = storage::real_clock().now_ms();
   std::string root = a.dir.empty() ? (std::filesystem::temp_directory_path() / "sessionrt-maintenance-bench").string() : a.dir;
   std::filesystem::remove_all(root);
@@ -213,5 +318,7 @@ int main(int argc, char** argv) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   if (!a.keep) std::filesystem::remove_all(root);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+  const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+  if (rc != 0 || a.no_ack) return rc;
+  return ack_bench(a);
 }

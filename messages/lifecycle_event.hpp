@@ -26,6 +26,9 @@ inline constexpr std::string_view turn_cancelled = "turn.cancelled";
 inline constexpr std::string_view store_flushed = "store.flushed";          // rows, bytes
 inline constexpr std::string_view store_quarantined = "store.quarantined";  // path, recovered, lost
 inline constexpr std::string_view transcript_repaired = "transcript.repaired";  // summary, dropped
+// Hygiene changed what this model call sees (the transcript is not rewritten): purpose,
+// counts (one per rule that acted, hygiene_report::to_json).
+inline constexpr std::string_view context_sanitized = "context.sanitized";
 inline constexpr std::string_view lock_contended = "lock.contended";        // pid, alive, ageMs
 inline constexpr std::string_view compaction_started = "compaction.started";
 inline constexpr std::string_view compaction_completed = "compaction.completed";
@@ -38,6 +41,8 @@ inline constexpr std::string_view reply_suppressed = "reply.suppressed";
 inline constexpr std::string_view overflow_recovered = "overflow.recovered";
 inline constexpr std::string_view context_pressure = "context.pressure";
 inline constexpr std::string_view cron_completed = "cron.completed";  // jobId, sessionId, reply|error, suppressed
+// agentId, mode, applied, rows/files counts, actions (what it did, or would do in warn mode)
+inline constexpr std::string_view maintenance_report = "maintenance.report";
 // A streamed reply's text as the model produces it (only from runners that stream, see
 // model_request::on_text): text, attempt, index; the last one of an attempt has done=true,
 // silent (the reply was NO_REPLY: nothing more to show) and discarded (the attempt was dropped:

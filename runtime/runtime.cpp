@@ -10,6 +10,7 @@
 #include "actors/caf_types.hpp"
 #include "actors/events/event_bus.hpp"
 #include "actors/events/event_hub.hpp"
+#include "actors/maintenance/maintenance_actor.hpp"
 #include "actors/model/blocking_pool.hpp"
 #include "actors/model/model_gate.hpp"
 #include "actors/model/sync_runner_adapter.hpp"
@@ -52,6 +53,10 @@ struct runtime::impl {
   std::unique_ptr<caf::actor_system_config> cfg;
   std::unique_ptr<caf::actor_system> sys;
   caf::actor router, bus, syncer, timers;
+  caf::actor maintenance;  // the store maintenance supervisor (maintenance_actor.hpp)
+  // The host callbacks of send(ev, done), answered by the outcome relay (ids in messages).
+  std::shared_ptr<pending_outcomes> pending = std::make_shared<pending_outcomes>();
+  caf::actor relay;
   std::map<std::string, caf::actor> stores;
   bool stopped = false;
 };
@@ -185,12 +190,32 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   const unsigned threads = options.threads ? options.threads : std::max(2u, std::thread::hardware_concurrency());
   st->cfg->set("scheduler.max-threads", static_cast<std::size_t>(threads));
   st->cfg->set("logger.verbosity", caf::atom("quiet"));
+  // The message types that could cross nodes (caf_types.hpp: the others stay process-local).
+  st->cfg->add_message_type<status>("sessionrt::status")
+      .add_message_type<system_event>("sessionrt::system_event")
+      .add_message_type<turn_outcome>("sessionrt::turn_outcome")
+      .add_message_type<route_facts>("sessionrt::route_facts")
+      .add_message_type<summary_reply>("sessionrt::summary_reply");
   st->sys = std::make_unique<caf::actor_system>(*st->cfg);
   auto& sys = *st->sys;
   for (auto& sub : options.subscriptions) st->hub->subscribe(std::move(sub.filter), std::move(sub.fn));
-  st->bus = sys.spawn(event_bus, st->hub);
+  st->bus = caf::actor_cast<caf::actor>(sys.spawn(event_bus, st->hub));
   // Not detached: the syncer only hands rounds to its workers (detached: they block on the disk).
-  st->syncer = sys.spawn(transcript_syncer, st->files, st->settings.storage.batch_window_ms, kSyncRoundsInFlight);
+  st->syncer = caf::actor_cast<caf::actor>(
+      sys.spawn(transcript_syncer, st->files, st->settings.storage.batch_window_ms, kSyncRoundsInFlight));
+  // Store maintenance: spawned before the stores (they tell it of high water), linked to them
+  // and to the router once those exist.
+  {
+    maintenance_actor_config mc;
+    mc.settings = &st->settings;
+    mc.files = st->files;
+    mc.time = st->time;
+    mc.sessions_dir = agents.sessions_dir;
+    mc.bus = st->bus;
+    mc.hub = st->hub;
+    mc.self_scheduling = !options.virtual_time;
+    st->maintenance = sys.spawn<caf::detached>(maintenance_actor, mc);
+  }
   for (auto& [agent, file] : loaded) {
     store_actor_config sc;
     sc.flush_window_ms = st->settings.storage.store_flush_window_ms;
@@ -198,7 +223,9 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     sc.bus = st->bus;
     sc.hub = st->hub;
     sc.time = st->time;
-    st->stores[agent] = sys.spawn<caf::detached>(store_actor, file, sc);
+    sc.maintenance = st->maintenance;
+    sc.high_water_rows = static_cast<std::size_t>(entry_high_water(st->settings.maintenance.max_entries));
+    st->stores[agent] = caf::actor_cast<caf::actor>(sys.spawn<caf::detached>(store_actor, file, sc));
     agents.store[agent] = st->stores[agent];
   }
   // The router needs the timers and the timers the router: the timers get it by message.
@@ -224,21 +251,14 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   rc.bus = st->bus;
   rc.hub = st->hub;
   rc.self_scheduling = !options.virtual_time;
-  // The timers start by waiting for the router's address, then become the timer actor.
-  // (The config is a spawn argument, not a capture: CAF 0.17 dereferences a null argument
-  // tuple for argument-less spawns, which UBSan reports.)
+  // The timers learn the router's address by (spawned, router), before any schedule.
   caf::scoped_actor self{sys};
-  st->timers = sys.spawn(
-      [](caf::event_based_actor* t, timer_actor_config tc) -> caf::behavior {
-        return {[t, tc](spawned_atom, caf::actor& router) mutable {
-          tc.router = router;
-          t->become(timer_actor(t, tc));
-        }};
-      },
-      tc);
+  st->timers = caf::actor_cast<caf::actor>(sys.spawn(timer_actor, tc));
   rc.timers = st->timers;
   st->router = sys.spawn(router_actor, rc);
+  st->relay = sys.spawn(outcome_relay, st->router, st->pending);
   self->send(st->timers, spawned_atom::value, st->router);
+  self->send(st->maintenance, spawned_atom::value, maintenance_links{st->stores, caf::actor_cast<caf::actor>(st->router)});
 
   // Start-up schedule: when every stored session goes stale.
   const std::int64_t now = st->time->now_ms();
@@ -276,11 +296,11 @@ void runtime::send(chat_event ev, std::function<void(turn_outcome)> done) {
     done(std::move(out));
     return;
   }
-  caf::anon_send(impl_->router, chat_atom::value, std::move(ev), outcome_sink(std::move(done)));
+  caf::anon_send(impl_->relay, chat_atom::value, impl_->pending->add(std::move(done)), std::move(ev));
 }
 
 void runtime::send(system_event ev) {
-  if (!impl_->stopped) caf::anon_send(impl_->router, system_atom::value, std::move(ev));
+  if (!impl_->stopped) caf::anon_send(impl_->relay, system_atom::value, std::move(ev));  // behind earlier turns
 }
 
 const caf::actor& runtime::router() const { return impl_->router; }
@@ -367,8 +387,12 @@ void runtime::settle() {
   caf::scoped_actor self{*impl_->sys};
   // The router, then every session it has, handled what was sent before; then the bus
   // published the events that produced.
-  self->request(impl_->router, caf::infinite, settle_atom::value).receive([](bool) {}, [](caf::error&) {});
-  self->request(impl_->bus, caf::infinite, settle_atom::value).receive([] {}, [](caf::error&) {});
+  auto warn = [&](const char* what) {
+    return [&, what](caf::error& e) { spdlog::warn("settle: {} did not answer: {}", what, self->system().render(e)); };
+  };
+  // Through the relay: behind the turns sent before (which wait there for the router).
+  self->request(impl_->relay, caf::infinite, settle_atom::value).receive([](bool) {}, warn("the router"));
+  self->request(impl_->bus, caf::infinite, settle_atom::value).receive([] {}, warn("the event bus"));
 }
 
 status runtime::flush() {
@@ -394,8 +418,10 @@ status runtime::advance(std::int64_t ms) {
   self->request(impl_->timers, caf::infinite, tick_atom::value).receive([] {}, fail("the timers"));
   // The router sweeps, and answers once every passivation it started (or the timers asked
   // for) is done; then the bus has every event those passivations published.
-  self->request(impl_->router, caf::infinite, tick_atom::value, settle_atom::value)
+  self->request(impl_->relay, caf::infinite, tick_atom::value, settle_atom::value)
       .receive([](bool) {}, fail("the router"));
+  self->request(impl_->maintenance, caf::infinite, tick_atom::value, settle_atom::value)
+      .receive([](bool) {}, fail("the maintenance actor"));
   self->request(impl_->bus, caf::infinite, settle_atom::value).receive([] {}, fail("the event bus"));
   return failed;
 }
@@ -407,7 +433,8 @@ status runtime::stop(std::chrono::milliseconds deadline) {
   {
     caf::scoped_actor self{*impl_->sys};
     const auto t = caf::duration(deadline);
-    self->request(impl_->router, t, stop_atom::value)
+    self->send_exit(impl_->maintenance, caf::exit_reason::user_shutdown);  // no file moves while stopping
+    self->request(impl_->relay, t, stop_atom::value)
         .receive([](bool) {},
                  [&](caf::error& e) {
                    result = status(errc::timeout, "stopping the sessions: " + self->system().render(e));
@@ -417,19 +444,39 @@ status runtime::stop(std::chrono::milliseconds deadline) {
     self->request(impl_->bus, t, settle_atom::value).receive([] {}, [&](caf::error& e) {
       spdlog::warn("stopping: the last lifecycle events may not have reached subscribers: {}", self->system().render(e));
     });
-    for (auto* a : {&impl_->router, &impl_->timers, &impl_->bus, &impl_->syncer})
+    // The relay has every outcome the sessions sent before they passivated.
+    self->request(impl_->relay, t, settle_atom::value).receive([](bool) {}, [&](caf::error& e) {
+      spdlog::warn("stopping: the outcome relay did not answer: {}", self->system().render(e));
+    });
+    for (auto* a : {&impl_->relay, &impl_->router, &impl_->timers, &impl_->bus, &impl_->syncer})
       self->send_exit(*a, caf::exit_reason::user_shutdown);
     for (auto& [agent, store] : impl_->stores) self->send_exit(store, caf::exit_reason::user_shutdown);
   }
-  impl_->router = impl_->timers = impl_->bus = impl_->syncer = caf::actor();
+  impl_->relay = impl_->router = impl_->timers = impl_->bus = impl_->syncer = impl_->maintenance = caf::actor();
   impl_->stores.clear();
   impl_->sys.reset();  // waits for every actor to finish
+  // Every send is answered: what no session answered (it raced the stop) is cancelled.
+  impl_->pending->cancel_all(status(errc::cancelled, "the runtime stopped before this turn was answered"));
   impl_->store_locks.clear();
   // Calls still running in a synchronous runner finish on their own threads (their answers
   // reach no actor); the pool does not wait for them.
   impl_->adapter.reset();
   impl_->pool.reset();
   return result;
+}
+
+result<lifecycle_event> runtime::maintain() {
+  if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
+  caf::scoped_actor self{*impl_->sys};
+  std::optional<lifecycle_event> report;
+  status failed;
+  self->request(impl_->maintenance, caf::infinite, maintain_atom::value)
+      .receive([&](lifecycle_event& e) { report = std::move(e); },
+               [&](caf::error& e) {
+                 failed = status(errc::io_error, "the maintenance pass did not answer: " + self->system().render(e));
+               });
+  if (!failed.ok()) return failed;
+  return std::move(*report);
 }
 
 bool runtime::stopped() const { return impl_->stopped; }

@@ -11,6 +11,7 @@
 //                         could not be asked; an empty optional when the key has no row)
 //   advance(ms)        -> virtual time only: moves the clock and fires what became due
 //   flush()            -> writes the stores now
+//   maintain()         -> one store maintenance pass now, its maintenance.report event
 //   stop(deadline)     -> passivates every session (flush, sync, release locks), writes the
 //                         stores, stops the actors; bounded by the deadline
 // Model calls never run on the actor scheduler: an async_model_runner is started and
@@ -119,6 +120,11 @@ class runtime {
   // so far; the coalescing window would have written them shortly), then returns. The rows
   // written keep only their place in the file (about 170 B each instead of their text).
   status flush();
+  // One store maintenance pass now (SPEC §6.2; after the one running, if any): plans every
+  // agent's store, applies the plans in mode enforce (warn changes nothing), and returns the
+  // pass's maintenance.report event (also published). Passes also run on their own: every
+  // 5 minutes (under virtual time from advance()) and when a store's rows reach high water.
+  result<lifecycle_event> maintain();
 
   status stop(std::chrono::milliseconds deadline = std::chrono::seconds(10));
   bool stopped() const;

@@ -2,16 +2,34 @@
 // one at a time, in arrival order — so each session's events reach subscribers in the order
 // the session published them. Publishers use publish(), which skips events nobody wants.
 #pragma once
+#include <type_traits>
+
 #include "actors/caf_types.hpp"
 #include "actors/events/event_hub.hpp"
 
 namespace sessionrt::actors {
 
-caf::behavior event_bus(caf::event_based_actor* self, std::shared_ptr<event_hub> hub);
+using event_bus_actor = caf::typed_actor<
+    caf::reacts_to<publish_atom, lifecycle_event>,  // delivered to the subscriptions that want it
+    caf::reacts_to<settle_atom>>;                   // answered once every earlier event was delivered
 
-//   (publish, event)   (sync) -> ()  answered once every earlier event was delivered
-// Sends `e` to the bus if some subscription wants its type.
-void publish(caf::event_based_actor* self, const caf::actor& bus, const event_hub& hub, lifecycle_event e);
+struct event_bus_state {
+  std::shared_ptr<event_hub> hub;
+};
+
+event_bus_actor::behavior_type event_bus(event_bus_actor::stateful_pointer<event_bus_state> self,
+                                         std::shared_ptr<event_hub> hub);
+
+// Sends `e` to the bus if some subscription wants its type (from any actor that sends).
+// (A statically typed actor may send() only to typed handles: it sends as itself instead.)
+template <class Self>
+void publish(Self* self, const caf::actor& bus, const event_hub& hub, lifecycle_event e) {
+  if (!bus || !hub.wants(e.type)) return;
+  if constexpr (std::is_convertible_v<Self*, caf::event_based_actor*>)
+    self->send(bus, publish_atom::value, std::move(e));
+  else
+    caf::send_as(caf::actor_cast<caf::actor>(self), bus, publish_atom::value, std::move(e));
+}
 // The same from outside any actor (the runtime's start-up events), sent anonymously.
 void publish(const caf::actor& bus, const event_hub& hub, lifecycle_event e);
 

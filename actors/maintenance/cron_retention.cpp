@@ -1,5 +1,7 @@
 #include "actors/maintenance/cron_retention.hpp"
 
+#include <fcntl.h>
+
 #include <unordered_map>
 #include <unordered_set>
 
@@ -108,6 +110,26 @@ result<bool> trim_run_log_file(storage::fs& files, const std::string& path, cons
   if (!trimmed) return false;
   SRT_RETURN_IF_ERROR(storage::replace_file_atomic(files, path, *trimmed));
   return true;
+}
+
+result<bool> append_run_log(storage::fs& files, const std::string& path, std::string_view line,
+                            const cron_settings& settings) {
+  SRT_RETURN_IF_ERROR(storage::ensure_dir(files, storage::path_dirname(path)));
+  auto fd = files.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (!fd.ok()) return fd.error().with_context("opening the cron run log");
+  std::string text(line);
+  text.push_back('\n');
+  status written;
+  for (std::size_t at = 0; at < text.size() && written.ok();) {
+    auto n = files.write(*fd, text.data() + at, text.size() - at);
+    if (!n.ok())
+      written = n.error().with_context("appending to the cron run log " + path);
+    else
+      at += *n;
+  }
+  (void)files.close(*fd);
+  SRT_RETURN_IF_ERROR(written);
+  return trim_run_log_file(files, path, settings);
 }
 
 result<std::string> run_log_path(std::string_view cron_store_dir, std::string_view job_id) {

@@ -13,6 +13,9 @@
 //   caller's (the reaper has no warn mode of its own: pass enforce to apply it).
 // - trim_run_log_file: reads `path` (at most 64 MiB) and, when a trim is due, replaces it
 //   atomically (0600). Returns whether it trimmed; a missing file is false.
+// - append_run_log: appends one line (a "\n" is added) to `path`, creating it (0600) and its
+//   directory (0700), then trims it as trim_run_log_file does. Returns whether it trimmed.
+//   The caller serializes appends to one file (one job's runs come from one session actor).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -36,6 +39,9 @@ maintenance_plan plan_cron_reaper(const std::vector<maintenance_row>& rows, cons
 
 inline constexpr std::size_t max_run_log_read_bytes = 64u << 20;
 result<bool> trim_run_log_file(storage::fs& files, const std::string& path, const cron_settings& settings);
+
+result<bool> append_run_log(storage::fs& files, const std::string& path, std::string_view line,
+                            const cron_settings& settings);
 
 // "<cronStoreDir>/runs/<jobId>.jsonl"; unsafe_path for a job id with '/', '\\', NUL or "..".
 result<std::string> run_log_path(std::string_view cron_store_dir, std::string_view job_id);

@@ -60,6 +60,37 @@ result<std::unordered_set<std::string>> find_empty_transcripts(storage::fs& file
   return empty;
 }
 
+result<bool> apply_file_action(storage::fs& files, const std::string& sessions_dir, const plan_action& a,
+                               std::string& skipped) {
+  const std::string path = storage::path_join(sessions_dir, a.file);
+  auto info = files.lstat(path);
+  if (!info.ok()) {
+    if (info.error().code() != errc::not_found) return info.error();
+    skipped = fmt::format("{} is gone already", a.file);
+    return false;
+  }
+  if (!info->is_regular() || info->size != a.bytes || mtime_ms_of(*info) != a.mtime_ms) {
+    skipped = fmt::format("{} changed after the plan was made; left alone", a.file);
+    return false;
+  }
+  if (a.kind == action_kind::archive_file) {
+    const std::string target = storage::path_join(sessions_dir, a.target);
+    if (files.lstat(target).ok()) {
+      skipped = fmt::format("{}: the archive name {} is taken; left alone", a.file, a.target);
+      return false;
+    }
+    SRT_RETURN_IF_ERROR(files.rename(path, target));
+    return true;
+  }
+  status done = files.unlink(path);
+  if (!done.ok() && done.code() == errc::not_found) {
+    skipped = fmt::format("{} is gone already", a.file);
+    return false;
+  }
+  SRT_RETURN_IF_ERROR(done);
+  return true;
+}
+
 apply_report apply_plan_range(storage::fs& files, storage::session_store_file& store, const std::string& sessions_dir,
                               const maintenance_plan& plan, std::size_t begin, std::size_t end) {
   apply_report rep;
@@ -117,41 +148,16 @@ apply_report apply_plan_range(storage::fs& files, storage::session_store_file& s
       rep.skipped.push_back(fmt::format("{}: session {} is referenced by a row again; left alone", a.file, a.session_id));
       continue;
     }
-    const std::string path = storage::path_join(sessions_dir, a.file);
-    auto info = files.lstat(path);
-    if (!info.ok()) {
-      if (info.error().code() == errc::not_found) {
-        rep.skipped.push_back(fmt::format("{} is gone already", a.file));
-        continue;
-      }
-      rep.error = info.error();
-      rep.next = i;
-      return rep;
-    }
-    if (!info->is_regular() || info->size != a.bytes || mtime_ms_of(*info) != a.mtime_ms) {
-      rep.skipped.push_back(fmt::format("{} changed after the plan was made; left alone", a.file));
-      continue;
-    }
-    status done;
-    if (a.kind == action_kind::archive_file) {
-      const std::string target = storage::path_join(sessions_dir, a.target);
-      auto taken = files.lstat(target);
-      if (taken.ok()) {
-        rep.skipped.push_back(fmt::format("{}: the archive name {} is taken; left alone", a.file, a.target));
-        continue;
-      }
-      done = files.rename(path, target);
-    } else {
-      done = files.unlink(path);
-      if (!done.ok() && done.code() == errc::not_found) {
-        rep.skipped.push_back(fmt::format("{} is gone already", a.file));
-        continue;
-      }
-    }
+    std::string skipped;
+    auto done = apply_file_action(files, sessions_dir, a, skipped);
     if (!done.ok()) {
-      rep.error = done;
+      rep.error = done.error();
       rep.next = i;
       return rep;
+    }
+    if (!*done) {
+      rep.skipped.push_back(std::move(skipped));
+      continue;
     }
     rep.applied.push_back(a);
   }

@@ -50,6 +50,12 @@ struct apply_report {
   status error;                      // the error that stopped it, if any
 };
 
+// One file action of an enforce plan (no row check: the caller made sure no row references
+// its session). True when done; false with `skipped` set when the file is gone, changed since
+// the plan (size, mtime, not regular) or the archive name is taken; an error otherwise.
+result<bool> apply_file_action(storage::fs& files, const std::string& sessions_dir, const plan_action& a,
+                               std::string& skipped);
+
 apply_report apply_plan_range(storage::fs& files, storage::session_store_file& store, const std::string& sessions_dir,
                               const maintenance_plan& plan, std::size_t begin, std::size_t end);
 

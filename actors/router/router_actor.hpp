@@ -5,16 +5,19 @@
 // (session.maxLiveSessions, least recently used first). Events for one key are delivered in
 // arrival order: while a key's actor is being spawned or is passivating, its events wait in
 // the router, and go to the next actor in order.
-//   (chat, chat_event, outcome_sink)        (chat, chat_event) -> turn_outcome
+//   (chat, chat_event) -> turn_outcome      delegated to the key's session actor
 //   (system, system_event)                  (passivate, key, why)   (passivated, key)
 //   (tick)  idle / LRU sweep by the clock   (stop) -> bool  once every live actor passivated
 //   (stats) -> std::string
+//   (passivate, key, why, settle) -> bool  true once the key has no live actor (it passivated,
+//                                   or none was live); false while its actor is starting
 #pragma once
 #include <map>
 #include <memory>
 
 #include "actors/caf_types.hpp"
 #include "actors/events/event_hub.hpp"
+#include "actors/router/pending_outcomes.hpp"
 #include "actors/session/session_actor.hpp"
 
 namespace sessionrt::actors {
@@ -38,5 +41,12 @@ struct router_config {
 };
 
 caf::behavior router_actor(caf::event_based_actor* self, router_config cfg);
+
+// outcome_relay: the host's side of the router's (chat, chat_event) -> turn_outcome, for the
+// runtime's callback API. (chat, id, chat_event) asks the router and calls the callback
+// `pending` holds under `id` with the outcome (or with an io_error outcome when the router
+// does not answer). (system, ev), (settle), (tick, settle) and (stop) go on to the router
+// (delegated: the router answers), behind the turns sent before them.
+caf::behavior outcome_relay(caf::event_based_actor* self, caf::actor router, std::shared_ptr<pending_outcomes> pending);
 
 }  // namespace sessionrt::actors

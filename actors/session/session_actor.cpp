@@ -15,6 +15,9 @@
 #include "actors/session/turn_queue.hpp"
 
 namespace sessionrt::actors {
+
+using session_self = session_actor_type::pointer;
+
 namespace {
 
 // Set while runner->start() runs on the actor's thread: a runner that answers (or streams)
@@ -46,6 +49,9 @@ struct running_turn {
   route_facts route;
   system_event sys;
   outcome_fn sink;                  // null for a system event
+  // Queue mode steer: messages handed to the running call (in order), and its inbox.
+  std::vector<queued_chat> steered;
+  std::shared_ptr<steer_inbox> inbox;
   std::vector<outcome_fn> extra;    // collect: the other senders of a merged turn
   core_effects fx;
   std::string cancel_reason;
@@ -55,7 +61,7 @@ struct running_turn {
 };
 
 struct session_state final : turn_io {
-  caf::event_based_actor* self = nullptr;
+  session_self self = nullptr;
   std::shared_ptr<const session_actor_deps> deps;
   std::unique_ptr<session_core> core;
   ack_order acks;
@@ -85,6 +91,7 @@ struct session_state final : turn_io {
                                                    std::function<void(result<std::string>)> resume) override;
   void publish_progress() override;
   std::string cancel_reason() const override { return turn ? turn->cancel_reason : std::string(); }
+  bool steering_supported() const override { return deps->runner && deps->runner->supports_steering(); }
 
   std::optional<model_answer> launch();
   void end_call();
@@ -232,6 +239,7 @@ void apply(session_state& st, core_effects& fx, outcome_fn sink, turn_outcome ou
   // The row goes to the store as its text when the core kept it so (the usual case), else as
   // the object.
   const bool as_text = !fx.store_text.empty();
+  for (auto& [key, text] : fx.extra_rows) self->send(st.deps->store, put_atom::value, key, std::move(text));
   if (fx.store_put && (as_text || st.core->entry())) {
     if (fx.store_durable) {
       w.store = true;
@@ -298,6 +306,11 @@ void finish_turn(session_state& st) {
     out.st = storage::lock_timeout_error(timeout, st.core->lock_busy()->holder);
   }
   auto done = std::move(st.turn);
+  // Steered messages the runner took were stored ahead of the reply: their senders get the
+  // turn's outcome; the ones it did not take wait as follow-ups, first, in order.
+  const std::size_t taken = done->inbox ? done->inbox->taken().size() : 0;
+  for (std::size_t i = done->steered.size(); i-- > taken;) st.queue.push_front(std::move(done->steered[i]));
+  for (std::size_t i = 0; i < taken && i < done->steered.size(); ++i) done->extra.push_back(std::move(done->steered[i].sink));
   apply(st, done->fx, answer_all(std::move(done->sink), std::move(done->extra)), std::move(out));
   pump(st, true);
 }
@@ -452,6 +465,12 @@ void on_chat(session_state& st, chat_event ev, route_facts route, outcome_fn sin
     cancel_turn(st, "reset");
     return;
   }
+  if (q.mode == queue_mode::steer && c.ev.content.empty())
+    if (auto inbox = st.core->steering_inbox(); inbox && inbox->try_put(c.ev.text)) {
+      st.turn->inbox = std::move(inbox);
+      st.turn->steered.push_back(std::move(c));
+      return;
+    }
   const std::string key = st.core->key();
   if (st.deps->hub->wants(event_types::turn_queued)) {
     lifecycle_event e;
@@ -469,6 +488,13 @@ void on_chat(session_state& st, chat_event ev, route_facts route, outcome_fn sin
                               fmt::format("dropped: {} messages were already waiting (messages.queue.cap {}, drop {})",
                                           q.cap, q.cap, queue_drop_name(q.drop)))));
   if (q.mode == queue_mode::interrupt) cancel_turn(st, "interrupt");
+}
+
+// A chat request: answered through `rp` once its turn is acknowledged (the queue and ack_order
+// keep a local sink that delivers it).
+caf::response_promise on_chat_request(session_state& st, caf::response_promise rp, chat_event ev, route_facts route) {
+  on_chat(st, std::move(ev), std::move(route), [rp](turn_outcome out) mutable { rp.deliver(std::move(out)); });
+  return rp;
 }
 
 void on_system(session_state& st, system_event ev) {
@@ -507,7 +533,9 @@ void finish_passivation(session_state& st) {
   e.data["why"] = st.passivate_why;
   if (!closed.ok()) e.data["closeError"] = closed.message();
   publish(st.self, st.deps->bus, *st.deps->hub, std::move(e));
-  if (st.passivate_reply_to) st.self->send(st.passivate_reply_to, passivated_atom::value, st.core->key());
+  // (A typed actor sends to a dynamic handle as itself.)
+  if (st.passivate_reply_to)
+    caf::send_as(caf::actor_cast<caf::actor>(st.self), st.passivate_reply_to, passivated_atom::value, st.core->key());
   st.self->quit();
 }
 
@@ -574,8 +602,8 @@ std::string describe(const session_state& st) {
 
 }  // namespace
 
-caf::behavior session_actor(caf::event_based_actor* self, std::string key, entry_reply row,
-                            std::shared_ptr<const session_actor_deps> deps) {
+session_actor_type::behavior_type session_actor(session_self self, std::string key, entry_reply row,
+                                                std::shared_ptr<const session_actor_deps> deps) {
   auto st = std::make_shared<session_state>();
   st->self = self;
   st->deps = std::move(deps);
@@ -591,8 +619,8 @@ caf::behavior session_actor(caf::event_based_actor* self, std::string key, entry
     if (st->core) (void)st->core->close();
   });
   return {
-      [st](chat_atom, chat_event& ev, route_facts& route, outcome_sink& sink) {
-        on_chat(*st, std::move(ev), std::move(route), std::move(sink));
+      [self, st](chat_atom, chat_event& ev, route_facts& route) -> caf::result<turn_outcome> {
+        return on_chat_request(*st, self->make_response_promise(), std::move(ev), std::move(route));
       },
       [st](system_atom, system_event& ev) { on_system(*st, std::move(ev)); },
       [st](synced_atom, std::uint64_t file, std::uint64_t seq, const std::string& error) {

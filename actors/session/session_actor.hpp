@@ -25,13 +25,19 @@
 #include "actors/model/blocking_pool.hpp"
 #include "actors/model/model_gate.hpp"
 #include "actors/session/session_core.hpp"
+#include "actors/store/store_actor.hpp"
+#include "actors/syncer/transcript_syncer.hpp"
+#include "actors/timers/timer_actor.hpp"
 
 namespace sessionrt::actors {
 
 // The same for every session of an agent: shared, not copied per session.
 struct session_actor_deps {
   std::shared_ptr<const session_core_deps> core;
-  caf::actor store, syncer, bus, timers;
+  store_actor_type store;
+  transcript_syncer_actor syncer;
+  timer_actor_type timers;
+  caf::actor bus;
   std::shared_ptr<event_hub> hub;
   async_model_runner* runner = nullptr;  // nullptr: turns fail with "no model runner"
   model_gate* gate = nullptr;            // nullptr: no bound
@@ -39,13 +45,31 @@ struct session_actor_deps {
   alarms* timers_clock = nullptr;        // model.timeoutMs, debounce (the runtime's clock)
 };
 
-//   (chat, chat_event, route_facts, outcome_sink)   (system, system_event)
+//   (chat, chat_event, route_facts) -> turn_outcome  answered once the turn is acknowledged
+//   (system, system_event)
 //   (synced, file id, seq, error)                   (passivate, why)
 //   (granted | mtimeout, call id)   (mdone, call id, model_reply)   (mtext, call id, text)
 //   (sdone, call id, summary_reply)  (retry)  (wake)
 //   (trim)   idle: session_core::trim() (ignored while anything runs or waits)
 //   (stats) -> std::string   one line describing the actor's state (tests)
-caf::behavior session_actor(caf::event_based_actor* self, std::string key, entry_reply row,
-                            std::shared_ptr<const session_actor_deps> deps);
+using session_actor_type = caf::typed_actor<
+    caf::replies_to<chat_atom, chat_event, route_facts>::with<turn_outcome>,
+    caf::reacts_to<system_atom, system_event>,
+    caf::reacts_to<synced_atom, std::uint64_t, std::uint64_t, std::string>,  // file id, seq, error
+    caf::reacts_to<granted_atom, std::uint64_t>,                             // call id
+    caf::reacts_to<model_done_atom, std::uint64_t, model_reply>,
+    caf::reacts_to<model_text_atom, std::uint64_t, std::string>,
+    caf::reacts_to<summary_done_atom, std::uint64_t, summary_reply>,
+    caf::reacts_to<timeout_atom, std::uint64_t>,
+    caf::reacts_to<retry_atom>,                // the write lock's backoff ended
+    caf::reacts_to<wake_atom>,                 // the debounce ended
+    caf::reacts_to<passivate_atom, std::string>,  // why
+    caf::reacts_to<trim_atom>,
+    caf::replies_to<stats_atom>::with<std::string>>;
+
+// The state (the turn's coroutine, the queue, the call) is private to session_actor.cpp and
+// shared by the behaviour's lambdas; it ends with the actor.
+session_actor_type::behavior_type session_actor(session_actor_type::pointer self, std::string key, entry_reply row,
+                                                std::shared_ptr<const session_actor_deps> deps);
 
 }  // namespace sessionrt::actors

@@ -134,6 +134,7 @@ status session_core::open_current(core_effects& fx) {
     return ctx.error();
   }
   context_ = std::move(ctx->messages);
+  clean_upto_ = 0;  // a new context: its cleanliness is unknown
   transcript_ = std::move(opened->file);
   return {};
 }
@@ -181,6 +182,7 @@ status session_core::close_transcript() {
     transcript_.reset();
   }
   context_.clear();
+  clean_upto_ = 0;  // a new context: its cleanliness is unknown
   if (lock_) {
     (void)lock_->release();
     lock_.reset();
@@ -195,6 +197,7 @@ bool session_core::trim() {
   if (!settle_transcript().ok()) return false;  // kept open: the next turn's commit reports the error
   transcript_.reset();
   context_ = boost::json::array();  // clear() would keep the capacity
+  clean_upto_ = 0;  // a new context: its cleanliness is unknown
   if (row_ && row_sent_) {  // the store holds this very row: keep only its sessionId
     stored_row_id_ = std::string(row_->session_id().value_or(""));
     row_.reset();
@@ -286,7 +289,10 @@ status session_core::durability_commit(core_effects& fx) {
                                                                                 : transcript_->commit();
   if (!st.ok()) {
     // The failed appends were rolled back in the file; rebuild the context to match it.
-    if (auto ctx = transcript_->context(); ctx.ok()) context_ = std::move(ctx->messages);
+    if (auto ctx = transcript_->context(); ctx.ok()) {
+      context_ = std::move(ctx->messages);
+      clean_upto_ = 0;
+    }
     return st;
   }
   transcript_->release_buffer();  // the turn's lines are written; an idle session keeps no buffer

@@ -76,6 +76,9 @@ struct core_effects {
   bool store_put = false;      // write entry() to the store
   std::string store_text;      // ... as this text (session_store::append_row_text) when set
   bool store_durable = false;  // ... and wait for that write before acknowledging
+  // Other rows to put, as (key, row text), sent before entry() so a durable put covers them
+  // (an isolated cron run's own …:cron:<job>:run:<sessionId> row).
+  std::vector<std::pair<std::string, std::string>> extra_rows;
   std::optional<std::int64_t> stale_at;  // when the session expires (timer), if it does
   std::string stale_reason;              // "daily" | "idle": why it expires then
   std::optional<std::uint64_t> sync_seq;  // batch: durable once the syncer synced this seq
@@ -119,6 +122,9 @@ class session_core {
   // While a turn waits: the answer to a command that needs neither the model nor a change
   // (/status, /context list), or nullopt when `ev` must wait for the turn's end.
   std::optional<turn_outcome> answer_while_busy(const chat_event& ev) const;
+  // While a turn's model call runs in queue mode steer (and the runner supports steering):
+  // the inbox the runner takes new messages from at its tool boundaries, else nullptr.
+  std::shared_ptr<steer_inbox> steering_inbox() const { return steering_; }
   // Flushes and syncs the transcript and releases its lock (passivation, shutdown).
   status close();
   // An idle session's memory diet (session.trimIdleMs): closes the transcript (reader, index,
@@ -170,6 +176,9 @@ class session_core {
   // One model call of the turn: the context moves into the request and back.
   task<model_answer> call_model(std::shared_ptr<model_request> req);
   const boost::json::array& context_view() const;
+  bool messages_for_model(const std::shared_ptr<model_request>& req, const std::string& prefix, core_effects& fx,
+                          boost::json::value& saved_last);
+  void restore_context(std::shared_ptr<model_request>& req, boost::json::value& saved_last);
   void finish_effects(core_effects& fx, const route_facts& route);
   boost::json::object inbound_patch(const chat_event& ev, const route_facts& route) const;
   status durability_commit(core_effects& fx);
@@ -196,7 +205,9 @@ class session_core {
   std::shared_ptr<const session_core_deps> deps_;
   publish_now_fn publish_now_;
   turn_io* io_ = nullptr;
-  std::shared_ptr<const model_request> in_flight_;  // the call the turn waits on (its context)
+  std::shared_ptr<const model_request> in_flight_;  // holds context_ while a call runs (moved)
+  std::shared_ptr<steer_inbox> steering_;  // the running call's, in queue mode steer
+  std::size_t clean_upto_ = 0;  // context_[0, clean_upto_) is plainly clean (hygiene/clean_check.hpp)
   std::unique_ptr<storage::transcript_file> transcript_;
   std::optional<storage::write_lock> lock_;
   std::unique_ptr<storage::lock_busy> lock_busy_;  // see lock_busy(); a pointer: rarely set

@@ -7,29 +7,23 @@
 namespace sessionrt::actors {
 namespace {
 
-struct store_state {
-  std::shared_ptr<storage::session_store_file> file;
-  store_actor_config cfg;
-  bool dirty = false;
-  bool window_scheduled = false;
-  bool immediate_scheduled = false;
-  std::vector<caf::response_promise> durable_waiters;
-  std::int64_t last_write_ms = 0;  // how long the last write took (real time)
-};
+using self_ptr = store_actor_type::stateful_pointer<store_state>;
 
 // The window stretches with the cost of a write: a store whose write takes 30 ms is written
 // at most every 120 ms, so writing never takes more than a fifth of the time however large
 // sessions.json grows (a 100,000-row store is ~60 MB).
 std::int64_t window_ms(const store_state& st) { return std::max(st.cfg.flush_window_ms, 4 * st.last_write_ms); }
 
-void schedule_window(caf::event_based_actor* self, store_state& st) {
+void schedule_window(self_ptr self) {
+  auto& st = self->state;
   if (st.window_scheduled) return;
   st.window_scheduled = true;
   self->delayed_send(self, std::chrono::milliseconds(window_ms(st)), flush_atom::value);
 }
 
 // Writes the file if dirty and answers the durable waiters. Returns the write's status.
-status write_now(caf::event_based_actor* self, store_state& st) {
+status write_now(self_ptr self) {
+  auto& st = self->state;
   status result;
   if (st.dirty) {
     const auto started = std::chrono::steady_clock::now();
@@ -47,7 +41,7 @@ status write_now(caf::event_based_actor* self, store_state& st) {
       e.data["rows"] = st.file->store().size();
       publish(self, st.cfg.bus, *st.cfg.hub, std::move(e));
     } else {
-      schedule_window(self, st);  // retry at the next window
+      schedule_window(self);  // retry at the next window
     }
   }
   auto waiters = std::move(st.durable_waiters);
@@ -61,16 +55,29 @@ status write_now(caf::event_based_actor* self, store_state& st) {
   return result;
 }
 
+// A put that brings the rows to the high-water mark tells the maintenance actor (once, until
+// its next erase): a size check, no scan.
+void check_high_water(self_ptr self) {
+  auto& st = self->state;
+  if (st.high_water_told || !st.cfg.maintenance || st.cfg.high_water_rows == 0) return;
+  if (st.file->store().size() < st.cfg.high_water_rows) return;
+  st.high_water_told = true;
+  caf::anon_send(st.cfg.maintenance, high_water_atom::value, st.cfg.agent_id);  // typed: no send() to it
+}
+
 // A put changed the store: written with the window.
-void changed(caf::event_based_actor* self, store_state& st) {
-  st.dirty = true;
-  schedule_window(self, st);
+void changed(self_ptr self) {
+  self->state.dirty = true;
+  schedule_window(self);
+  check_high_water(self);
 }
 
 // A put that is answered once it is on disk: written at once (with every durable put queued).
-caf::response_promise changed_durably(caf::event_based_actor* self, store_state& st) {
+caf::typed_response_promise<bool> changed_durably(self_ptr self) {
+  auto& st = self->state;
   st.dirty = true;
-  st.durable_waiters.push_back(self->make_response_promise());
+  check_high_water(self);
+  st.durable_waiters.push_back(self->make_response_promise<bool>());
   if (!st.immediate_scheduled) {
     st.immediate_scheduled = true;
     self->send(self, flush_atom::value, spawned_atom::value);
@@ -78,62 +85,96 @@ caf::response_promise changed_durably(caf::event_based_actor* self, store_state&
   return st.durable_waiters.back();
 }
 
+entry_reply get_row(store_state& st, const std::string& key) {
+  entry_reply r;
+  auto row = st.file->store().lookup(key);
+  if (!row.ok()) {
+    r.error = row.error().message();  // a row that could not be read back: never handed out
+  } else if (*row) {
+    r.found = true;
+    r.entry = **row;
+  }
+  return r;
+}
+
+void put_row(self_ptr self, const std::string& key, session_entry entry) {
+  self->state.file->store().upsert(key, std::move(entry));
+  changed(self);
+}
+
+// Session actors send only texts they wrote with append_row_text; a refused one (a bug)
+// leaves the row as it was.
+void put_text(self_ptr self, const std::string& key, std::string row_text) {
+  if (self->state.file->store().upsert_text(key, std::move(row_text)).ok()) changed(self);
+}
+
+caf::result<bool> put_text_durably(self_ptr self, const std::string& key, std::string row_text) {
+  auto put = self->state.file->store().upsert_text(key, std::move(row_text));
+  if (!put.ok()) return caf::make_error(caf::sec::runtime_error, put.error().message());
+  return changed_durably(self);
+}
+
+entry_rows list_rows(store_state& st) {
+  entry_rows rows;
+  rows.reserve(st.file->store().size());
+  for (const auto& r : st.file->store()) rows.emplace_back(std::string(r.key), r.entry);
+  st.file->shed_rows();  // reading parsed every row; shed them again
+  return rows;
+}
+
+// The maintenance actor's row removals: a row updated since its plan (or gone) stays as it is.
+// Written at once, so the files of the removed rows may move as soon as this answers.
+caf::result<std::size_t> erase_rows(self_ptr self, const std::vector<std::string>& keys,
+                                    const std::vector<std::int64_t>& updated_at) {
+  auto& store = self->state.file->store();
+  std::size_t removed = 0;
+  for (std::size_t i = 0; i < keys.size() && i < updated_at.size(); ++i) {
+    const session_entry* row = store.find(keys[i]);
+    if (!row || row->updated_at().value_or(erase_no_updated_at) != updated_at[i]) continue;
+    removed += store.erase(keys[i]) ? 1 : 0;
+  }
+  self->state.high_water_told = false;
+  if (removed == 0) return removed;
+  self->state.dirty = true;
+  if (status s = write_now(self); !s.ok()) return caf::make_error(caf::sec::runtime_error, s.message());
+  return removed;
+}
+
+caf::result<bool> write_for_stop(self_ptr self) {
+  status s = write_now(self);
+  if (!s.ok()) return caf::make_error(caf::sec::runtime_error, s.message());
+  return true;
+}
+
 }  // namespace
 
-caf::behavior store_actor(caf::event_based_actor* self, std::shared_ptr<storage::session_store_file> file,
-                          store_actor_config cfg) {
-  auto st = std::make_shared<store_state>();
-  st->file = std::move(file);
-  st->cfg = std::move(cfg);
+store_actor_type::behavior_type store_actor(self_ptr self, std::shared_ptr<storage::session_store_file> file,
+                                            store_actor_config cfg) {
+  self->state.file = std::move(file);
+  self->state.cfg = std::move(cfg);
   return {
-      [st](get_atom, const std::string& key) {
-        entry_reply r;
-        auto row = st->file->store().lookup(key);
-        if (!row.ok()) {
-          r.error = row.error().message();  // a row that could not be read back: never handed out
-        } else if (*row) {
-          r.found = true;
-          r.entry = **row;
-        }
-        return r;
+      [self](get_atom, const std::string& key) { return get_row(self->state, key); },
+      [self](put_atom, const std::string& key, session_entry& entry) { put_row(self, key, std::move(entry)); },
+      [self](put_atom, const std::string& key, std::string& row_text) { put_text(self, key, std::move(row_text)); },
+      [self](put_atom, const std::string& key, session_entry& entry, flush_atom) -> caf::result<bool> {
+        self->state.file->store().upsert(key, std::move(entry));
+        return changed_durably(self);
       },
-      [self, st](put_atom, const std::string& key, session_entry& entry) {
-        st->file->store().upsert(key, std::move(entry));
-        changed(self, *st);
+      [self](put_atom, const std::string& key, std::string& row_text, flush_atom) {
+        return put_text_durably(self, key, std::move(row_text));
       },
-      [self, st](put_atom, const std::string& key, std::string& row_text) {
-        // Session actors send only texts they wrote with append_row_text; a refused one (a
-        // bug) leaves the row as it was.
-        if (st->file->store().upsert_text(key, std::move(row_text)).ok()) changed(self, *st);
+      [self](list_atom) { return list_rows(self->state); },
+      [self](flush_atom) {
+        self->state.window_scheduled = false;
+        (void)write_now(self);
       },
-      [self, st](put_atom, const std::string& key, session_entry& entry, flush_atom) -> caf::result<bool> {
-        st->file->store().upsert(key, std::move(entry));
-        return changed_durably(self, *st);
+      [self](flush_atom, spawned_atom) {
+        self->state.immediate_scheduled = false;
+        (void)write_now(self);
       },
-      [self, st](put_atom, const std::string& key, std::string& row_text, flush_atom) -> caf::result<bool> {
-        auto put = st->file->store().upsert_text(key, std::move(row_text));
-        if (!put.ok()) return caf::make_error(caf::sec::runtime_error, put.error().message());
-        return changed_durably(self, *st);
-      },
-      [st](list_atom) {
-        entry_rows rows;
-        rows.reserve(st->file->store().size());
-        for (const auto& r : st->file->store()) rows.emplace_back(std::string(r.key), r.entry);
-        st->file->shed_rows();  // reading parsed every row; shed them again
-        return rows;
-      },
-      [self, st](flush_atom) {  // the coalescing window closed
-        st->window_scheduled = false;
-        (void)write_now(self, *st);
-      },
-      [self, st](flush_atom, spawned_atom) {  // durable acks are waiting
-        st->immediate_scheduled = false;
-        (void)write_now(self, *st);
-      },
-      [self, st](flush_atom, stop_atom) -> caf::result<bool> {
-        status s = write_now(self, *st);
-        if (!s.ok()) return caf::make_error(caf::sec::runtime_error, s.message());
-        return true;
+      [self](flush_atom, stop_atom) { return write_for_stop(self); },
+      [self](erase_atom, const std::vector<std::string>& keys, const std::vector<std::int64_t>& updated_at) {
+        return erase_rows(self, keys, updated_at);
       },
   };
 }

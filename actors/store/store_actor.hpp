@@ -11,8 +11,14 @@
 //   (put, key, entry, flush) -> bool     (list) -> entry_rows
 //   (put, key, row_text[, flush])        the row as session_store::append_row_text wrote it
 //   (flush, stop) -> bool                write now (shutdown, runtime::flush)
+//   (erase, keys, updatedAts) -> size_t  removes the rows whose updatedAt is still the one
+//                                        given (erase_no_updated_at: none), writes at once
+// After a put that brings the row count to high_water_rows (0: never), it sends
+// (high_water, agent_id) to `maintenance` once, and again only after an erase.
 #pragma once
+#include <limits>
 #include <memory>
+#include <vector>
 
 #include "actors/caf_types.hpp"
 #include "actors/events/event_hub.hpp"
@@ -20,15 +26,44 @@
 
 namespace sessionrt::actors {
 
+using erase_atom = caf::atom_constant<caf::atom("erase")>;
+using high_water_atom = caf::atom_constant<caf::atom("highwater")>;
+inline constexpr std::int64_t erase_no_updated_at = std::numeric_limits<std::int64_t>::min();
+
 struct store_actor_config {
   std::int64_t flush_window_ms = 50;
   std::string agent_id;
   caf::actor bus;
   std::shared_ptr<event_hub> hub;
   clock* time = nullptr;
+  caf::actor maintenance;          // told when the row count reaches high_water_rows
+  std::size_t high_water_rows = 0;
 };
 
-caf::behavior store_actor(caf::event_based_actor* self, std::shared_ptr<storage::session_store_file> file,
-                          store_actor_config cfg);
+using store_actor_type = caf::typed_actor<
+    caf::replies_to<get_atom, std::string>::with<entry_reply>,
+    caf::reacts_to<put_atom, std::string, session_entry>,
+    caf::reacts_to<put_atom, std::string, std::string>,  // row text
+    caf::replies_to<put_atom, std::string, session_entry, flush_atom>::with<bool>,
+    caf::replies_to<put_atom, std::string, std::string, flush_atom>::with<bool>,
+    caf::replies_to<list_atom>::with<entry_rows>,
+    caf::reacts_to<flush_atom>,                          // the coalescing window closed (its own)
+    caf::reacts_to<flush_atom, spawned_atom>,            // durable acks wait: write now (its own)
+    caf::replies_to<flush_atom, stop_atom>::with<bool>,
+    caf::replies_to<erase_atom, std::vector<std::string>, std::vector<std::int64_t>>::with<std::size_t>>;
+
+struct store_state {
+  std::shared_ptr<storage::session_store_file> file;
+  store_actor_config cfg;
+  bool dirty = false;
+  bool window_scheduled = false;
+  bool immediate_scheduled = false;
+  std::vector<caf::typed_response_promise<bool>> durable_waiters;
+  std::int64_t last_write_ms = 0;  // how long the last write took (real time)
+  bool high_water_told = false;
+};
+
+store_actor_type::behavior_type store_actor(store_actor_type::stateful_pointer<store_state> self,
+                                            std::shared_ptr<storage::session_store_file> file, store_actor_config cfg);
 
 }  // namespace sessionrt::actors

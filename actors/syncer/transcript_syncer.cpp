@@ -10,16 +10,11 @@
 
 namespace sessionrt::actors {
 
-struct sync_request {
-  storage::shared_fd_ptr file;
-  std::uint64_t seq;
-  std::string dir;  // a directory to fsync too (a new file in it), or ""
-  caf::actor requester;
-};
 using sync_round = std::shared_ptr<std::vector<sync_request>>;
 
 }  // namespace sessionrt::actors
 
+// A round is handed to a worker of this syncer only (in-process, never serialized).
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::sync_round)
 
 namespace sessionrt::actors {
@@ -27,7 +22,8 @@ namespace {
 
 // Makes the round's files and directories durable (blocking) and answers each request. The
 // round's handles are released by the caller: a file its owner closed meanwhile closes then.
-void run_round(caf::event_based_actor* self, storage::fs& files, const std::vector<sync_request>& round) {
+template <class Self>
+void run_round(Self* self, storage::fs& files, const std::vector<sync_request>& round) {
   std::vector<storage::shared_fd_ptr> files_of_round;
   std::vector<std::string> dirs_of_round;
   for (const auto& r : round) {
@@ -38,72 +34,81 @@ void run_round(caf::event_based_actor* self, storage::fs& files, const std::vect
   for (const auto& r : round) {
     std::string error = synced.files[r.file->id()];
     if (error.empty() && !r.dir.empty()) error = synced.dirs[r.dir];
-    self->send(r.requester, synced_atom::value, r.file->id(), r.seq, error);
+    // (Typed actors send() only to typed handles: the answer goes as the sender.)
+    caf::send_as(caf::actor_cast<caf::actor>(self), r.requester, synced_atom::value, r.file->id(), r.seq, error);
   }
 }
 
+using sync_worker_actor = caf::typed_actor<caf::reacts_to<flush_atom, sync_round>>;
+
 // A sync worker: runs the rounds the syncer hands it, one at a time, and says when it is idle.
-caf::behavior sync_worker(caf::event_based_actor* self, storage::fs* files, caf::actor syncer) {
+sync_worker_actor::behavior_type sync_worker(sync_worker_actor::pointer self, storage::fs* files,
+                                             transcript_syncer_actor syncer) {
   return {
       [self, files, syncer](flush_atom, sync_round& round) {
         run_round(self, *files, *round);
         round.reset();
-        self->send(syncer, idle_atom::value, caf::actor_cast<caf::actor>(self));
+        self->send(syncer, idle_atom::value);
       },
   };
 }
 
-struct syncer_state {
-  std::vector<sync_request> pending;
-  bool round_scheduled = false;  // a flush (the window's end) is on its way
-  std::vector<caf::actor> idle;  // workers without a round
-  int workers = 0;
-};
+using self_ptr = transcript_syncer_actor::stateful_pointer<syncer_state>;
 
 // Starts the pending requests' round: on an idle worker, or here when there are no workers.
 // With every worker busy the requests wait; the first worker to finish takes them.
-void start_round(caf::event_based_actor* self, storage::fs& files, syncer_state& st) {
+void start_round(self_ptr self) {
+  auto& st = self->state;
   if (st.pending.empty() || (st.workers > 0 && st.idle.empty())) return;
   auto round = std::make_shared<std::vector<sync_request>>(std::exchange(st.pending, {}));
   if (st.workers == 0) {
-    run_round(self, files, *round);
+    run_round(self, *st.files, *round);
     return;
   }
-  caf::actor worker = std::move(st.idle.back());
+  auto worker = caf::actor_cast<sync_worker_actor>(std::move(st.idle.back()));
   st.idle.pop_back();
   self->send(worker, flush_atom::value, std::move(round));
 }
 
+void on_sync(self_ptr self, storage::shared_fd_ptr file, std::uint64_t seq, std::string dir) {
+  auto& st = self->state;
+  if (!file) return;
+  st.pending.push_back({std::move(file), seq, std::move(dir), caf::actor_cast<caf::actor>(self->current_sender())});
+  if (st.round_scheduled) return;
+  st.round_scheduled = true;
+  if (st.window_ms > 0)
+    self->delayed_send(self, std::chrono::milliseconds(st.window_ms), flush_atom::value);
+  else
+    self->send(self, flush_atom::value);  // queued behind every request already in the mailbox
+}
+
+void on_idle(self_ptr self) {
+  self->state.idle.push_back(self->current_sender());
+  // Requests that found every worker busy have waited long enough: their round starts now
+  // (unless their window is still open).
+  if (!self->state.round_scheduled) start_round(self);
+}
+
 }  // namespace
 
-caf::behavior transcript_syncer(caf::event_based_actor* self, storage::fs* files, std::int64_t window_ms,
-                                int parallel_rounds) {
-  auto st = std::make_shared<syncer_state>();
-  st->workers = std::max(0, parallel_rounds);
-  for (int i = 0; i < st->workers; ++i)
-    st->idle.push_back(self->spawn<caf::detached + caf::linked>(sync_worker, files, caf::actor_cast<caf::actor>(self)));
+transcript_syncer_actor::behavior_type transcript_syncer(self_ptr self, storage::fs* files, std::int64_t window_ms,
+                                                         int parallel_rounds) {
+  auto& st = self->state;
+  st.files = files;
+  st.window_ms = window_ms;
+  st.workers = std::max(0, parallel_rounds);
+  for (int i = 0; i < st.workers; ++i)
+    st.idle.push_back(caf::actor_cast<caf::strong_actor_ptr>(
+        self->spawn<caf::detached + caf::linked>(sync_worker, files, caf::actor_cast<transcript_syncer_actor>(self))));
   return {
-      [self, st, window_ms](sync_atom, storage::shared_fd_ptr& file, std::uint64_t seq, std::string& dir) {
-        if (!file) return;
-        st->pending.push_back({std::move(file), seq, std::move(dir), caf::actor_cast<caf::actor>(self->current_sender())});
-        if (!st->round_scheduled) {
-          st->round_scheduled = true;
-          if (window_ms > 0)
-            self->delayed_send(self, std::chrono::milliseconds(window_ms), flush_atom::value);
-          else
-            self->send(self, flush_atom::value);  // queued behind every request already in the mailbox
-        }
+      [self](sync_atom, storage::shared_fd_ptr& file, std::uint64_t seq, std::string& dir) {
+        on_sync(self, std::move(file), seq, std::move(dir));
       },
-      [self, st, files](flush_atom) {
-        st->round_scheduled = false;
-        start_round(self, *files, *st);
+      [self](flush_atom) {
+        self->state.round_scheduled = false;
+        start_round(self);
       },
-      [self, st, files](idle_atom, caf::actor& worker) {
-        st->idle.push_back(std::move(worker));
-        // Requests that found every worker busy have waited long enough: their round starts
-        // now (unless their window is still open).
-        if (!st->round_scheduled) start_round(self, *files, *st);
-      },
+      [self](idle_atom) { on_idle(self); },
   };
 }
 

@@ -16,6 +16,8 @@
 // covers it. With N = 0 the syncer runs each round itself and blocks meanwhile (the CAF test
 // coordinator has no threads to run workers on): spawn it detached then.
 #pragma once
+#include <vector>
+
 #include "actors/caf_types.hpp"
 #include "storage/fs.hpp"
 
@@ -24,9 +26,32 @@ namespace sessionrt::actors {
 // The runtime's number of rounds in flight.
 inline constexpr int kSyncRoundsInFlight = 2;
 
+using transcript_syncer_actor = caf::typed_actor<
+    // (sync, file, seq, dir): answered by (synced, file id, seq, error) to the sender
+    caf::reacts_to<sync_atom, storage::shared_fd_ptr, std::uint64_t, std::string>,
+    caf::reacts_to<flush_atom>,               // the round's window closed
+    caf::reacts_to<idle_atom>>;               // the sending sync worker finished its round
+
+struct sync_request {
+  storage::shared_fd_ptr file;
+  std::uint64_t seq;
+  std::string dir;  // a directory to fsync too (a new file in it), or ""
+  caf::actor requester;
+};
+
+struct syncer_state {
+  storage::fs* files = nullptr;
+  std::int64_t window_ms = 0;
+  std::vector<sync_request> pending;
+  bool round_scheduled = false;  // a flush (the window's end) is on its way
+  std::vector<caf::strong_actor_ptr> idle;  // workers without a round
+  int workers = 0;
+};
+
 // window_ms: how long a round stays open after its first request (storage.batchWindowMs), so
 // that concurrent sessions share it; 0 starts the round as soon as the mailbox is read.
-caf::behavior transcript_syncer(caf::event_based_actor* self, storage::fs* files, std::int64_t window_ms,
-                                int parallel_rounds);
+transcript_syncer_actor::behavior_type transcript_syncer(transcript_syncer_actor::stateful_pointer<syncer_state> self,
+                                                         storage::fs* files, std::int64_t window_ms,
+                                                         int parallel_rounds);
 
 }  // namespace sessionrt::actors

@@ -10,13 +10,10 @@
 namespace sessionrt::actors {
 namespace {
 
-struct timer_state {
-  timer_actor_config cfg;
-  expiry_schedule schedule;
-  std::optional<std::int64_t> wake_at;  // a tick is scheduled for this time (real time)
-};
+using self_ptr = timer_actor_type::stateful_pointer<timer_state>;
 
-void arm(caf::event_based_actor* self, timer_state& st) {
+void arm(self_ptr self) {
+  auto& st = self->state;
   if (!st.cfg.self_scheduling) return;
   auto next = st.schedule.next();
   if (!next || (st.wake_at && *st.wake_at <= *next)) return;
@@ -25,33 +22,43 @@ void arm(caf::event_based_actor* self, timer_state& st) {
   self->delayed_send(self, std::chrono::milliseconds(delay), tick_atom::value);
 }
 
+void on_schedule(self_ptr self, const std::string& key, std::int64_t at_ms, std::string reason) {
+  self->state.schedule.set(key, at_ms, std::move(reason));
+  arm(self);
+}
+
+// Publishes session.expired for each due key and asks the router to passivate it.
+void on_tick(self_ptr self) {
+  auto& st = self->state;
+  st.wake_at.reset();
+  for (auto& due : st.schedule.due(st.cfg.time->now_ms())) {
+    lifecycle_event e;
+    e.type = std::string(event_types::session_expired);
+    e.session_key = due.key;
+    auto parsed = parse_agent_session_key(due.key);
+    e.agent_id = parsed ? parsed->agent_id : st.cfg.agent_of_keys;
+    e.at_ms = st.cfg.time->now_ms();
+    e.data["reason"] = due.reason;
+    e.data["staleAt"] = format_iso_ms(due.at_ms);
+    publish(self, st.cfg.bus, *st.cfg.hub, std::move(e));
+    if (st.cfg.router)
+      caf::send_as(caf::actor_cast<caf::actor>(self), st.cfg.router, passivate_atom::value, due.key,
+                   std::string("expired"));
+  }
+  arm(self);
+}
+
 }  // namespace
 
-caf::behavior timer_actor(caf::event_based_actor* self, timer_actor_config cfg) {
-  auto st = std::make_shared<timer_state>();
-  st->cfg = std::move(cfg);
+timer_actor_type::behavior_type timer_actor(self_ptr self, timer_actor_config cfg) {
+  self->state.cfg = std::move(cfg);
   return {
-      [self, st](schedule_atom, const std::string& key, std::int64_t at_ms, std::string& reason) {
-        st->schedule.set(key, at_ms, std::move(reason));
-        arm(self, *st);
+      [self](spawned_atom, caf::actor& router) { self->state.cfg.router = std::move(router); },
+      [self](schedule_atom, const std::string& key, std::int64_t at_ms, std::string& reason) {
+        on_schedule(self, key, at_ms, std::move(reason));
       },
-      [self, st](tick_atom) {
-        st->wake_at.reset();
-        for (auto& due : st->schedule.due(st->cfg.time->now_ms())) {
-          lifecycle_event e;
-          e.type = std::string(event_types::session_expired);
-          e.session_key = due.key;
-          auto parsed = parse_agent_session_key(due.key);
-          e.agent_id = parsed ? parsed->agent_id : st->cfg.agent_of_keys;
-          e.at_ms = st->cfg.time->now_ms();
-          e.data["reason"] = due.reason;
-          e.data["staleAt"] = format_iso_ms(due.at_ms);
-          publish(self, st->cfg.bus, *st->cfg.hub, std::move(e));
-          self->send(st->cfg.router, passivate_atom::value, due.key, std::string("expired"));
-        }
-        arm(self, *st);
-      },
-      [st](stats_atom) { return st->schedule.size(); },
+      [self](tick_atom) { on_tick(self); },
+      [self](stats_atom) { return self->state.schedule.size(); },
   };
 }
 

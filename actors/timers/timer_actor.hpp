@@ -7,21 +7,35 @@
 // as it moves the clock.
 #pragma once
 #include <memory>
+#include <optional>
 
 #include "actors/caf_types.hpp"
 #include "actors/events/event_hub.hpp"
+#include "actors/timers/expiry_schedule.hpp"
 
 namespace sessionrt::actors {
 
 struct timer_actor_config {
   clock* time = nullptr;
   bool self_scheduling = true;  // false under virtual time
-  caf::actor router, bus;
+  caf::actor router, bus;  // router: may come later, by (spawned, router)
   std::shared_ptr<event_hub> hub;
   std::string agent_of_keys;  // agent id used in events when a key does not name one
 };
 
-//   (schedule, key, at_ms, reason)   (tick)   (stats) -> std::size_t pending timers
-caf::behavior timer_actor(caf::event_based_actor* self, timer_actor_config cfg);
+using timer_actor_type = caf::typed_actor<
+    caf::reacts_to<spawned_atom, caf::actor>,  // the router (spawned after the timers)
+    caf::reacts_to<schedule_atom, std::string, std::int64_t, std::string>,  // key, at_ms (< 0: cancel), reason
+    caf::reacts_to<tick_atom>,                        // fire what is due by the clock
+    caf::replies_to<stats_atom>::with<std::size_t>>;  // pending timers
+
+struct timer_state {
+  timer_actor_config cfg;
+  expiry_schedule schedule;
+  std::optional<std::int64_t> wake_at;  // a tick is scheduled for this time (real time)
+};
+
+timer_actor_type::behavior_type timer_actor(timer_actor_type::stateful_pointer<timer_state> self,
+                                            timer_actor_config cfg);
 
 }  // namespace sessionrt::actors

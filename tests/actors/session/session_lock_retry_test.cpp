@@ -129,10 +129,11 @@ struct harness {
     core.wants_event = [h = hub](std::string_view type) { return h->wants(type); };
     session_actor_deps deps;
     deps.core = std::make_shared<const session_core_deps>(std::move(core));
-    deps.store = sink_actor();
-    deps.syncer = sink_actor();
-    deps.timers = sink_actor();
-    deps.bus = sys->spawn(event_bus, hub);
+    // (The sinks are dynamically typed: cast to the handles the session expects.)
+    deps.store = caf::actor_cast<store_actor_type>(sink_actor());
+    deps.syncer = caf::actor_cast<transcript_syncer_actor>(sink_actor());
+    deps.timers = caf::actor_cast<timer_actor_type>(sink_actor());
+    deps.bus = caf::actor_cast<caf::actor>(sys->spawn(event_bus, hub));
     spawned.push_back(deps.bus);
     deps.hub = hub;
     deps.runner = &runner;
@@ -140,8 +141,8 @@ struct harness {
     row.found = true;
     row.entry.set_session_id(kSessionId);
     row.entry.set_updated_at(kT0 - 1000);
-    session = sys->spawn(session_actor, std::string("agent:main:main"), std::move(row),
-                         std::make_shared<const session_actor_deps>(std::move(deps)));
+    session = caf::actor_cast<caf::actor>(sys->spawn(session_actor, std::string("agent:main:main"), std::move(row),
+                                                     std::make_shared<const session_actor_deps>(std::move(deps))));
     spawned.push_back(session);
     sched->run();
   }
@@ -151,8 +152,17 @@ struct harness {
     route_facts route;
     route.channel = "telegram";
     route.peer_id = "1";
-    caf::anon_send(session, chat_atom::value, testing::dm("1", text), route,
-                   outcome_sink([o = outcome](turn_outcome out) { *o = std::move(out); }));
+    // A client asks, as the router does, and keeps the answer.
+    auto client = sys->spawn(
+        [](caf::event_based_actor* self, caf::actor session, std::shared_ptr<std::optional<turn_outcome>> o) {
+          return caf::behavior{[self, session, o](chat_atom, chat_event& ev, route_facts& route) {
+            self->request(session, caf::infinite, chat_atom::value, std::move(ev), std::move(route))
+                .then([o](turn_outcome& out) { *o = std::move(out); });
+          }};
+        },
+        session, outcome);
+    spawned.push_back(client);
+    caf::anon_send(client, chat_atom::value, testing::dm("1", text), route);
     sched->run();
   }
 

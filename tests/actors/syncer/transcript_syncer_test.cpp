@@ -64,7 +64,7 @@ struct harness {
     cfg.set("logger.verbosity", caf::atom("quiet"));
     sys = std::make_unique<caf::actor_system>(cfg);
     sched = &dynamic_cast<caf::scheduler::test_coordinator&>(sys->scheduler());
-    syncer = sys->spawn(transcript_syncer, &storage::posix_fs(), std::int64_t{0}, 0);
+    syncer = caf::actor_cast<caf::actor>(sys->spawn(transcript_syncer, &storage::posix_fs(), std::int64_t{0}, 0));
     client = sys->spawn(requester, 0, syncer, answers);
     sched->run();
   }
@@ -151,7 +151,7 @@ TEST_CASE("syncer: a round syncs every filesystem it touches, not only the first
   caf::anon_send_exit(h.syncer, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(h.client, caf::exit_reason::user_shutdown);
   h.sched->run();
-  h.syncer = h.sys->spawn(transcript_syncer, static_cast<storage::fs*>(&fs), std::int64_t{0}, 0);
+  h.syncer = caf::actor_cast<caf::actor>(h.sys->spawn(transcript_syncer, static_cast<storage::fs*>(&fs), std::int64_t{0}, 0));
   h.client = h.sys->spawn(requester, 0, h.syncer, h.answers);
   h.sched->run();
   std::vector<storage::shared_fd_ptr> files;

@@ -1,0 +1,298 @@
+#include "actors/maintenance/maintenance_actor.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <deque>
+#include <vector>
+
+#include "actors/events/event_bus.hpp"
+#include "actors/maintenance/cron_retention.hpp"
+#include "actors/maintenance/maintenance_pass.hpp"
+#include "actors/maintenance/plan_applier.hpp"
+#include "actors/store/store_actor.hpp"
+
+namespace sessionrt::actors {
+namespace {
+
+struct maintenance_state {
+  explicit maintenance_state(maintenance_actor_config c) : cfg(std::move(c)) {}
+  maintenance_actor_config cfg;
+  maintenance_links links;
+  bool running = false;
+  std::string trigger;
+  std::deque<maintenance_job> todo;  // this pass, the job at the front runs
+  std::vector<maintenance_job> done;
+  std::vector<caf::response_promise> report_waiters;  // answered when this pass ends
+  std::vector<caf::response_promise> settle_waiters;  // (tick, settle) of this pass
+  // Asked for while a pass ran: one more pass, then these are answered.
+  bool again = false;
+  std::string again_trigger;
+  bool again_reaper = false;
+  std::vector<caf::response_promise> again_report_waiters;
+  std::int64_t next_due_ms = 0;
+  std::map<std::string, std::int64_t> reaped_at_ms;
+};
+using state_ptr = std::shared_ptr<maintenance_state>;
+using self_ptr = caf::event_based_actor*;
+
+std::int64_t now_ms(const maintenance_state& st) { return st.cfg.time->now_ms(); }
+const maintenance_settings& settings_of(const maintenance_state& st) { return st.cfg.settings->maintenance; }
+
+void start_pass(self_ptr self, const state_ptr& st, std::string trigger, bool force_reaper);
+
+// The jobs of a pass: per agent, the reaper when due, then the maintenance plan.
+void queue_jobs(maintenance_state& st, bool force_reaper) {
+  const std::int64_t now = now_ms(st);
+  for (const auto& [agent, dir] : st.cfg.sessions_dir) {
+    if (!st.links.stores.count(agent)) continue;
+    auto last = st.reaped_at_ms.find(agent);
+    const bool reap_due = force_reaper || last == st.reaped_at_ms.end() || now - last->second >= st.cfg.reaper_every_ms;
+    if (st.cfg.settings->cron.session_retention_ms && reap_due) {
+      maintenance_job j;
+      j.agent_id = agent;
+      j.sessions_dir = dir;
+      j.reaper = true;
+      st.todo.push_back(std::move(j));
+      st.reaped_at_ms[agent] = now;
+    }
+    maintenance_job j;
+    j.agent_id = agent;
+    j.sessions_dir = dir;
+    st.todo.push_back(std::move(j));
+  }
+}
+
+void finish_pass(self_ptr self, const state_ptr& st) {
+  auto event = maintenance_report_event(st->done, settings_of(*st).mode, st->trigger, now_ms(*st));
+  publish(self, st->cfg.bus, *st->cfg.hub, event);
+  for (auto& rp : st->report_waiters) rp.deliver(event);
+  for (auto& rp : st->settle_waiters) rp.deliver(true);
+  st->report_waiters.clear();
+  st->settle_waiters.clear();
+  st->done.clear();
+  st->running = false;
+  if (st->again) {
+    st->again = false;
+    st->report_waiters = std::move(st->again_report_waiters);
+    st->again_report_waiters.clear();
+    start_pass(self, st, st->again_trigger, st->again_reaper);
+  }
+}
+
+void next_job(self_ptr self, const state_ptr& st) {
+  st->done.push_back(std::move(st->todo.front()));
+  st->todo.pop_front();
+  self->send(self, mstep_atom::value);
+}
+
+// The rows and the listing are in: plan the job.
+void plan_job(maintenance_state& st, maintenance_job& job, const entry_rows& rows, std::vector<dir_file> files) {
+  std::vector<maintenance_row> mrows;
+  mrows.reserve(rows.size());
+  for (const auto& [key, entry] : rows) mrows.push_back(maintenance_row_of(key, entry, job.sessions_dir));
+  if (job.reaper) {
+    // The reaper is cron.sessionRetention's, not session.maintenance's: it runs in either mode,
+    // as OpenClaw's does [R§5.6] (cron.sessionRetention: false turns it off).
+    job.plan = plan_cron_reaper(mrows, files, st.cfg.settings->cron, now_ms(st), {}, maintenance_mode::enforce);
+  } else {
+    planner_input in;
+    in.rows = &mrows;
+    in.files = &files;
+    in.settings = settings_of(st);
+    in.now_ms = now_ms(st);
+    job.plan = plan_maintenance(in);
+  }
+  job.planned = true;
+  index_plan(job);
+}
+
+void step(self_ptr self, const state_ptr& st);
+
+// The batch's rows are erased (or there were none): passivate and read back the keys whose
+// sessions have file actions, then move the files.
+void apply_files(self_ptr self, const state_ptr& st, const maintenance_batch& batch, const batch_checks& checks) {
+  auto& job = st->todo.front();
+  const auto keep = sessions_to_keep(job, batch, checks);
+  for (std::size_t i = batch.begin; i < batch.end; ++i) {
+    const auto& a = job.plan.actions[i];
+    if (a.kind == action_kind::remove_row) continue;
+    if (!a.session_id.empty() && keep.count(a.session_id)) {
+      job.skipped.push_back(fmt::format("{}: session {} is live or referenced again; left alone", a.file, a.session_id));
+      continue;
+    }
+    std::string skipped;
+    auto done = apply_file_action(*st->cfg.files, job.sessions_dir, a, skipped);
+    if (!done.ok()) {
+      job.error = done.error().message();
+      job.next = job.plan.actions.size();
+      return next_job(self, st);
+    }
+    if (!*done)
+      job.skipped.push_back(std::move(skipped));
+    else if (a.kind == action_kind::archive_file)
+      ++job.files_archived;
+    else
+      ++job.files_deleted;
+  }
+  job.next = batch.end;
+  self->send(self, mstep_atom::value);
+}
+
+void check_keys(self_ptr self, const state_ptr& st, std::shared_ptr<maintenance_batch> batch) {
+  auto checks = std::make_shared<batch_checks>();
+  auto left = std::make_shared<std::size_t>(batch->check_keys.size());
+  auto one_done = [self, st, batch, checks, left] {
+    if (--*left == 0) apply_files(self, st, *batch, *checks);
+  };
+  if (*left == 0) return apply_files(self, st, *batch, *checks);
+  const auto store = st->links.stores.at(st->todo.front().agent_id);
+  for (const auto& key : batch->check_keys) {
+    auto read_back = [self, store, checks, key, one_done] {
+      self->request(store, caf::infinite, get_atom::value, key)
+          .then(
+              [checks, key, one_done](entry_reply& r) {
+                if (!r.error.empty()) checks->busy_keys.insert(key);
+                if (r.found) checks->row_session[key] = std::string(r.entry.session_id().value_or(""));
+                one_done();
+              },
+              [checks, key, one_done](caf::error&) {
+                checks->busy_keys.insert(key);
+                one_done();
+              });
+    };
+    self->request(st->links.router, caf::infinite, passivate_atom::value, key, std::string("maintenance"),
+                  settle_atom::value)
+        .then(
+            [checks, key, read_back, one_done](bool passivated) {
+              if (!passivated) {
+                checks->busy_keys.insert(key);
+                return one_done();
+              }
+              read_back();
+            },
+            [checks, key, one_done](caf::error&) {
+              checks->busy_keys.insert(key);
+              one_done();
+            });
+  }
+}
+
+void apply_batch(self_ptr self, const state_ptr& st) {
+  auto& job = st->todo.front();
+  auto batch = std::make_shared<maintenance_batch>(batch_of(job, st->cfg.batch_actions, erase_no_updated_at));
+  if (batch->erase_keys.empty()) return check_keys(self, st, batch);
+  const auto store = st->links.stores.at(job.agent_id);
+  self->request(store, caf::infinite, erase_atom::value, batch->erase_keys, batch->erase_updated_at)
+      .then(
+          [self, st, batch](std::size_t removed) {
+            auto& j = st->todo.front();
+            j.rows_removed += removed;
+            if (removed < batch->erase_keys.size())
+              j.skipped.push_back(fmt::format("{} row(s) were updated or gone since the plan; kept",
+                                              batch->erase_keys.size() - removed));
+            check_keys(self, st, batch);
+          },
+          [self, st](caf::error& err) {
+            // Nothing of the batch moved: its files wait for the next pass.
+            auto& j = st->todo.front();
+            j.error = "removing rows: " + self->system().render(err);
+            next_job(self, st);
+          });
+}
+
+void list_and_plan(self_ptr self, const state_ptr& st) {
+  auto& job = st->todo.front();
+  // The dir first: a transcript listed was created before the rows are read.
+  auto files = scan_sessions_dir(*st->cfg.files, job.sessions_dir);
+  if (!files.ok()) {
+    job.error = files.error().message();
+    job.planned = true;
+    return next_job(self, st);
+  }
+  auto listing = std::make_shared<std::vector<dir_file>>(std::move(*files));
+  self->request(st->links.stores.at(job.agent_id), caf::infinite, list_atom::value)
+      .then(
+          [self, st, listing](entry_rows& rows) {
+            plan_job(*st, st->todo.front(), rows, std::move(*listing));
+            step(self, st);
+          },
+          [self, st](caf::error& err) {
+            st->todo.front().error = "listing the store: " + self->system().render(err);
+            next_job(self, st);
+          });
+}
+
+// The front job's next move: plan it, apply a batch, or finish it.
+void step(self_ptr self, const state_ptr& st) {
+  if (st->todo.empty()) return finish_pass(self, st);
+  auto& job = st->todo.front();
+  if (!job.planned) return list_and_plan(self, st);
+  // warn reports and changes nothing, except for the cron reaper (see plan_job).
+  const bool applies = job.reaper || settings_of(*st).mode == maintenance_mode::enforce;
+  if (!applies || job.next >= job.plan.actions.size()) return next_job(self, st);
+  apply_batch(self, st);
+}
+
+void start_pass(self_ptr self, const state_ptr& st, std::string trigger, bool force_reaper) {
+  if (st->running) {
+    st->again = true;
+    st->again_trigger = std::move(trigger);
+    st->again_reaper = st->again_reaper || force_reaper;
+    return;
+  }
+  st->running = true;
+  st->trigger = std::move(trigger);
+  st->again_reaper = false;
+  st->next_due_ms = now_ms(*st) + st->cfg.interval_ms;
+  queue_jobs(*st, force_reaper);
+  self->send(self, mstep_atom::value);
+}
+
+caf::result<lifecycle_event> on_maintain(self_ptr self, const state_ptr& st) {
+  auto rp = self->make_response_promise();
+  if (st->running) {
+    st->again_report_waiters.push_back(rp);
+    start_pass(self, st, "request", true);  // runs after the current one
+  } else {
+    st->report_waiters.push_back(rp);
+    start_pass(self, st, "request", true);
+  }
+  return rp;
+}
+
+// Virtual time: a pass when one is due, answered once it ended.
+caf::result<bool> on_tick_settle(self_ptr self, const state_ptr& st) {
+  if (!st->running && now_ms(*st) < st->next_due_ms) return true;
+  auto rp = self->make_response_promise();
+  if (!st->running) start_pass(self, st, "schedule", false);
+  st->settle_waiters.push_back(rp);
+  return rp;
+}
+
+void schedule(self_ptr self, const maintenance_state& st) {
+  if (st.cfg.self_scheduling) self->delayed_send(self, std::chrono::milliseconds(st.cfg.interval_ms), tick_atom::value);
+}
+
+}  // namespace
+
+caf::behavior maintenance_actor(caf::event_based_actor* self, maintenance_actor_config cfg) {
+  auto st = std::make_shared<maintenance_state>(std::move(cfg));
+  st->next_due_ms = now_ms(*st) + st->cfg.interval_ms;
+  schedule(self, *st);
+  return {
+      [st](spawned_atom, maintenance_links& links) { st->links = std::move(links); },
+      [self, st](tick_atom) {
+        if (!st->running && now_ms(*st) >= st->next_due_ms) start_pass(self, st, "schedule", false);
+        schedule(self, *st);
+      },
+      [self, st](tick_atom, settle_atom) { return on_tick_settle(self, st); },
+      [self, st](high_water_atom, const std::string&) {
+        if (!st->running) start_pass(self, st, "high-water", false);
+      },
+      [self, st](maintain_atom) { return on_maintain(self, st); },
+      [self, st](mstep_atom) { step(self, st); },
+  };
+}
+
+}  // namespace sessionrt::actors

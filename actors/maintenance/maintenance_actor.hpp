@@ -1,0 +1,54 @@
+// maintenance_actor: the supervisor that keeps each agent's sessions dir bounded (SPEC §6.2,
+// [R§5.3-5.6]). A pass plans each store with maintenance_planner (and, every 5 minutes per
+// store or when asked, the cron reaper) from the store actor's rows and a listing of the dir,
+// then, in mode enforce, applies the plans through the store actor and the router in bounded
+// batches (maintenance_pass.hpp), one batch per message, so the stores, the router and the
+// sessions keep serving turns while it runs: a row updated since the plan stays; a live
+// session is passivated before a file of its session moves, and a row that came back with the
+// session keeps its files. Mode warn plans and reports, and changes nothing. Each pass ends
+// with one `maintenance.report` event (maintenance_report_event), also the answer to
+// (maintain). Spawn it detached: it lists directories and renames files.
+//   (spawned, maintenance_links)     the stores and the router (once, before any pass)
+//   (tick)                           the schedule (self-scheduled every interval_ms, real time)
+//   (tick, settle) -> bool           virtual time: a pass when one is due, answered after it
+//   (high_water, agentId)            a store's rows reached the high-water mark: a pass soon
+//   (maintain) -> lifecycle_event    a pass now (after the one running), answered with its report
+//   (mstep)                          the next batch (its own)
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+
+#include "actors/caf_types.hpp"
+#include "actors/events/event_hub.hpp"
+#include "actors/runtime_settings.hpp"
+#include "storage/fs.hpp"
+
+namespace sessionrt::actors {
+
+using maintain_atom = caf::atom_constant<caf::atom("maintain")>;
+using mstep_atom = caf::atom_constant<caf::atom("mstep")>;
+
+struct maintenance_actor_config {
+  const runtime_settings* settings = nullptr;  // required (maintenance, cron)
+  storage::fs* files = nullptr;                // required
+  clock* time = nullptr;                       // required
+  std::map<std::string, std::string> sessions_dir;  // agentId -> its sessions dir
+  caf::actor bus;
+  std::shared_ptr<event_hub> hub;
+  bool self_scheduling = true;                 // false under virtual time: advance() ticks
+  std::int64_t interval_ms = 5 * 60 * 1000;    // a pass at least this often
+  std::int64_t reaper_every_ms = 5 * 60 * 1000;  // the cron reaper at most this often per store
+  std::size_t batch_actions = 256;             // actions per message
+};
+
+struct maintenance_links {
+  std::map<std::string, caf::actor> stores;  // agentId -> its store actor
+  caf::actor router;
+};
+
+caf::behavior maintenance_actor(caf::event_based_actor* self, maintenance_actor_config cfg);
+
+}  // namespace sessionrt::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::maintenance_links)

@@ -1,0 +1,63 @@
+// maintenance_pass: the bookkeeping of the maintenance actor's passes, CAF-free. A pass walks
+// each agent's store: the cron reaper's plan (when due), then the maintenance plan, each applied
+// (mode enforce) in batches of at most `batch_actions` actions as maintenance_planner.hpp
+// says: the batch's row removals first (one durable store write), then every key whose session
+// has a file action in the batch is passivated and read back (a row that came back with that
+// session keeps its files), then the file actions. Nothing here sends or does I/O.
+// - batch_of: the rows to erase and the keys to check for actions [begin, end).
+// - maintenance_report_event: the `maintenance.report` lifecycle event of a pass: what each
+//   job did (enforce) or would do (warn), its counts and its first actions.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "actors/maintenance/maintenance_planner.hpp"
+#include "messages/lifecycle_event.hpp"
+
+namespace sessionrt::actors {
+
+// One plan of one agent's store, being applied.
+struct maintenance_job {
+  std::string agent_id;
+  std::string sessions_dir;
+  bool reaper = false;  // the cron reaper's plan, else the maintenance plan
+  bool planned = false;
+  maintenance_plan plan;
+  std::size_t next = 0;  // the first action not yet applied
+  // session id -> the keys of the plan's removed rows that referenced it
+  std::unordered_map<std::string, std::vector<std::string>> keys_of_session;
+  // what happened
+  std::size_t rows_removed = 0, files_archived = 0, files_deleted = 0;
+  std::vector<std::string> skipped;  // one sentence each
+  std::string error;                 // the error that stopped the job, if any
+};
+
+// Sets job.plan's derived index (keys_of_session); call once the plan is made.
+void index_plan(maintenance_job& job);
+
+struct maintenance_batch {
+  std::size_t begin = 0, end = 0;
+  std::vector<std::string> erase_keys;
+  std::vector<std::int64_t> erase_updated_at;  // erase_no_updated_at for a row without one
+  std::vector<std::string> check_keys;         // passivate and read back before the files move
+};
+maintenance_batch batch_of(const maintenance_job& job, std::size_t batch_actions, std::int64_t no_updated_at);
+
+// The session ids whose files must stay: a checked key that could not be passivated, or whose
+// row now references the session again.
+struct batch_checks {
+  std::unordered_set<std::string> busy_keys;     // not passivated (starting)
+  std::unordered_map<std::string, std::string> row_session;  // key -> session id of its row now
+};
+std::unordered_set<std::string> sessions_to_keep(const maintenance_job& job, const maintenance_batch& batch,
+                                                 const batch_checks& checks);
+
+std::string maintenance_report_event_type();
+lifecycle_event maintenance_report_event(const std::vector<maintenance_job>& jobs, maintenance_mode mode,
+                                         const std::string& trigger, std::int64_t now_ms,
+                                         std::size_t max_actions_listed = 100);
+
+}  // namespace sessionrt::actors

@@ -1,0 +1,269 @@
+// session_slots: the router's table of session keys and the actor each one has (SPEC §2). A
+// key's slot goes queued -> activating -> live -> passivating and is dropped (or queued again,
+// when events arrived during the passivation). At most `cap` slots are open (activating, live
+// or passivating: each may hold a transcript open, session.maxLiveSessions); keys beyond it wait
+// in arrival order while the least recently used live key is passivated to make room, one
+// passivation in flight per waiting key. Events for a key that is not live wait in its slot, in
+// order, and are handed back when it becomes live (or fails, or the runtime stops).
+// No CAF: every call returns what the caller must do in a plan (keys to activate, to
+// passivate, to trim) and the events it must deliver or refuse; the caller owns the actors.
+// `Actor` is the handle of a live key's actor, `Event` what waits for it; both movable.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <list>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace sessionrt::actors {
+
+enum class slot_phase { queued, activating, live, passivating };
+
+// What the caller does after a call, in this order: activate (read the row, spawn, then
+// activated() or activation_failed()), passivate (ask the actor; passivated() when it says
+// so), trim (ask the live actor to drop its caches); forget the dropped routes.
+struct slot_plan {
+  std::vector<std::string> activate;
+  std::vector<std::pair<std::string, std::string>> passivate;  // (key, why)
+  std::vector<std::string> trim;
+  std::vector<std::string> dropped_routes;  // routes memoized for keys that went (or trimmed)
+};
+
+struct slot_counts {
+  std::size_t slots = 0, open = 0, live = 0, passivating = 0, queued = 0, waiting = 0, trimmed = 0;
+};
+
+template <class Actor, class Event>
+class session_slots {
+ public:
+  struct slot {
+    slot_phase state = slot_phase::activating;
+    Actor actor{};
+    std::string agent;
+    std::vector<Event> waiting;  // events that arrived while not live, in order
+    std::int64_t last_active_ms = 0;
+    bool trimmed = false;                    // asked to trim since its last event
+    std::list<std::string>::iterator lru{};  // position in lru_ while live
+    std::vector<std::string> routes;         // route memo keys that resolved to this key
+  };
+
+  // cap: session.maxLiveSessions (at least 1 is used).
+  explicit session_slots(std::size_t cap) : cap_(std::max<std::size_t>(1, cap)) {}
+
+  // An event for `key` of `agent` at `now`: returns the live actor to hand it to (the key is
+  // now the most recently used), or nullptr when the event was kept to wait (a fresh key's
+  // activation or place in the queue is in `out`).
+  const Actor* arrive(const std::string& key, const std::string& agent, Event& ev, std::int64_t now, slot_plan& out) {
+    auto [it, fresh] = slots_.try_emplace(key);
+    slot& s = it->second;
+    if (!fresh && s.state == slot_phase::live) {
+      touch(s, now);
+      lru_.splice(lru_.begin(), lru_, s.lru);
+      return &s.actor;
+    }
+    s.waiting.push_back(std::move(ev));
+    if (!fresh) return nullptr;
+    s.agent = agent;
+    if (open_ < cap_) {
+      ++open_;
+      s.state = slot_phase::activating;
+      out.activate.push_back(key);
+    } else {
+      s.state = slot_phase::queued;
+      admission_.push_back(key);
+      admit(out);
+    }
+    return nullptr;
+  }
+
+  // The key's actor is up: it is live and gets the returned events, in order, first. While
+  // stopping it is passivated at once.
+  std::vector<Event> activated(const std::string& key, Actor actor, std::int64_t now, slot_plan& out) {
+    auto it = slots_.find(key);
+    if (it == slots_.end() || it->second.state != slot_phase::activating) return {};
+    slot& s = it->second;
+    s.actor = std::move(actor);
+    s.state = slot_phase::live;
+    touch(s, now);
+    lru_.push_front(key);
+    s.lru = lru_.begin();
+    ++live_;
+    std::vector<Event> ready = std::exchange(s.waiting, {});
+    if (stopping_)
+      passivate(key, "stop", out);
+    else if (!admission_.empty())
+      admit(out);  // keys queued while this one activated: someone must make room
+    return ready;
+  }
+
+  // The key got no actor (its row cannot be read): the slot goes; the returned events fail.
+  std::vector<Event> activation_failed(const std::string& key, slot_plan& out) {
+    auto it = slots_.find(key);
+    if (it == slots_.end() || it->second.state != slot_phase::activating) return {};
+    std::vector<Event> refused = std::exchange(it->second.waiting, {});
+    --open_;
+    erase(it, out);
+    admit(out);
+    return refused;
+  }
+
+  // Asks a live key's actor to passivate (no effect in any other phase). `key` may be an
+  // element of lru(): it is copied before its node goes.
+  void passivate(const std::string& key, const std::string& why, slot_plan& out) {
+    auto it = slots_.find(key);
+    if (it == slots_.end() || it->second.state != slot_phase::live) return;
+    it->second.state = slot_phase::passivating;
+    ++passivating_;
+    out.passivate.emplace_back(key, why);
+    lru_.erase(it->second.lru);
+  }
+
+  // The key's actor passivated. Events that arrived meanwhile queue the key again (behind the
+  // keys already waiting), unless stopping: then they are returned to be refused.
+  std::vector<Event> passivated(const std::string& key, slot_plan& out) {
+    auto it = slots_.find(key);
+    if (it == slots_.end() || it->second.state != slot_phase::passivating) return {};
+    --live_;
+    --open_;
+    --passivating_;
+    it->second.actor = Actor{};
+    std::vector<Event> refused;
+    if (!it->second.waiting.empty() && !stopping_) {
+      it->second.state = slot_phase::queued;
+      admission_.push_back(key);
+    } else {
+      refused = std::exchange(it->second.waiting, {});
+      erase(it, out);
+    }
+    admit(out);
+    return refused;
+  }
+
+  // Live keys idle for passivate_idle_ms are passivated ("idle"); live keys idle for
+  // trim_idle_ms are trimmed once per idle spell (their routes dropped). 0 disables either.
+  void sweep(std::int64_t now, std::int64_t passivate_idle_ms, std::int64_t trim_idle_ms, slot_plan& out) {
+    if (passivate_idle_ms > 0)
+      while (!lru_.empty()) {
+        const std::string key = lru_.back();
+        if (now - slots_.at(key).last_active_ms < passivate_idle_ms) break;
+        passivate(key, "idle", out);
+      }
+    if (trim_idle_ms > 0)
+      for (auto it = lru_.rbegin(); it != lru_.rend(); ++it) {
+        slot& s = slots_.at(*it);
+        if (now - s.last_active_ms < trim_idle_ms) break;
+        if (s.trimmed) continue;
+        s.trimmed = true;
+        drop_routes(s, out);
+        out.trim.push_back(*it);
+      }
+  }
+
+  // Shutting down: queued keys never get an actor (their events are returned to be refused),
+  // every live key is passivated ("stop"), keys still activating are when they are up.
+  std::vector<Event> stop(slot_plan& out) {
+    stopping_ = true;
+    std::vector<Event> refused;
+    for (const auto& key : admission_) {
+      auto it = slots_.find(key);
+      if (it == slots_.end() || it->second.state != slot_phase::queued) continue;
+      for (auto& e : it->second.waiting) refused.push_back(std::move(e));
+      erase(it, out);
+    }
+    admission_.clear();
+    std::vector<std::string> keys;
+    for (auto& [key, s] : slots_) keys.push_back(key);
+    for (auto& key : keys) passivate(key, "stop", out);
+    return refused;
+  }
+
+  // Remembers a route memo key for `key`'s slot (dropped with it), up to `per_slot` of them.
+  void add_route(const std::string& key, const std::string& route, std::size_t per_slot) {
+    auto it = slots_.find(key);
+    if (it == slots_.end()) return;
+    auto& routes = it->second.routes;
+    if (routes.size() < per_slot && std::find(routes.begin(), routes.end(), route) == routes.end())
+      routes.push_back(route);
+  }
+  // The route memo started afresh: no slot remembers a route.
+  void clear_routes() {
+    for (auto& [key, s] : slots_) s.routes.clear();
+  }
+
+  slot* find(const std::string& key) {
+    auto it = slots_.find(key);
+    return it == slots_.end() ? nullptr : &it->second;
+  }
+  // f(key, slot&) for every slot, in no particular order.
+  template <class F>
+  void each(F&& f) {
+    for (auto& [key, s] : slots_) f(key, s);
+  }
+
+  bool stopping() const { return stopping_; }
+  bool empty() const { return slots_.empty(); }
+  // No passivation is in flight.
+  bool quiet() const { return passivating_ == 0; }
+  // Live keys, most recently used first.
+  const std::list<std::string>& lru() const { return lru_; }
+  slot_counts counts() const {
+    slot_counts c;
+    c.slots = slots_.size();
+    c.open = open_;
+    c.live = live_;
+    c.passivating = passivating_;
+    c.queued = admission_.size();
+    for (const auto& [k, s] : slots_) {
+      c.waiting += s.waiting.size();
+      c.trimmed += s.state == slot_phase::live && s.trimmed;
+    }
+    return c;
+  }
+
+ private:
+  static void touch(slot& s, std::int64_t now) {
+    s.last_active_ms = now;
+    s.trimmed = false;
+  }
+  static void drop_routes(slot& s, slot_plan& out) {
+    for (auto& r : s.routes) out.dropped_routes.push_back(std::move(r));
+    std::vector<std::string>().swap(s.routes);
+  }
+
+  void erase(typename std::unordered_map<std::string, slot>::iterator it, slot_plan& out) {
+    drop_routes(it->second, out);
+    slots_.erase(it);
+    // Bucket arrays do not shrink by themselves: after a burst of sessions went quiet they
+    // would cost 8 bytes per bucket for every session there once was.
+    if (slots_.bucket_count() > 1024 && slots_.size() * 8 < slots_.bucket_count()) slots_.rehash(0);
+  }
+
+  // Opens queued keys while there is room; while keys still wait, the least recently used live
+  // key is asked to make room (one passivation in flight per waiting key at most).
+  void admit(slot_plan& out) {
+    while (!admission_.empty() && open_ < cap_) {
+      const std::string key = admission_.front();
+      admission_.pop_front();
+      auto it = slots_.find(key);
+      if (it == slots_.end() || it->second.state != slot_phase::queued) continue;
+      ++open_;
+      it->second.state = slot_phase::activating;
+      out.activate.push_back(key);
+    }
+    while (passivating_ < admission_.size() && !lru_.empty()) passivate(lru_.back(), "lru", out);
+  }
+
+  std::size_t cap_;
+  std::unordered_map<std::string, slot> slots_;
+  std::list<std::string> lru_;          // live keys, most recently active first
+  std::deque<std::string> admission_;   // queued keys, in arrival order
+  std::size_t open_ = 0;                // activating, live or passivating
+  std::size_t passivating_ = 0;
+  std::size_t live_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace sessionrt::actors

@@ -1,0 +1,181 @@
+// session_slots: admission order against the cap, the LRU choice, the counters across a
+// passivation with events waiting, and stop.
+#include "actors/router/session_slots.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+using namespace sessionrt::actors;
+
+namespace {
+
+using slots_t = session_slots<int, std::string>;
+
+// Sends one event; returns the actor it went to (0: it waits).
+int arrive(slots_t& s, const std::string& key, std::string ev, std::int64_t now, slot_plan& plan) {
+  const int* a = s.arrive(key, "main", ev, now, plan);
+  return a ? *a : 0;
+}
+
+std::vector<std::string> passivated_keys(const slot_plan& p) {
+  std::vector<std::string> keys;
+  for (const auto& [k, why] : p.passivate) keys.push_back(k + ":" + why);
+  return keys;
+}
+
+}  // namespace
+
+TEST_CASE("session_slots: a fresh key activates while there is room, its events wait until it is live") {
+  slots_t s(2);
+  slot_plan p;
+  CHECK(arrive(s, "a", "a1", 0, p) == 0);
+  CHECK(arrive(s, "a", "a2", 1, p) == 0);
+  CHECK(p.activate == std::vector<std::string>{"a"});
+  CHECK(s.counts().open == 1);
+  CHECK(s.counts().live == 0);
+  CHECK(s.counts().waiting == 2);
+  slot_plan q;
+  CHECK(s.activated("a", 7, 2, q) == std::vector<std::string>{"a1", "a2"});
+  CHECK(q.activate.empty());
+  CHECK(q.passivate.empty());
+  CHECK(s.counts().live == 1);
+  CHECK(s.counts().waiting == 0);
+  CHECK(arrive(s, "a", "a3", 3, q) == 7);  // live: handed over at once
+}
+
+TEST_CASE("session_slots: past the cap keys are admitted in arrival order as the least recently used make room") {
+  slots_t s(2);
+  slot_plan p;
+  arrive(s, "a", "a1", 0, p);
+  arrive(s, "b", "b1", 0, p);
+  s.activated("a", 1, 10, p);
+  s.activated("b", 2, 20, p);
+  arrive(s, "a", "a2", 30, p);  // a is now the most recently used; b the least
+  slot_plan full;
+  CHECK(arrive(s, "c", "c1", 40, full) == 0);
+  CHECK(arrive(s, "d", "d1", 41, full) == 0);
+  CHECK(full.activate.empty());
+  // One passivation per waiting key, least recently used first.
+  CHECK(passivated_keys(full) == std::vector<std::string>{"b:lru", "a:lru"});
+  auto c = s.counts();
+  CHECK(c.open == 2);
+  CHECK(c.queued == 2);
+  CHECK(c.passivating == 2);
+  CHECK(c.live == 2);  // passivating actors still count as live until they report
+
+  slot_plan after_b;
+  CHECK(s.passivated("b", after_b).empty());
+  CHECK(after_b.activate == std::vector<std::string>{"c"});  // first come, first admitted
+  slot_plan after_a;
+  s.passivated("a", after_a);
+  CHECK(after_a.activate == std::vector<std::string>{"d"});
+  c = s.counts();
+  CHECK(c.open == 2);
+  CHECK(c.live == 0);
+  CHECK(c.queued == 0);
+  CHECK(c.slots == 2);
+}
+
+TEST_CASE("session_slots: events arriving during a passivation queue the key again with the counters kept right") {
+  slots_t s(1);
+  slot_plan p;
+  arrive(s, "a", "a1", 0, p);
+  s.activated("a", 1, 0, p);
+  slot_plan idle;
+  s.sweep(1000, 500, 0, idle);
+  CHECK(passivated_keys(idle) == std::vector<std::string>{"a:idle"});
+  CHECK(arrive(s, "a", "a2", 1001, idle) == 0);  // waits: the actor is going
+  CHECK(arrive(s, "b", "b1", 1002, idle) == 0);  // waits: no room
+  auto c = s.counts();
+  CHECK(c.open == 1);
+  CHECK(c.passivating == 1);
+  CHECK(c.queued == 1);
+  CHECK(c.waiting == 2);
+  CHECK(!s.quiet());
+
+  slot_plan done;
+  CHECK(s.passivated("a", done).empty());  // nothing refused: a gets a fresh actor later
+  CHECK(done.activate == std::vector<std::string>{"b"});  // b was waiting first
+  c = s.counts();
+  CHECK(c.open == 1);
+  CHECK(c.live == 0);
+  CHECK(c.passivating == 0);
+  CHECK(c.queued == 1);  // a, behind b
+  CHECK(s.quiet());
+  CHECK(s.find("a")->state == slot_phase::queued);
+  CHECK(s.find("a")->waiting == std::vector<std::string>{"a2"});
+
+  slot_plan b_up;
+  CHECK(s.activated("b", 2, 1003, b_up) == std::vector<std::string>{"b1"});
+  CHECK(passivated_keys(b_up) == std::vector<std::string>{"b:lru"});  // a still waits for room
+  slot_plan b_gone;
+  s.passivated("b", b_gone);
+  CHECK(b_gone.activate == std::vector<std::string>{"a"});
+  CHECK(s.activated("a", 3, 1004, b_gone) == std::vector<std::string>{"a2"});
+  CHECK(s.counts().live == 1);
+  CHECK(s.counts().open == 1);
+}
+
+TEST_CASE("session_slots: a key whose row cannot be read refuses its events and frees its place") {
+  slots_t s(1);
+  slot_plan p;
+  arrive(s, "a", "a1", 0, p);
+  arrive(s, "b", "b1", 0, p);  // queued behind a
+  slot_plan f;
+  CHECK(s.activation_failed("a", f) == std::vector<std::string>{"a1"});
+  CHECK(f.activate == std::vector<std::string>{"b"});
+  CHECK(s.find("a") == nullptr);
+  CHECK(s.counts().open == 1);
+}
+
+TEST_CASE("session_slots: the sweep trims once per idle spell and drops the key's routes") {
+  slots_t s(4);
+  slot_plan p;
+  arrive(s, "a", "a1", 0, p);
+  s.add_route("a", "route-1", 16);
+  s.add_route("a", "route-1", 16);
+  s.activated("a", 1, 0, p);
+  slot_plan t;
+  s.sweep(100, 0, 50, t);
+  CHECK(t.trim == std::vector<std::string>{"a"});
+  CHECK(t.dropped_routes == std::vector<std::string>{"route-1"});
+  slot_plan again;
+  s.sweep(200, 0, 50, again);
+  CHECK(again.trim.empty());
+  CHECK(s.counts().trimmed == 1);
+  arrive(s, "a", "a2", 201, again);  // active again: a new idle spell may trim it
+  CHECK(s.counts().trimmed == 0);
+}
+
+TEST_CASE("session_slots: stop refuses what is queued, passivates the live and refuses what arrives meanwhile") {
+  slots_t s(1);
+  slot_plan p;
+  arrive(s, "a", "a1", 0, p);
+  s.activated("a", 1, 0, p);
+  arrive(s, "b", "b1", 1, p);  // queued: a is asked to make room
+  CHECK(passivated_keys(p) == std::vector<std::string>{"a:lru"});
+  arrive(s, "a", "a2", 2, p);  // waits for a's next actor
+  slot_plan st;
+  CHECK(s.stop(st) == std::vector<std::string>{"b1"});
+  CHECK(st.passivate.empty());  // a is already passivating
+  CHECK(s.stopping());
+  slot_plan end;
+  CHECK(s.passivated("a", end) == std::vector<std::string>{"a2"});  // stopping: refused, no new actor
+  CHECK(end.activate.empty());
+  CHECK(s.empty());
+  CHECK(s.counts().open == 0);
+}
+
+TEST_CASE("session_slots: a key still activating when stop comes is passivated as soon as it is up") {
+  slots_t s(2);
+  slot_plan p;
+  arrive(s, "a", "a1", 0, p);
+  slot_plan st;
+  CHECK(s.stop(st).empty());
+  CHECK(st.passivate.empty());
+  slot_plan up;
+  CHECK(s.activated("a", 1, 1, up) == std::vector<std::string>{"a1"});
+  CHECK(passivated_keys(up) == std::vector<std::string>{"a:stop"});
+}
