@@ -45,6 +45,8 @@ struct model_settings {
   std::map<std::string, std::size_t> max_concurrent_by_provider;
   std::int64_t timeout_ms = 600000;      // model.timeoutMs: a call past it is cancelled (0 = none)
   std::size_t sync_runner_threads = 4;   // model.syncRunnerThreads: threads for a synchronous runner
+  std::string api;                       // model.api: the provider API, for the hygiene policy [R§8.5]
+  int image_max_dimension_px = 1200;     // model.imageMaxDimensionPx: images downscaled to this side
 };
 
 struct session_settings {

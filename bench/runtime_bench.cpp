@@ -7,9 +7,14 @@
 //               past session.trimIdleMs ("idle": transcript closed, context dropped) and
 //               per passivated session (exact with GLIBC_TUNABLES=glibc.malloc.tcache_count=0,
 //               as bench/run.sh runs it: chunks in a thread's tcache count as in use)
+//   slow model  (--model-latency-ms L) the same with a model that answers after L ms (real
+//               time, simulated): turns/s against the bound min(maxConcurrent, in flight) / L,
+//               the runtime's own added latency per turn (ack - L), /status latency on
+//               another session meanwhile, peak RSS with every call in flight
 // A turn = the user entry + the assistant entry appended + the row updated in the store.
 // Usage: runtime_bench [--sessions N] [--turns M] [--inflight K] [--quick] [--skip-paced] [--memory-sessions K]
 //                      [--paced-rate R] [--config FILE] [--trace FILE] [--keep-caches]
+//                      [--model-latency-ms L [--max-concurrent C]]
 // (--sessions 0: the memory run only, in a process that ran nothing before it;
 // --inflight: sessions in progress at once, default 1000; each runs its M turns back to back;
 // --paced-rate: only the paced run, at R turns/s; --config: a sessionrt config file whose
@@ -52,6 +57,8 @@ struct args {
   int memory_sessions = 10000;
   std::string trace_file;  // --trace: the paced run's per-turn send times and ack latencies
   bool drop_caches = true;  // --keep-caches turns it off
+  std::int64_t model_latency_ms = 0;  // > 0: only the slow-model run
+  std::size_t max_concurrent = 1000;  // model.maxConcurrent of the slow-model run
 };
 
 // --config: the runtime settings every run starts from (a sessionrt config file).
@@ -117,7 +124,9 @@ bool settle_disk(bool drop) {
   return static_cast<bool>(out);
 }
 
-std::unique_ptr<runtime::runtime> start(const std::string& dir, sessionrt::clock* time, bool virtual_time, std::size_t max_live) {
+std::unique_ptr<runtime::runtime> start(const std::string& dir, sessionrt::clock* time, bool virtual_time,
+                                        std::size_t max_live, std::int64_t latency_ms = 0,
+                                        std::size_t max_concurrent = 0) {
   runtime::runtime_options o;
   o.settings = base_settings;
   o.settings.state_dir = dir;
@@ -126,7 +135,10 @@ std::unique_ptr<runtime::runtime> start(const std::string& dir, sessionrt::clock
   off.mode = actors::reset_mode::none;
   o.settings.session.reset.reset = off;
   o.settings.session.max_live_sessions = max_live;
-  o.runner = std::make_shared<runtime::simulated_model>(*time);
+  runtime::simulated_model_options mo;
+  mo.latency.ms = latency_ms;
+  if (max_concurrent) o.settings.model.max_concurrent = max_concurrent;
+  o.runner = std::make_shared<runtime::simulated_model>(*time, mo);
   o.time = time;
   o.virtual_time = virtual_time;
   auto rt = runtime::runtime::start(o);
@@ -304,6 +316,58 @@ void paced(const args& a, double rate) {
             << std::endl;
 }
 
+// A slow model: every call answers after `model_latency_ms`. Meanwhile a probe thread sends
+// /status to a session of its own every 20 ms and times the answer.
+void slow_model(const args& a) {
+  const std::string dir = fresh_dir();
+  const bool dropped = settle_disk(a.drop_caches);
+  auto rt = start(dir, &storage::real_clock(), false, 10000, a.model_latency_ms, a.max_concurrent);
+  std::cerr << fmt::format("[runtime_bench] slow model: {} ms a call, {} sessions x {} turns, {} in flight, "
+                           "model.maxConcurrent {}\n",
+                           a.model_latency_ms, a.sessions, a.turns, a.inflight, a.max_concurrent);
+  std::atomic<bool> probing{true};
+  std::vector<double> status_ms;
+  std::thread probe([&] {
+    chat_event ev;
+    ev.channel = "bench";
+    ev.peer_id = "status-probe";
+    ev.session_key = "agent:main:bench:direct:status-probe";
+    ev.text = "/status";
+    while (probing.load()) {
+      const auto t = steady::now();
+      auto out = rt->send(ev).get();
+      if (out.command == "/status") status_ms.push_back(std::chrono::duration<double, std::milli>(steady::now() - t).count());
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the probe's pace, not synchronization
+    }
+  });
+  std::atomic<std::int64_t> peak_rss_kb{0};
+  run_result r = drive(*rt, a.sessions, a.turns, 0, a.inflight);
+  peak_rss_kb = proc_status_kb("VmHWM:");
+  probing = false;
+  probe.join();
+  const auto calls = rt->model_calls();
+  (void)rt->stop();
+  const std::int64_t total = static_cast<std::int64_t>(a.sessions) * a.turns;
+  const double rate = static_cast<double>(total) / r.seconds;
+  const double bound = static_cast<double>(std::min<std::size_t>(a.max_concurrent ? a.max_concurrent : a.inflight,
+                                                                 static_cast<std::size_t>(std::min(a.inflight, a.sessions)))) *
+                       1000.0 / static_cast<double>(a.model_latency_ms);
+  std::vector<double> added;
+  added.reserve(r.latency_ms.size());
+  for (double ms : r.latency_ms) added.push_back(ms - static_cast<double>(a.model_latency_ms));
+  // Each session's first turn also creates its transcript (and a directory fsync), 1,000 at once.
+  auto later = later_turns(added, a.turns);
+  std::cout << fmt::format(
+                   R"({{"bench":"runtime_slow_model","model_latency_ms":{},"max_concurrent":{},"sessions":{},"turns_per_session":{},"inflight":{},"turns":{},"seconds":{:.3f},"turns_per_s":{:.1f},"bound_turns_per_s":{:.1f},"ratio_to_bound":{:.3f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"added_ms_p50":{:.3f},"added_ms_p99":{:.3f},"added_ms_max":{:.3f},"later_turns_added_ms_p50":{:.3f},"later_turns_added_ms_p99":{:.3f},"status_probes":{},"status_ms_p50":{:.3f},"status_ms_p99":{:.3f},"status_ms_max":{:.3f},"model_calls_peak":{},"failures":{},"peak_rss_mb":{:.1f},"caches_dropped":{}}})",
+                   a.model_latency_ms, a.max_concurrent, a.sessions, a.turns, std::min(a.inflight, a.sessions), total,
+                   r.seconds, rate, bound, rate / bound, percentile(r.latency_ms, 0.5), percentile(r.latency_ms, 0.99),
+                   percentile(added, 0.5), percentile(added, 0.99), percentile(added, 1.0), percentile(later, 0.5),
+                   percentile(later, 0.99), status_ms.size(),
+                   percentile(status_ms, 0.5), percentile(status_ms, 0.99), percentile(status_ms, 1.0),
+                   calls.peak_running, r.failures, static_cast<double>(peak_rss_kb.load()) / 1024.0, dropped)
+            << std::endl;
+}
+
 std::int64_t heap_in_use() { return static_cast<std::int64_t>(mallinfo2().uordblks); }
 
 void memory(const args& a) {
@@ -357,6 +421,8 @@ int main(int argc, char** argv) {
     else if (k == "--paced-rate" && i + 1 < argc) a.paced_rate = std::stod(argv[++i]);
     else if (k == "--trace" && i + 1 < argc) a.trace_file = argv[++i];
     else if (k == "--keep-caches") a.drop_caches = false;
+    else if (k == "--model-latency-ms" && i + 1 < argc) a.model_latency_ms = std::stoll(argv[++i]);
+    else if (k == "--max-concurrent" && i + 1 < argc) a.max_concurrent = static_cast<std::size_t>(std::stoll(argv[++i]));
     else if (k == "--config" && i + 1 < argc) {
       auto loaded = runtime::load_config_file(storage::posix_fs(), argv[++i], runtime::process_environment());
       if (!loaded.ok()) {
@@ -373,11 +439,13 @@ int main(int argc, char** argv) {
     } else {
       std::cerr << "usage: runtime_bench [--sessions N] [--turns M] [--inflight K] [--quick] [--skip-paced]\n"
                    "                     [--memory-sessions K] [--paced-rate R] [--config FILE] [--trace FILE]\n"
-                   "                     [--keep-caches]\n";
+                   "                     [--keep-caches] [--model-latency-ms L [--max-concurrent C]]\n";
       return 2;
     }
   }
-  if (a.paced_rate > 0) {
+  if (a.model_latency_ms > 0) {
+    slow_model(a);
+  } else if (a.paced_rate > 0) {
     paced(a, a.paced_rate);
   } else {
     if (a.sessions > 0) {

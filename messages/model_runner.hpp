@@ -53,6 +53,27 @@ class steer_inbox {
   bool closed_ = false;
 };
 
+// The mid-turn precheck (SPEC §7, compaction.midTurnPrecheck, off by default): inside a tool
+// loop, after a tool result and before its next model call, a runner asks whether the context
+// still fits. `added` is what the runner appended to the request's messages since it started
+// (assistant tool calls, tool results). Thread-safe and cheap (no I/O): call it from any
+// thread, as often as the loop turns.
+//   fits                   go on
+//   truncate_tool_results  cut each tool result in `added` to max_tool_result_chars, then go on
+//   compact                stop and complete with an error whose message starts with
+//                          "context overflow:" — the runtime compacts and retries the turn
+struct precheck_answer {
+  enum class verdict { fits, truncate_tool_results, compact } what = verdict::fits;
+  std::int64_t context_tokens = 0;  // the estimate of the request plus `added`
+  std::int64_t threshold = 0;       // context window - reserve
+  std::size_t max_tool_result_chars = 0;
+};
+class context_precheck {
+ public:
+  virtual ~context_precheck() = default;
+  virtual precheck_answer check(const boost::json::array& added) const = 0;
+};
+
 struct model_request {
   std::string session_key;
   std::string session_id;
@@ -68,6 +89,8 @@ struct model_request {
   std::function<void(std::string_view text)> on_text;
   // Set for a turn when the session's queue mode is steer and the runner supports steering.
   std::shared_ptr<steer_inbox> steering;
+  // Set for a turn when compaction.midTurnPrecheck is on (see context_precheck).
+  std::shared_ptr<const context_precheck> precheck;
 };
 
 // Set by the runtime to ask a running call or summarization to stop. Thread-safe; callbacks

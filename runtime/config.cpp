@@ -508,6 +508,11 @@ constexpr config_key<actors::model_settings> model_keys[] = {
      }},
     {"timeoutMs",
      [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.timeout_ms, read_duration_ms(v, p, 0)); }},
+    {"api", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.api, read_string(v, p)); }},
+    {"imageMaxDimensionPx",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.image_max_dimension_px, read_whole_number(v, p, 16, 16384));
+     }},
     {"syncRunnerThreads",
      [](const auto& v, const auto& p, auto& t, auto&) {
        return assign(t.sync_runner_threads, read_whole_number(v, p, 1, 1024));
@@ -550,7 +555,16 @@ constexpr config_key<actors::memory_flush_settings> memory_flush_keys[] = {
     {"model", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.model, read_string(v, p)); }},
 };
 
+constexpr config_key<actors::compaction_settings> mid_turn_precheck_keys[] = {
+    {"enabled",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.mid_turn_precheck, read_bool(v, p)); }},
+};
+
 constexpr config_key<runtime_settings> compaction_keys[] = {
+    {"midTurnPrecheck",
+     [](const auto& v, const auto& p, auto& t, auto& st) {
+       return read_keys(v, p, mid_turn_precheck_keys, t.compaction, st);
+     }},
     {"enabled",
      [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.compaction.enabled, read_bool(v, p)); }},
     {"reserveTokens",
@@ -762,7 +776,8 @@ bj::object compaction_json(const runtime_settings& s) {
                  {"reserveTokens", c.reserve_tokens},
                  {"keepRecentTokens", c.keep_recent_tokens},
                  {"reserveTokensFloor", c.reserve_tokens_floor},
-                 {"truncateAfterCompaction", c.truncate_after_compaction}};
+                 {"truncateAfterCompaction", c.truncate_after_compaction},
+                 {"midTurnPrecheck", bj::object{{"enabled", c.mid_turn_precheck}}}};
   if (c.max_active_transcript_bytes) out["maxActiveTranscriptBytes"] = size_value(*c.max_active_transcript_bytes);
   if (!s.compaction_provider.empty()) out["provider"] = s.compaction_provider;
   out["memoryFlush"] = bj::object{{"enabled", flush.enabled},
@@ -836,6 +851,8 @@ bj::object settings_to_json(const runtime_settings& s) {
   out["model"].as_object()["maxConcurrentByProvider"] = std::move(by_provider);
   out["model"].as_object()["timeoutMs"] = s.model.timeout_ms;
   out["model"].as_object()["syncRunnerThreads"] = size_value(s.model.sync_runner_threads);
+  out["model"].as_object()["api"] = s.model.api;
+  out["model"].as_object()["imageMaxDimensionPx"] = s.model.image_max_dimension_px;
   out["messages"] = bj::object{{"queue", bj::object{{"mode", actors::queue_mode_name(s.queue.mode)},
                                                     {"cap", size_value(s.queue.cap)},
                                                     {"drop", actors::queue_drop_name(s.queue.drop)},

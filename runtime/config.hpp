@@ -77,6 +77,9 @@
 //   model.maxConcurrentByProvider.<p>       whole >= 1     {}            a further bound per provider
 //   model.timeoutMs                         ms >= 0        600000        a call past it is cancelled; 0 = none
 //   model.syncRunnerThreads                 whole 1..1024  4             threads of a synchronous runner's pool
+//   model.api                               string         ""            provider API (openai-responses, ...), picks
+//                                                                        the transcript hygiene policy with provider/model
+//   model.imageMaxDimensionPx               whole 16..16384 1200         images sent to the model downscaled to this
 //   messages.queue.mode                     enum           "followup"    followup | collect | interrupt | steer:
 //                                                                        messages that arrive during a turn
 //   messages.queue.cap                      whole >= 1     20            messages waiting at most
@@ -90,6 +93,8 @@
 //   compaction.maxActiveTranscriptBytes     bytes >= 1     unset         compact before a turn at this size
 //   compaction.provider                     string         ""            id of a registered compaction provider
 //                                                                        (warned unless truncateAfterCompaction)
+//   compaction.midTurnPrecheck.enabled      bool           false         runners may ask mid-turn whether the
+//                                                                        context still fits (model_request::precheck)
 //   compaction.memoryFlush.enabled          bool           true          pre-compaction memory flush [R§7]
 //   ...memoryFlush.softThresholdTokens      whole >= 0     4000
 //   ...memoryFlush.forceFlushTranscriptBytes  bytes >= 0   2097152       0 disables the byte trigger

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Checks that sessionrt installs as a CMake package a host can use: configures a Release build
 # in build-install/ (no benchmarks; tests have no option, so only the installed targets are
-# built), installs it into a temporary prefix, checks that no warning flag of ours is exported,
+# built) — or, given a build dir that exists (scripts/test.sh passes its own), installs from
+# that one without building anything more — installs it into a temporary prefix, checks that no warning flag of ours is exported,
 # builds examples/out_of_tree against the prefix with find_package(sessionrt) and runs its host.
 # Prints "[install] ok" at the end; any failure stops the script with a non-zero exit and says
 # which step failed. The temporary prefix and host build are removed unless KEEP=1.
-#   scripts/install_check.sh
+#   scripts/install_check.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${SESSIONRT_JOBS:-$(nproc)}
@@ -24,13 +25,17 @@ if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}  # share the cache with the other build dirs
 fi
 
-step="configure build-install"
-cmake -S . -B build-install -G Ninja -DCMAKE_BUILD_TYPE=Release -DSESSIONRT_BENCH=OFF -DSESSIONRT_FUZZ=OFF \
-  -DSESSIONRT_SANITIZE=OFF "${launcher[@]}" >/dev/null
-step="build the installed targets"
-cmake --build build-install -j "$jobs" --target sessionrt_runtime sessionrt
+build=${1:-}
+if [ -z "$build" ]; then
+  build=build-install
+  step="configure build-install"
+  cmake -S . -B build-install -G Ninja -DCMAKE_BUILD_TYPE=Release -DSESSIONRT_BENCH=OFF -DSESSIONRT_FUZZ=OFF \
+    -DSESSIONRT_SANITIZE=OFF "${launcher[@]}" >/dev/null
+fi
+step="build the installed targets in $build"
+cmake --build "$build" -j "$jobs" --target sessionrt_runtime sessionrt
 step="install into $prefix"
-cmake --install build-install --prefix "$prefix" >/dev/null
+cmake --install "$build" --prefix "$prefix" >/dev/null
 
 step="check the installed package"
 for f in include/sessionrt/runtime/runtime.hpp include/sessionrt/messages/js_text.hpp \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds with warnings as errors, and runs every test: unit and
-# compatibility tests (CTest), the kill -9 crash test (20 kills), and a short fuzz run.
+# compatibility tests (CTest), the kill -9 crash test (20 kills), the installed package with an
+# out-of-tree host, and a short fuzz run.
 #   scripts/test.sh            the default run (what CI runs)
 #   scripts/test.sh --long     soak: 1000 kills per appender crash test (100 for the runtime one), 10 minutes per fuzz target
 set -euo pipefail
@@ -13,5 +14,6 @@ cmake -S . -B build -G Ninja -DSESSIONRT_WERROR=ON >/dev/null
 cmake --build build -j "$jobs"
 if [ $long = 1 ]; then export SESSIONRT_CRASH_KILLS=1000; fi
 ctest --test-dir build --output-on-failure -j "$jobs"
+./scripts/install_check.sh build   # the installed package, and a host built out of tree against it
 if [ $long = 1 ]; then ./scripts/fuzz.sh --seconds 600; else ./scripts/fuzz.sh --seconds 30; fi
 echo "[test] all tests passed"

@@ -1,5 +1,7 @@
 #include "storage/transcript_repair.hpp"
 
+#include "messages/base64_rule.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -53,32 +55,6 @@ bool is_image_mime(const boost::json::value* v) {
   for (std::size_t k = 0; k < prefix.size(); ++k)
     if (static_cast<char>(std::tolower(static_cast<unsigned char>(s[k]))) != prefix[k]) return false;
   return true;
-}
-
-bool is_base64_data_char(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
-}
-
-// OpenClaw's canonicalizeBase64 acceptance rule (media-core): bytes <= 0x20 are skipped; the
-// rest is the standard alphabet followed by at most two '='; a padded payload has a length
-// that is a multiple of 4, an unpadded one may end in 2 or 3 sextets (never 1); empty is
-// invalid. Non-ASCII is invalid.
-bool is_valid_base64(std::string_view data) {
-  std::size_t length = 0, padding = 0;
-  for (char ch : data) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c > 0x7F) return false;
-    if (c <= 0x20) continue;
-    ++length;
-    if (c == '=') {
-      if (++padding > 2) return false;
-      continue;
-    }
-    if (padding > 0 || !is_base64_data_char(c)) return false;
-  }
-  if (length == 0) return false;
-  const std::size_t remainder = length % 4;
-  return remainder == 0 || (padding == 0 && remainder != 1);
 }
 
 bool is_corrupted_image_block(const boost::json::value& block) {
@@ -721,7 +697,7 @@ class scan_handler {
         if (++b64_pad_ > 2) b64_bad_ = true;
         continue;
       }
-      if (b64_pad_ > 0 || !is_base64_data_char(c)) b64_bad_ = true;
+      if (b64_pad_ > 0 || !is_base64_alphabet_char(c)) b64_bad_ = true;
     }
   }
   bool base64_ok() const {

@@ -30,6 +30,72 @@ chat_command parse_chat_command(std::string_view body, std::string& args) {
   return chat_command::none;
 }
 
+namespace {
+
+std::optional<std::int64_t> whole(std::string_view s) {
+  if (s.empty() || s.size() > 12) return std::nullopt;
+  std::int64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+}  // namespace
+
+queue_command parse_queue_command(std::string_view args) {
+  queue_command q;
+  std::size_t i = 0;
+  while (i < args.size()) {
+    while (i < args.size() && args[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < args.size() && args[j] != ' ') ++j;
+    const std::string token = js_lowercase(args.substr(i, j - i));
+    i = j;
+    if (token.empty()) continue;
+    const auto colon = token.find(':');
+    const std::string name = token.substr(0, colon), value = colon == std::string::npos ? "" : token.substr(colon + 1);
+    if (colon == std::string::npos) {
+      if (auto m = parse_queue_mode(token)) {
+        q.mode = m;
+        continue;
+      }
+    } else if (name == "cap") {
+      if (auto n = whole(value); n && *n >= 1) {
+        q.cap = static_cast<std::size_t>(*n);
+        continue;
+      }
+    } else if (name == "drop") {
+      if (auto d = parse_queue_drop(value)) {
+        q.drop = d;
+        continue;
+      }
+    } else if (name == "debounce") {
+      std::string_view v = value;
+      std::int64_t scale = 1;
+      if (v.size() > 2 && v.substr(v.size() - 2) == "ms") v.remove_suffix(2);
+      else if (v.size() > 1 && v.back() == 's') {
+        v.remove_suffix(1);
+        scale = 1000;
+      }
+      if (auto n = whole(v)) {
+        q.debounce_ms = *n * scale;
+        continue;
+      }
+    }
+    q.error = fmt::format("/queue: {:?} is not understood; use /queue followup|collect|interrupt|steer "
+                          "[cap:N] [drop:old|new|summarize] [debounce:2s]", token);
+    return q;
+  }
+  return q;
+}
+
+std::string format_queue(const queue_settings& q) {
+  return fmt::format("Queue: {} (cap {}, drop {}, debounce {} ms)", queue_mode_name(q.mode), q.cap,
+                     queue_drop_name(q.drop), q.debounce_ms);
+}
+
 std::string format_tokens(std::int64_t t) {
   if (t < 1000) return std::to_string(t);
   if (t < 1000000) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "actors/session/queue_settings.hpp"
 #include "messages/session_entry.hpp"
 
 namespace sessionrt::actors {
@@ -33,6 +34,19 @@ std::string format_status(const status_inputs& in);
 // What the prompt is made of: one line per context message (role, estimated tokens, a
 // preview), then totals.
 std::string format_context_list(const boost::json::array& messages, std::int64_t context_window);
+
+// /queue [mode] [cap:N] [drop:old|new|summarize] [debounce:<N>ms|<N>s|<N>]: what to set, or
+// the error naming the token that is not understood. No arguments: nothing to set (show).
+struct queue_command {
+  std::optional<queue_mode> mode;
+  std::optional<std::size_t> cap;
+  std::optional<queue_drop> drop;
+  std::optional<std::int64_t> debounce_ms;
+  std::string error;
+};
+queue_command parse_queue_command(std::string_view args);
+// "Queue: collect (cap 20, drop summarize, debounce 0 ms)"
+std::string format_queue(const queue_settings& q);
 
 // "1.2k" style token counts, "3m" / "2h" / "4d" durations.
 std::string format_tokens(std::int64_t tokens);

@@ -29,6 +29,7 @@ struct compaction_settings {
   std::int64_t reserve_tokens_floor = 20000;  // 0 disables the floor
   bool truncate_after_compaction = false;
   std::optional<std::uint64_t> max_active_transcript_bytes;  // only with truncate_after_compaction
+  bool mid_turn_precheck = false;  // compaction.midTurnPrecheck.enabled (midturn_precheck.hpp)
 };
 
 inline constexpr std::int64_t kDefaultContextWindow = 200000;  // when the model's window is unknown

@@ -34,6 +34,8 @@ class turn_io {
   // Why the turn was cancelled ("stop", "interrupt", "reset", "shutdown"), "" if it was not:
   // then every later call answers errc::cancelled at once.
   virtual std::string cancel_reason() const = 0;
+  // Whether the runner takes steered messages (async_model_runner::supports_steering).
+  virtual bool steering_supported() const { return false; }
 };
 
 // model_call waiting{io, request}; auto answer = co_await waiting;

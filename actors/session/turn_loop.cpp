@@ -4,7 +4,11 @@
 
 #include "actors/session/chat_commands.hpp"
 #include "actors/session/compaction_planner.hpp"
+#include "actors/session/hygiene/clean_check.hpp"
+#include "actors/session/hygiene/display_projection.hpp"
+#include "actors/session/hygiene/hygiene_pipeline.hpp"
 #include "actors/session/memory_flush_planner.hpp"
+#include "actors/session/midturn_precheck.hpp"
 #include "actors/session/overflow_detector.hpp"
 #include "actors/session/reply_stream.hpp"
 #include "actors/session/reset_policy.hpp"
@@ -13,6 +17,7 @@
 #include "actors/session/session_rollover.hpp"
 #include "actors/session/silent_reply.hpp"
 #include "actors/session/token_estimate.hpp"
+#include "actors/session/turn_queue.hpp"
 #include "messages/ids.hpp"
 #include "messages/json_access.hpp"
 #include "messages/json_writer.hpp"
@@ -37,12 +42,6 @@ void prefix_for_model(boost::json::object& message, const std::string& prefix) {
   }
 }
 
-// The context back from a finished call: moved when the runtime holds the only reference to
-// the request, copied when the runner still keeps it.
-boost::json::array take_messages(std::shared_ptr<model_request>& req) {
-  if (req.use_count() == 1) return std::move(req->messages);
-  return req->messages;
-}
 
 }  // namespace
 
@@ -83,15 +82,58 @@ std::optional<turn_outcome> session_core::answer_while_busy(const chat_event& ev
     out.command = "/status";
     status_inputs si{key_, &*row_, settings.model.context_window, settings.model.provider, settings.model.model,
                      deps_->time->now_ms()};
+    si.queue_mode = std::string(queue_mode_name(effective_queue(settings.queue, &*row_).mode));
     out.command_output = format_status(si) + "\nA turn is running.";
   } else {
     out.command = "/context list";
-    out.command_output = format_context_list(context_view(), settings.model.context_window);
+    out.command_output = format_context_list(hygiene::display_messages(context_view()), settings.model.context_window);
   }
   return out;
 }
 
 const boost::json::array& session_core::context_view() const { return in_flight_ ? in_flight_->messages : context_; }
+
+// The request's messages, with `prefix` in front of the last (the user's) message, cleaned for
+// the provider (SPEC §5); the cached context stays what the transcript says. A plainly clean
+// context (hygiene/clean_check.hpp: no rule would change it) moves into the request and comes
+// back with restore_context(); any other is copied and cleaned. Returns whether it moved.
+bool session_core::messages_for_model(const std::shared_ptr<model_request>& req, const std::string& prefix,
+                                      core_effects& fx, boost::json::value& saved_last) {
+  clean_upto_ = hygiene::plainly_clean_upto(context_, clean_upto_);  // only what was appended since
+  if (clean_upto_ == context_.size()) {
+    req->messages = std::move(context_);
+    if (!prefix.empty() && !req->messages.empty()) {
+      saved_last = req->messages.back();
+      prefix_for_model(req->messages.back().as_object(), prefix);
+    }
+    in_flight_ = req;
+    return true;
+  }
+  req->messages = context_;
+  if (!prefix.empty() && !req->messages.empty()) prefix_for_model(req->messages.back().as_object(), prefix);
+  const auto& settings = *deps_->settings;
+  const auto policy = hygiene::resolve_transcript_policy(req->provider, settings.model.api, req->model);
+  hygiene::hygiene_options opts;
+  opts.image_max_dimension_px = settings.model.image_max_dimension_px;
+  opts.now_ms = deps_->time->now_ms();
+  const auto report = hygiene::sanitize_for_provider(req->messages, policy, opts);
+  if (report.changed() && wants(event_types::context_sanitized)) {
+    auto e = event(event_types::context_sanitized);
+    e.data["purpose"] = req->purpose;
+    e.data["counts"] = report.to_json();
+    fx.events.push_back(std::move(e));
+  }
+  return false;
+}
+
+void session_core::restore_context(std::shared_ptr<model_request>& req, boost::json::value& saved_last) {
+  in_flight_.reset();
+  // Moved back when the runtime holds the only reference to the request, else copied (the
+  // runner still keeps it).
+  context_ = req.use_count() == 1 ? std::move(req->messages) : req->messages;
+  if (!saved_last.is_null() && !context_.empty()) context_.back() = std::move(saved_last);
+  saved_last = nullptr;
+}
 
 status session_core::cancelled_status() const {
   return status(errc::cancelled, fmt::format("the turn was cancelled ({})", io_ ? io_->cancel_reason() : ""));
@@ -99,12 +141,9 @@ status session_core::cancelled_status() const {
 
 task<model_answer> session_core::call_model(std::shared_ptr<model_request> req) {
   if (!io_) co_return model_answer(errc::unsupported, "no model runner is registered");
-  in_flight_ = req;
   // A named awaiter: GCC 12 destroys a temporary aggregate awaiter twice.
   model_call waiting{*io_, req, std::nullopt};
-  auto answer = co_await waiting;
-  in_flight_.reset();
-  co_return answer;
+  co_return co_await waiting;
 }
 
 task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_facts& route, core_effects& fx) {
@@ -178,6 +217,7 @@ task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_fac
     case chat_command::status: {
       out.command = "/status";
       status_inputs si{key_, &*row_, settings.model.context_window, settings.model.provider, settings.model.model, now};
+      si.queue_mode = std::string(queue_mode_name(effective_queue(settings.queue, &*row_).mode));
       out.command_output = format_status(si);
       finish_effects(fx, route);
       co_return out;
@@ -200,9 +240,25 @@ task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_fac
     }
     case chat_command::context_list:
       out.command = "/context list";
-      out.command_output = format_context_list(context_, settings.model.context_window);
+      out.command_output = format_context_list(hygiene::display_messages(context_), settings.model.context_window);
       finish_effects(fx, route);
       co_return out;
+    case chat_command::queue: {
+      out.command = "/queue";
+      const queue_command q = parse_queue_command(args);
+      if (!q.error.empty()) {
+        out.st = status(errc::invalid_argument, q.error);
+        co_return out;
+      }
+      // The row's fields, as OpenClaw keeps them; they override messages.queue for this session.
+      if (q.mode) row_->set_queue_mode(queue_mode_name(*q.mode));
+      if (q.cap) row_->set_queue_cap(static_cast<std::int64_t>(*q.cap));
+      if (q.drop) row_->set_queue_drop(queue_drop_name(*q.drop));
+      if (q.debounce_ms) row_->set_queue_debounce_ms(*q.debounce_ms);
+      out.command_output = format_queue(effective_queue(settings.queue, &*row_));
+      finish_effects(fx, route);
+      co_return out;
+    }
     default: break;
   }
   co_return co_await run_turn(ev, std::move(text), fx, std::move(out));
@@ -240,12 +296,18 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
     req->model = std::string(row_->model_override().value_or(settings.model.model));
     req->context_window = settings.model.context_window;
     req->max_tokens = settings.model.max_tokens;
-    req->messages = std::move(context_);
-    boost::json::value stored_last;
-    if (!prefix.empty() && !req->messages.empty()) {
-      stored_last = req->messages.back();
-      prefix_for_model(req->messages.back().as_object(), prefix);
-    }
+    boost::json::value saved_last;
+    const bool moved = messages_for_model(req, prefix, fx, saved_last);
+    // Queue mode steer: messages that arrive during the call can reach the runner at its next
+    // tool boundary (the actor puts them in this inbox; see steering_inbox()).
+    if (io_ && io_->steering_supported() &&
+        effective_queue(settings.queue, &*row_).mode == queue_mode::steer)
+      req->steering = std::make_shared<steer_inbox>();
+    steering_ = req->steering;
+    if (settings.compaction.mid_turn_precheck)
+      req->precheck = make_context_precheck(
+          estimate_context_tokens(req->messages).tokens,
+          settings.model.context_window - effective_reserve(settings.compaction, settings.model.context_window));
     // Streamed pieces reach the stream on the actor's thread (the actor forwards them).
     std::optional<reply_stream> stream;
     if (publish_now_ && wants(event_types::reply_delta)) {
@@ -253,8 +315,17 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
       req->on_text = [&stream](std::string_view piece) { stream->on_text(piece); };
     }
     reply = co_await call_model(req);
-    context_ = take_messages(req);
-    if (!stored_last.is_null()) context_.back() = std::move(stored_last);
+    if (moved) restore_context(req, saved_last);
+    if (req->steering) {
+      // What the runner took is the user's, stored ahead of the reply; what it did not take
+      // waits as a follow-up (the actor re-queues it).
+      (void)req->steering->close();
+      steering_.reset();
+      for (const auto& text : req->steering->taken()) {
+        boost::json::object steered = user_message(text, deps_->time->now_ms());
+        append_and_track(steered, fx);
+      }
+    }
     // A context overflow (an error, or a reply that used more than the window): drop it,
     // compact, retry — at most 3 times per turn [R§6.2].
     const bool overflow = reply.ok() ? is_context_overflow(*reply, settings.model.context_window)
@@ -372,8 +443,10 @@ task<result<compaction_outcome>> session_core::compact(std::string reason, std::
   row_ = std::move(next);
   if (!done->successor_path) {
     context_ = std::move(done->context);
+    clean_upto_ = 0;  // a new context: its cleanliness is unknown
   } else if (auto ctx = transcript_->context(); ctx.ok()) {
     context_ = std::move(ctx->messages);
+    clean_upto_ = 0;  // a new context: its cleanliness is unknown
   }
   if (wants(event_types::compaction_completed)) {
     auto e = event(event_types::compaction_completed);
@@ -436,11 +509,14 @@ task<bool> session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::i
   req->provider = settings.model.provider;
   req->model = plan->model.empty() ? settings.model.model : plan->model;
   req->context_window = settings.model.context_window;
-  req->messages = std::move(context_);
+  boost::json::value saved_last;
+  const bool moved = messages_for_model(req, "", fx, saved_last);
   req->messages.emplace_back(user_message(plan->prompt, now));
   auto reply = co_await call_model(req);
-  context_ = take_messages(req);
-  context_.pop_back();
+  if (moved) {
+    restore_context(req, saved_last);
+    context_.pop_back();  // the flush prompt
+  }
   if (!reply.ok() && reply.error().code() == errc::cancelled) co_return false;  // not the flush's failure
   if (reply.ok()) {
     apply_flush_success(*row_, now, cycle);
@@ -503,54 +579,6 @@ void session_core::check_context_pressure(std::int64_t context_tokens, core_effe
   }
 }
 
-task<turn_outcome> session_core::cron_run(const system_event& ev, core_effects& fx) {
-  turn_outcome out;
-  out.session_key = key_;
-  auto report = [&](const turn_outcome& o) {
-    auto e = event(event_types::cron_completed);
-    e.data["jobId"] = ev.job_id;
-    e.data["sessionId"] = o.session_id;
-    if (!o.st.ok()) e.data["error"] = o.st.to_string();
-    else if (o.reply) e.data["reply"] = *o.reply;
-    e.data["suppressed"] = o.suppressed;
-    fx.events.push_back(std::move(e));
-  };
-  // The current transcript's lock first, as for a chat turn: held elsewhere, nothing changes.
-  if (row_ && row_->session_id())
-    if (status st = open_current(fx); !st.ok()) {
-      out.st = st;
-      report(out);
-      co_return out;
-    }
-  rollover_input in;
-  in.session_key = key_;
-  in.now_ms = deps_->time->now_ms();
-  in.new_session_id = new_session_id();
-  in.transcript_path = [this](std::string_view id) { return transcript_path_for(std::string(id)); };
-  const std::string old_id = row_ ? std::string(row_->session_id().value_or("")) : std::string();
-  rollover_result roll = roll_isolated_cron_run(row_ ? &*row_ : nullptr, cron_job_ref{ev.job_id, ev.job_name}, std::move(in));
-  row_ = std::move(roll.entry);
-  queued_.clear();
-  pressure_ = {};
-  if (status st = start_new_session(old_id, fx); !st.ok()) {
-    out.st = st;
-    report(out);
-    finish_effects(fx, last_route_);
-    co_return out;
-  }
-  note_new_session(old_id, roll, out, fx);
-  if (ev.text.empty()) {
-    finish_effects(fx, last_route_);
-    report(out);
-    co_return out;
-  }
-  chat_event prompt;
-  prompt.text = ev.text;
-  prompt.timestamp_ms = ev.timestamp_ms;
-  out = co_await run_turn(prompt, ev.text, fx, std::move(out));
-  report(out);
-  co_return out;
-}
 
 
 }  // namespace sessionrt::actors

@@ -486,3 +486,124 @@ TEST_CASE("async turns: a synchronous runner runs on model.syncRunnerThreads thr
   }
   CHECK((*rt)->stop().ok());
 }
+
+namespace {
+
+// A runner that supports steering: it holds each call until the test lets it reach a tool
+// boundary, where it takes what the user sent meanwhile, then answers.
+class steerable_runner final : public async_model_runner {
+ public:
+  explicit steerable_runner(sessionrt::clock& c) : model(c) {}
+  bool supports_steering() const override { return true; }
+  void start(std::shared_ptr<const model_request> request, std::shared_ptr<model_completion> done,
+             std::shared_ptr<const cancellation>) override {
+    std::lock_guard<std::mutex> g(mu);
+    held.emplace_back(std::move(request), std::move(done));
+  }
+  // The tool boundary of the oldest held call: takes the steered texts, then completes.
+  std::vector<std::string> boundary_and_answer() {
+    std::shared_ptr<const model_request> req;
+    std::shared_ptr<model_completion> done;
+    {
+      std::lock_guard<std::mutex> g(mu);
+      REQUIRE_FALSE(held.empty());
+      std::tie(req, done) = held.front();
+      held.erase(held.begin());
+    }
+    std::vector<std::string> taken;
+    if (req->steering) taken = req->steering->take();
+    done->complete(model.run(*req));
+    return taken;
+  }
+  simulated_model model;
+  std::mutex mu;
+  std::vector<std::pair<std::shared_ptr<const model_request>, std::shared_ptr<model_completion>>> held;
+};
+
+}  // namespace
+
+TEST_CASE("async turns: steer hands a message to the running call at its tool boundary, stored before the reply") {
+  testing::temp_dir dir;
+  manual_clock clk{kT0};
+  auto runner = std::make_shared<steerable_runner>(clk);
+  runtime::runtime_options o;
+  o.settings.state_dir = dir.path();
+  o.settings.session.reset.timezone = "UTC";
+  o.settings.queue.mode = actors::queue_mode::steer;
+  o.async_runner = runner;
+  o.time = &clk;
+  o.virtual_time = true;
+  auto rt = runtime::runtime::start(o);
+  REQUIRE(rt.ok());
+  auto a = (*rt)->send(dm("1", "write the report"));
+  (*rt)->settle();
+  auto b = (*rt)->send(dm("1", "and add a summary"));
+  (*rt)->settle();
+  CHECK_FALSE(ready(b));
+  auto taken = runner->boundary_and_answer();
+  REQUIRE(taken == std::vector<std::string>{"and add a summary"});
+  REQUIRE(a.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+  REQUIRE(b.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+  auto oa = a.get();
+  auto ob = b.get();
+  CHECK(oa.st.ok());
+  CHECK(ob.reply == oa.reply);  // the steered message is answered by the turn it joined
+  {
+    std::lock_guard<std::mutex> g(runner->mu);
+    CHECK(runner->held.empty());  // no follow-up turn: the message was taken
+  }
+  // The next message is not taken by anyone: the call ends without a tool boundary, and it
+  // waits as a follow-up.
+  auto c = (*rt)->send(dm("1", "first"));
+  (*rt)->settle();
+  auto d = (*rt)->send(dm("1", "second, not taken"));
+  (*rt)->settle();
+  {
+    std::lock_guard<std::mutex> g(runner->mu);
+    REQUIRE(runner->held.size() == 1);
+    auto [req, done] = runner->held.front();
+    runner->held.clear();
+    done->complete(runner->model.run(*req));  // completes without taking the steered text
+  }
+  REQUIRE(c.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+  (*rt)->settle();
+  CHECK_FALSE(ready(d));
+  (void)runner->boundary_and_answer();  // the follow-up turn of "second, not taken"
+  REQUIRE(d.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+  CHECK(d.get().st.ok());
+  auto row = (*rt)->session(kMain).value();
+  REQUIRE(row.has_value());
+  const std::string file = dir.path() + "/agents/main/sessions/" + std::string(row->session_id().value_or("")) + ".jsonl";
+  std::vector<std::string> roles;
+  std::istringstream in(testing::read_text(file));
+  for (std::string line; std::getline(in, line);) {
+    auto v = boost::json::parse(line).as_object();
+    if (json::get_string(v, "type") == std::optional<std::string_view>("message"))
+      roles.push_back(std::string(json::get_string(v.at("message").as_object(), "role").value_or("")) + ":" +
+                      message_text(v.at("message").as_object().if_contains("content")).substr(0, 12));
+  }
+  CHECK(roles == std::vector<std::string>{"user:write the re", "user:and add a su", "assistant:" + roles[2].substr(10),
+                                          "user:first", "assistant:" + roles[4].substr(10), "user:second, not ",
+                                          "assistant:" + roles[6].substr(10)});
+  CHECK((*rt)->stop().ok());
+}
+
+TEST_CASE("async turns: /queue sets the session's queue mode in its row, and a bad option changes nothing") {
+  harness h;
+  auto set = h.rt->send(dm("1", "/queue collect cap:5 drop:old debounce:2s"));
+  auto out = h.finish(set);
+  CHECK(out.command == "/queue");
+  CHECK(out.command_output == "Queue: collect (cap 5, drop old, debounce 2000 ms)");
+  auto row = h.rt->session(kMain).value();
+  REQUIRE(row.has_value());
+  CHECK(row->queue_mode() == std::optional<std::string_view>("collect"));
+  CHECK(row->queue_cap() == 5);
+  auto bad = h.rt->send(dm("1", "/queue sometimes"));
+  auto ob = h.finish(bad);
+  CHECK(ob.st.code() == errc::invalid_argument);
+  CHECK(ob.st.message().find("\"sometimes\" is not understood") != std::string::npos);
+  CHECK(h.rt->session(kMain).value()->queue_mode() == std::optional<std::string_view>("collect"));
+  auto st = h.rt->send(dm("1", "/status"));
+  CHECK(h.finish(st).command_output.find("🪢 Queue: collect") != std::string::npos);
+  CHECK(h.model->counters().turn_calls == 0);  // none of these reached the model
+}

@@ -1,5 +1,7 @@
 #include "actors/session/hygiene/image_sanitizer.hpp"
 
+#include "messages/base64_rule.hpp"
+
 #include <openssl/evp.h>
 #include <stb_image.h>
 #include <stb_image_resize.h>
@@ -23,30 +25,6 @@ namespace {
 
 constexpr std::size_t kProbeChars = 64 * 1024;  // base64 chars decoded to read an image header
 
-bool is_b64_char(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
-}
-
-// OpenClaw's canonicalizeBase64 acceptance rule (see the header). `chars`: how many
-// non-whitespace characters the payload has.
-bool valid_base64(std::string_view data, std::size_t* chars = nullptr) {
-  std::size_t length = 0, padding = 0;
-  for (char ch : data) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c > 0x7F) return false;
-    if (c <= 0x20) continue;
-    ++length;
-    if (c == '=') {
-      if (++padding > 2) return false;
-      continue;
-    }
-    if (padding > 0 || !is_b64_char(c)) return false;
-  }
-  if (chars) *chars = length;
-  if (length == 0) return false;
-  const std::size_t rem = length % 4;
-  return rem == 0 || (padding == 0 && rem != 1);
-}
 
 // The first `max_chars` (a multiple of 4) base64 characters of a valid payload, without
 // whitespace; the whole payload padded to a multiple of 4 when it is shorter.
@@ -182,7 +160,7 @@ outcome sanitize_block(boost::json::object& b, const hygiene_options& opt) {
   if (!data || !data->is_string()) return outcome::replaced;
   const std::string_view text = data->get_string();
   std::size_t chars = 0;
-  if (!valid_base64(text, &chars)) return outcome::replaced;
+  if (!is_valid_base64(text, &chars)) return outcome::replaced;
   // Decode only a prefix for the header; the whole payload only when it must be decoded.
   bool probed_all = text.size() <= kProbeChars;
   std::vector<unsigned char> bytes = decode_canonical(canonical_prefix(text, probed_all ? std::string::npos : kProbeChars));
@@ -248,7 +226,7 @@ outcome sanitize_block(boost::json::object& b, const hygiene_options& opt) {
 }  // namespace
 
 std::optional<std::vector<unsigned char>> decode_base64(std::string_view data) {
-  if (!valid_base64(data)) return std::nullopt;
+  if (!is_valid_base64(data)) return std::nullopt;
   return decode_canonical(canonical_prefix(data));
 }
 
