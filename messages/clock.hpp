@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 
@@ -31,6 +32,24 @@ class alarms {
   // fired or was cancelled does nothing.
   virtual id at(std::int64_t at_ms, std::function<void()> fn) = 0;
   virtual void cancel(id alarm) = 0;
+};
+
+// The alarms waiting, in time order (not thread-safe: their owner locks). Shared by the manual
+// clock and the real clock's alarm thread.
+class alarm_queue {
+ public:
+  alarms::id add(std::int64_t at_ms, std::function<void()> fn);
+  void cancel(alarms::id alarm);
+  // The earliest alarm due at `now_ms` (removed), or an empty function.
+  std::function<void()> pop_due(std::int64_t now_ms);
+  // When the earliest alarm is due; nullopt when none waits.
+  std::optional<std::int64_t> next_at() const;
+  std::size_t size() const { return due_.size(); }
+
+ private:
+  std::map<std::pair<std::int64_t, alarms::id>, std::function<void()>> due_;
+  std::unordered_map<alarms::id, std::int64_t> when_;  // alarm -> its time, for cancel()
+  alarms::id next_ = 1;
 };
 
 // A clock that only moves when told to (or when someone sleeps on it), with alarms that fire
@@ -56,9 +75,7 @@ class manual_clock final : public clock, public alarms {
   void fire_due();
   std::atomic<std::int64_t> now_;
   mutable std::mutex mu_;
-  std::map<std::pair<std::int64_t, id>, std::function<void()>> due_;
-  std::unordered_map<id, std::int64_t> when_;  // alarm -> its time, for cancel()
-  id next_ = 1;
+  alarm_queue queue_;
 };
 
 }  // namespace sessionrt

@@ -32,45 +32,38 @@ real_time_alarms::~real_time_alarms() {
 
 alarms::id real_time_alarms::at(std::int64_t at_ms, std::function<void()> fn) {
   std::lock_guard<std::mutex> g(mu_);
-  const id alarm = next_++;
-  const bool earliest = due_.empty() || at_ms < due_.begin()->first.first;
-  due_.emplace(std::make_pair(at_ms, alarm), std::move(fn));
-  when_.emplace(alarm, at_ms);
-  if (earliest) cv_.notify_all();
+  const auto earliest = queue_.next_at();
+  const id alarm = queue_.add(at_ms, std::move(fn));
+  if (!earliest || at_ms < *earliest) cv_.notify_all();
   return alarm;
 }
 
 void real_time_alarms::cancel(id alarm) {
   std::lock_guard<std::mutex> g(mu_);
-  auto it = when_.find(alarm);
-  if (it == when_.end()) return;
-  due_.erase(std::make_pair(it->second, alarm));
-  when_.erase(it);
+  queue_.cancel(alarm);
 }
 
 std::size_t real_time_alarms::pending() const {
   std::lock_guard<std::mutex> g(mu_);
-  return due_.size();
+  return queue_.size();
 }
 
 void real_time_alarms::run() {
   std::unique_lock<std::mutex> lk(mu_);
   while (!stopping_) {
-    if (due_.empty()) {
+    const auto next = queue_.next_at();
+    if (!next) {
       cv_.wait(lk);
       continue;
     }
-    const std::int64_t next = due_.begin()->first.first;
     const std::int64_t now = real_clock().now_ms();
-    if (next > now) {
+    if (*next > now) {
       // Millisecond resolution is what the callers ask for; wait_for on the steady clock, as
       // the wall clock may jump.
-      cv_.wait_for(lk, std::chrono::milliseconds(next - now));
+      cv_.wait_for(lk, std::chrono::milliseconds(*next - now));
       continue;
     }
-    auto fn = std::move(due_.begin()->second);
-    when_.erase(due_.begin()->first.second);
-    due_.erase(due_.begin());
+    auto fn = queue_.pop_due(now);
     lk.unlock();
     fn();
     lk.lock();

@@ -29,9 +29,7 @@ class real_time_alarms final : public alarms {
   void run();
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::map<std::pair<std::int64_t, id>, std::function<void()>> due_;
-  std::unordered_map<id, std::int64_t> when_;
-  id next_ = 1;
+  alarm_queue queue_;
   bool stopping_ = false;
   std::thread thread_;
 };

@@ -235,7 +235,9 @@ TEST_CASE("async turns: /stop cancels the running call and drops what waits, /ne
   CHECK(h.finish(b).st.code() == errc::cancelled);
   CHECK(h.model->counters().cancelled_calls == 1);
 
-  auto before = h.rt->session(kMain).value()->session_id().value_or("");
+  const auto row_before = h.rt->session(kMain).value();  // the row, not a view into a temporary
+  REQUIRE(row_before.has_value());
+  const std::string before(row_before->session_id().value_or(""));
   auto c = h.rt->send(dm("1", "another long one"));
   h.rt->settle();
   auto reset = h.rt->send(dm("1", "/new"));
@@ -602,7 +604,9 @@ TEST_CASE("async turns: /queue sets the session's queue mode in its row, and a b
   auto ob = h.finish(bad);
   CHECK(ob.st.code() == errc::invalid_argument);
   CHECK(ob.st.message().find("\"sometimes\" is not understood") != std::string::npos);
-  CHECK(h.rt->session(kMain).value()->queue_mode() == std::optional<std::string_view>("collect"));
+  const auto after = h.rt->session(kMain).value();
+  REQUIRE(after.has_value());
+  CHECK(after->queue_mode() == std::optional<std::string_view>("collect"));
   auto st = h.rt->send(dm("1", "/status"));
   CHECK(h.finish(st).command_output.find("🪢 Queue: collect") != std::string::npos);
   CHECK(h.model->counters().turn_calls == 0);  // none of these reached the model
