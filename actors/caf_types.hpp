@@ -37,6 +37,8 @@ using publish_atom = caf::atom_constant<caf::atom("publish")>;
 using retry_atom = caf::atom_constant<caf::atom("retry")>;
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
 using spawned_atom = caf::atom_constant<caf::atom("spawned")>;
+// The store's own: durable puts wait, write sessions.json now.
+using write_now_atom = caf::atom_constant<caf::atom("writenow")>;
 using stats_atom = caf::atom_constant<caf::atom("stats")>;
 using trim_atom = caf::atom_constant<caf::atom("trim")>;
 using idle_atom = caf::atom_constant<caf::atom("idle")>;

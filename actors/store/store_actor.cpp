@@ -80,7 +80,7 @@ caf::typed_response_promise<bool> changed_durably(self_ptr self) {
   st.durable_waiters.push_back(self->make_response_promise<bool>());
   if (!st.immediate_scheduled) {
     st.immediate_scheduled = true;
-    self->send(self, flush_atom::value, spawned_atom::value);
+    self->send(self, write_now_atom::value);
   }
   return st.durable_waiters.back();
 }
@@ -168,7 +168,7 @@ store_actor_type::behavior_type store_actor(self_ptr self, std::shared_ptr<stora
         self->state.window_scheduled = false;
         (void)write_now(self);
       },
-      [self](flush_atom, spawned_atom) {
+      [self](write_now_atom) {
         self->state.immediate_scheduled = false;
         (void)write_now(self);
       },

@@ -48,7 +48,7 @@ using store_actor_type = caf::typed_actor<
     caf::replies_to<put_atom, std::string, std::string, flush_atom>::with<bool>,
     caf::replies_to<list_atom>::with<entry_rows>,
     caf::reacts_to<flush_atom>,                          // the coalescing window closed (its own)
-    caf::reacts_to<flush_atom, spawned_atom>,            // durable acks wait: write now (its own)
+    caf::reacts_to<write_now_atom>,                      // durable acks wait: write now (its own)
     caf::replies_to<flush_atom, stop_atom>::with<bool>,
     caf::replies_to<erase_atom, std::vector<std::string>, std::vector<std::int64_t>>::with<std::size_t>>;
 
