@@ -36,7 +36,7 @@ struct router_config {
   // The model plumbing the sessions share (session_actor_deps).
   async_model_runner* runner = nullptr;
   model_gate* gate = nullptr;
-  blocking_pool* pool = nullptr;
+  blocking_work* pool = nullptr;
   alarms* timers_clock = nullptr;
 };
 

@@ -22,7 +22,7 @@
 
 #include "actors/caf_types.hpp"
 #include "actors/events/event_hub.hpp"
-#include "actors/model/blocking_pool.hpp"
+#include "actors/model/blocking_work.hpp"
 #include "actors/model/model_gate.hpp"
 #include "actors/session/session_core.hpp"
 #include "actors/store/store_actor.hpp"
@@ -41,7 +41,7 @@ struct session_actor_deps {
   std::shared_ptr<event_hub> hub;
   async_model_runner* runner = nullptr;  // nullptr: turns fail with "no model runner"
   model_gate* gate = nullptr;            // nullptr: no bound
-  blocking_pool* pool = nullptr;         // compaction providers' summarize()
+  blocking_work* pool = nullptr;         // compaction providers' summarize() (never on the scheduler)
   alarms* timers_clock = nullptr;        // model.timeoutMs, debounce (the runtime's clock)
 };
 

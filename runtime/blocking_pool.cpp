@@ -1,8 +1,8 @@
-#include "actors/model/blocking_pool.hpp"
+#include "runtime/blocking_pool.hpp"
 
 #include <thread>
 
-namespace sessionrt::actors {
+namespace sessionrt::runtime {
 
 struct blocking_pool::shared {
   std::mutex mu;
@@ -52,4 +52,4 @@ std::size_t blocking_pool::waiting() const {
   return state_->jobs.size();
 }
 
-}  // namespace sessionrt::actors
+}  // namespace sessionrt::runtime

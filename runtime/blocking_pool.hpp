@@ -14,16 +14,18 @@
 #include <memory>
 #include <mutex>
 
-namespace sessionrt::actors {
+#include "actors/model/blocking_work.hpp"
 
-class blocking_pool {
+namespace sessionrt::runtime {
+
+class blocking_pool final : public actors::blocking_work {
  public:
   explicit blocking_pool(std::size_t threads);
-  ~blocking_pool();
+  ~blocking_pool() override;
   blocking_pool(const blocking_pool&) = delete;
   blocking_pool& operator=(const blocking_pool&) = delete;
 
-  void post(std::function<void()> job);
+  void post(std::function<void()> job) override;
   std::size_t threads() const { return threads_; }
   std::size_t waiting() const;
 
@@ -33,4 +35,4 @@ class blocking_pool {
   std::size_t threads_;
 };
 
-}  // namespace sessionrt::actors
+}  // namespace sessionrt::runtime

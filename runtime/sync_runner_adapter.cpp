@@ -1,6 +1,6 @@
-#include "actors/model/sync_runner_adapter.hpp"
+#include "runtime/sync_runner_adapter.hpp"
 
-namespace sessionrt::actors {
+namespace sessionrt::runtime {
 
 void sync_runner_adapter::start(std::shared_ptr<const model_request> request, std::shared_ptr<model_completion> done,
                                 std::shared_ptr<const cancellation> cancel) {
@@ -13,4 +13,4 @@ void sync_runner_adapter::start(std::shared_ptr<const model_request> request, st
   });
 }
 
-}  // namespace sessionrt::actors
+}  // namespace sessionrt::runtime

@@ -5,10 +5,10 @@
 #pragma once
 #include <memory>
 
-#include "actors/model/blocking_pool.hpp"
+#include "runtime/blocking_pool.hpp"
 #include "messages/model_runner.hpp"
 
-namespace sessionrt::actors {
+namespace sessionrt::runtime {
 
 class sync_runner_adapter final : public async_model_runner {
  public:
@@ -22,4 +22,4 @@ class sync_runner_adapter final : public async_model_runner {
   blocking_pool& pool_;
 };
 
-}  // namespace sessionrt::actors
+}  // namespace sessionrt::runtime
