@@ -11,7 +11,6 @@
 #include "actors/events/event_bus.hpp"
 #include "actors/session/ack_order.hpp"
 #include "actors/session/chat_commands.hpp"
-#include "actors/session/reset_trigger.hpp"
 #include "actors/session/turn_queue.hpp"
 
 namespace sessionrt::actors {
@@ -415,14 +414,6 @@ void cancel_turn(session_state& st, const std::string& reason) {
   after_resume(st);
 }
 
-bool is_reset_command(const session_state& st, const chat_event& ev, const route_facts& route) {
-  reset_trigger_options topt;
-  topt.triggers = st.deps->core->settings->session.reset.reset_triggers;
-  topt.sender_authorized = ev.sender_authorized;
-  topt.is_group = route.is_group;
-  return parse_reset_trigger(ev.text, topt).command == reset_command::reset;
-}
-
 void on_chat(session_state& st, chat_event ev, route_facts route, outcome_fn sink) {
   const bool running = st.turn && !st.turn->t.done();
   std::string args;
@@ -459,7 +450,7 @@ void on_chat(session_state& st, chat_event ev, route_facts route, outcome_fn sin
   }
   const auto q = effective_queue(st.deps->core->settings->queue, st.core->entry() ? &*st.core->entry() : nullptr);
   queued_chat c{std::move(ev), std::move(route), std::move(sink), st.deps->core->time->now_ms()};
-  if (is_reset_command(st, c.ev, c.route)) {
+  if (st.core->is_reset_command(c.ev, c.route)) {
     // /new or /reset: the running turn is cancelled and the reset runs next.
     st.queue.push_front(std::move(c));
     cancel_turn(st, "reset");

@@ -32,6 +32,7 @@
 #include "actors/session/compaction_providers.hpp"
 #include "actors/session/compaction_runner.hpp"
 #include "actors/session/context_pressure.hpp"
+#include "actors/session/reset_trigger.hpp"
 #include "actors/session/route_facts.hpp"
 #include "actors/session/turn_io.hpp"
 #include "actors/session/turn_task.hpp"
@@ -122,6 +123,8 @@ class session_core {
   // While a turn waits: the answer to a command that needs neither the model nor a change
   // (/status, /context list), or nullopt when `ev` must wait for the turn's end.
   std::optional<turn_outcome> answer_while_busy(const chat_event& ev) const;
+  // Whether `ev` is /new or /reset (a configured trigger) that this sender may use.
+  bool is_reset_command(const chat_event& ev, const route_facts& route) const;
   // While a turn's model call runs in queue mode steer (and the runner supports steering):
   // the inbox the runner takes new messages from at its tool boundaries, else nullptr.
   std::shared_ptr<steer_inbox> steering_inbox() const { return steering_; }
@@ -176,6 +179,7 @@ class session_core {
   // One model call of the turn: the context moves into the request and back.
   task<model_answer> call_model(std::shared_ptr<model_request> req);
   const boost::json::array& context_view() const;
+  reset_trigger_result reset_trigger_of(const chat_event& ev, const route_facts& route) const;
   bool messages_for_model(const std::shared_ptr<model_request>& req, const std::string& prefix, core_effects& fx,
                           boost::json::value& saved_last);
   void restore_context(std::shared_ptr<model_request>& req, boost::json::value& saved_last);

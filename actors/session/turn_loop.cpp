@@ -91,6 +91,18 @@ std::optional<turn_outcome> session_core::answer_while_busy(const chat_event& ev
   return out;
 }
 
+reset_trigger_result session_core::reset_trigger_of(const chat_event& ev, const route_facts& route) const {
+  reset_trigger_options topt;
+  topt.triggers = deps_->settings->session.reset.reset_triggers;
+  topt.sender_authorized = ev.sender_authorized;
+  topt.is_group = route.is_group;
+  return parse_reset_trigger(ev.text, topt);
+}
+
+bool session_core::is_reset_command(const chat_event& ev, const route_facts& route) const {
+  return reset_trigger_of(ev, route).command == reset_command::reset;
+}
+
 const boost::json::array& session_core::context_view() const { return in_flight_ ? in_flight_->messages : context_; }
 
 // The request's messages, with `prefix` in front of the last (the user's) message, cleaned for
@@ -165,11 +177,7 @@ task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_fac
     }
 
   const std::int64_t now = deps_->time->now_ms();
-  reset_trigger_options topt;
-  topt.triggers = settings.session.reset.reset_triggers;
-  topt.sender_authorized = ev.sender_authorized;
-  topt.is_group = route.is_group;
-  const reset_trigger_result trigger = parse_reset_trigger(ev.text, topt);
+  const reset_trigger_result trigger = reset_trigger_of(ev, route);
   const auto policy =
       resolve_reset_policy(settings.session.reset, resolve_reset_type(key_, route.is_group, route.is_thread), route.channel);
   rollover_input in;
