@@ -23,7 +23,7 @@ cli_io process_cli_io() {
 
 int run_cli(int argc, char** argv) { return run_cli(argc, argv, process_cli_io()); }
 
-int run_cli(int argc, char** argv, const cli_io& io) {
+int run_cli(int argc, char** argv, const cli_io& io, const std::vector<command_adder>& extra) {
   CLI::App app{"sessionrt: chat sessions on disk, in the OpenClaw / pi file format.\n"
                "Files: <state>/agents/<agentId>/sessions/sessions.json and <sessionId>.jsonl"};
   app.set_help_all_flag("--help-all", "Show help for every command");
@@ -36,6 +36,7 @@ int run_cli(int argc, char** argv, const cli_io& io) {
   add_status_command(app, st);
   add_security_commands(app, st);
   add_config_commands(app, st);
+  for (auto add : extra) add(app, st);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -9,6 +9,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <iosfwd>
+#include <vector>
 
 #include "messages/clock.hpp"
 #include "storage/fs.hpp"
@@ -36,8 +37,11 @@ struct cli_state {
   cli_io io;
 };
 
+// A command group registered from outside this library (the gateway, the simulator).
+using command_adder = void (*)(CLI::App& app, cli_state& st);
+
 int run_cli(int argc, char** argv);
-int run_cli(int argc, char** argv, const cli_io& io);
+int run_cli(int argc, char** argv, const cli_io& io, const std::vector<command_adder>& extra = {});
 
 void add_transcript_commands(CLI::App& app, cli_state& st);
 void add_store_commands(CLI::App& app, cli_state& st);
