@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <map>
+#include <thread>
 
 #include "actors/caf_types.hpp"
 #include "actors/events/event_bus.hpp"
@@ -17,6 +18,7 @@
 #include "actors/router/session_key.hpp"
 #include "actors/session/session_core.hpp"
 #include "actors/store/store_actor.hpp"
+#include "actors/subagent/subagent_actor.hpp"
 #include "actors/syncer/transcript_syncer.hpp"
 #include "actors/timers/timer_actor.hpp"
 #include "messages/iso_time.hpp"
@@ -28,6 +30,10 @@
 #include "storage/store_reconcile.hpp"
 #include "storage/system_clock.hpp"
 #include "storage/write_lock.hpp"
+#include "storage/archive_names.hpp"
+#include "storage/context_builder.hpp"
+#include "messages/ids.hpp"
+#include "actors/session/queue_settings.hpp"
 
 namespace sessionrt::runtime {
 
@@ -57,6 +63,7 @@ struct runtime::impl {
   // The host callbacks of send(ev, done), answered by the outcome relay (ids in messages).
   std::shared_ptr<pending_outcomes> pending = std::make_shared<pending_outcomes>();
   caf::actor relay;
+  caf::actor subagents;  // spawns sub-agent sessions (subagent_actor.hpp)
   std::map<std::string, caf::actor> stores;
   bool stopped = false;
 };
@@ -195,7 +202,8 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
       .add_message_type<system_event>("sessionrt::system_event")
       .add_message_type<turn_outcome>("sessionrt::turn_outcome")
       .add_message_type<route_facts>("sessionrt::route_facts")
-      .add_message_type<summary_reply>("sessionrt::summary_reply");
+      .add_message_type<summary_reply>("sessionrt::summary_reply")
+      .add_message_type<subagent_spec>("sessionrt::subagent_spec");
   st->sys = std::make_unique<caf::actor_system>(*st->cfg);
   auto& sys = *st->sys;
   for (auto& sub : options.subscriptions) st->hub->subscribe(std::move(sub.filter), std::move(sub.fn));
@@ -255,8 +263,20 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   caf::scoped_actor self{sys};
   st->timers = caf::actor_cast<caf::actor>(sys.spawn(timer_actor, tc));
   rc.timers = st->timers;
-  st->router = sys.spawn(router_actor, rc);
+  st->router = caf::actor_cast<caf::actor>(actors::spawn_router(sys, rc));
   st->relay = sys.spawn(outcome_relay, st->router, st->pending);
+  {
+    subagent_actor_config sc;
+    sc.settings = &st->settings;
+    sc.files = st->files;
+    sc.time = st->time;
+    sc.stores = st->stores;
+    sc.sessions_dir = agents.sessions_dir;
+    sc.router = st->router;
+    sc.bus = st->bus;
+    sc.hub = st->hub;
+    st->subagents = sys.spawn<caf::detached>(subagent_actor, std::move(sc));  // a fork reads and fsyncs files
+  }
   self->send(st->timers, spawned_atom::value, st->router);
   self->send(st->maintenance, spawned_atom::value, maintenance_links{st->stores, caf::actor_cast<caf::actor>(st->router)});
 
@@ -299,9 +319,62 @@ void runtime::send(chat_event ev, std::function<void(turn_outcome)> done) {
   caf::anon_send(impl_->relay, chat_atom::value, impl_->pending->add(std::move(done)), std::move(ev));
 }
 
-void runtime::send(system_event ev) {
-  if (!impl_->stopped) caf::anon_send(impl_->relay, system_atom::value, std::move(ev));  // behind earlier turns
+std::future<turn_outcome> runtime::send(system_event ev) {
+  auto p = std::make_shared<std::promise<turn_outcome>>();
+  auto f = p->get_future();
+  send(std::move(ev), [p](turn_outcome out) { p->set_value(std::move(out)); });
+  return f;
 }
+
+void runtime::send(system_event ev, std::function<void(turn_outcome)> done) {
+  if (impl_->stopped) {
+    turn_outcome out;
+    out.st = status(errc::cancelled, "the runtime is stopped");
+    done(std::move(out));
+    return;
+  }
+  // Through the relay: behind the turns sent before it.
+  caf::anon_send(impl_->relay, system_atom::value, impl_->pending->add(std::move(done)), std::move(ev));
+}
+
+// ---- Sub-agents ----
+
+std::future<turn_outcome> runtime::spawn_subagent(const std::string& parent_key, actors::subagent_spec spec) {
+  auto p = std::make_shared<std::promise<turn_outcome>>();
+  auto f = p->get_future();
+  spawn_subagent(parent_key, std::move(spec), [p](turn_outcome out) { p->set_value(std::move(out)); });
+  return f;
+}
+
+void runtime::spawn_subagent(const std::string& parent_key, actors::subagent_spec spec,
+                             std::function<void(turn_outcome)> done) {
+  if (impl_->stopped) {
+    turn_outcome out;
+    out.session_key = parent_key;
+    out.st = status(errc::cancelled, "the runtime is stopped");
+    done(std::move(out));
+    return;
+  }
+  // A one-shot asker: the outcome reaches `done` through `pending` (stop() cancels what is
+  // still unanswered).
+  const std::uint64_t id = impl_->pending->add(std::move(done));
+  impl_->sys->spawn([target = impl_->subagents, pending = impl_->pending, id, parent_key,
+                     spec = std::move(spec)](caf::event_based_actor* self) mutable {
+    self->request(target, caf::infinite, spawn_atom::value, parent_key, std::move(spec))
+        .then(
+            [pending, id](turn_outcome& out) {
+              if (auto fn = pending->take(id)) fn(std::move(out));
+            },
+            [self, pending, id, parent_key](caf::error& err) {
+              turn_outcome out;
+              out.session_key = parent_key;
+              out.st = status(errc::io_error, "the sub-agent spawner did not answer: " + self->system().render(err));
+              if (auto fn = pending->take(id)) fn(std::move(out));
+            });
+  });
+}
+
+const caf::actor& runtime::subagents() const { return impl_->subagents; }
 
 const caf::actor& runtime::router() const { return impl_->router; }
 
@@ -448,11 +521,11 @@ status runtime::stop(std::chrono::milliseconds deadline) {
     self->request(impl_->relay, t, settle_atom::value).receive([](bool) {}, [&](caf::error& e) {
       spdlog::warn("stopping: the outcome relay did not answer: {}", self->system().render(e));
     });
-    for (auto* a : {&impl_->relay, &impl_->router, &impl_->timers, &impl_->bus, &impl_->syncer})
+    for (auto* a : {&impl_->subagents, &impl_->relay, &impl_->router, &impl_->timers, &impl_->bus, &impl_->syncer})
       self->send_exit(*a, caf::exit_reason::user_shutdown);
     for (auto& [agent, store] : impl_->stores) self->send_exit(store, caf::exit_reason::user_shutdown);
   }
-  impl_->relay = impl_->router = impl_->timers = impl_->bus = impl_->syncer = impl_->maintenance = caf::actor();
+  impl_->subagents = impl_->relay = impl_->router = impl_->timers = impl_->bus = impl_->syncer = impl_->maintenance = caf::actor();
   impl_->stores.clear();
   impl_->sys.reset();  // waits for every actor to finish
   // Every send is answered: what no session answered (it raced the stop) is cancelled.
@@ -483,5 +556,144 @@ bool runtime::stopped() const { return impl_->stopped; }
 const startup_report& runtime::startup() const { return impl_->report; }
 const actors::runtime_settings& runtime::settings() const { return impl_->settings; }
 const std::string& runtime::state_dir() const { return impl_->state_dir; }
+
+// ---- Session administration ---------------------------------------------------------------
+namespace {
+
+std::string agent_of_key(const std::string& key, const actors::runtime_settings& s) {
+  auto parsed = parse_agent_session_key(key);
+  return parsed ? parsed->agent_id : default_agent_of(s.routing);
+}
+
+// Until the key has no live actor (its running turn ends first); the router answers false while
+// the actor is still starting.
+status passivate_key(caf::scoped_actor& self, const caf::actor& router, const std::string& key) {
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    bool done = false;
+    status failed;
+    self->request(router, caf::infinite, passivate_atom::value, key, std::string("admin"), settle_atom::value)
+        .receive([&](bool d) { done = d; },
+                 [&](caf::error& e) { failed = status(errc::io_error, "passivating " + key + ": " + self->system().render(e)); });
+    if (!failed.ok()) return failed;
+    if (done) return {};
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the actor is starting: ask again
+  }
+  return status(errc::timeout, "the session " + key + " did not stop its actor");
+}
+
+}  // namespace
+
+result<session_row> runtime::patch_session(const std::string& key, const session_patch& patch) {
+  if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
+  std::optional<actors::queue_mode> mode;
+  if (patch.queue_mode && *patch.queue_mode) {
+    mode = actors::parse_queue_mode(**patch.queue_mode);
+    if (!mode)
+      return status(errc::invalid_argument, "queueMode " + **patch.queue_mode +
+                                                " is not one of followup, collect, interrupt, steer");
+  }
+  const std::string agent = agent_of_key(key, impl_->settings);
+  auto store = impl_->stores.find(agent);
+  if (store == impl_->stores.end()) return status(errc::not_found, fmt::format("no agent {} is configured", agent));
+  caf::scoped_actor self{*impl_->sys};
+  SRT_RETURN_IF_ERROR(passivate_key(self, impl_->router, key));
+  auto row = session(key, agent);
+  if (!row.ok()) return row.error();
+  session_entry entry;
+  if (row->has_value()) {
+    entry = std::move(**row);
+  } else {
+    entry.set_session_id(new_session_id());
+  }
+  auto apply = [](const std::optional<std::optional<std::string>>& change, auto set, auto clear) {
+    if (!change) return;
+    if (*change) set(**change); else clear();
+  };
+  apply(patch.label, [&](const std::string& v) { entry.set_label(v); }, [&] { entry.clear_label(); });
+  apply(patch.thinking_level, [&](const std::string& v) { entry.set_thinking_level(v); },
+        [&] { entry.clear_thinking_level(); });
+  apply(patch.queue_mode, [&](const std::string&) { entry.set_queue_mode(actors::queue_mode_name(*mode)); },
+        [&] { entry.clear_queue_mode(); });
+  apply(patch.model,
+        [&](const std::string& v) {
+          const auto slash = v.find('/');
+          if (slash != std::string::npos && slash > 0) {
+            entry.set_provider_override(v.substr(0, slash));
+            entry.set_model_override(v.substr(slash + 1));
+          } else {
+            entry.clear_provider_override();
+            entry.set_model_override(v);
+          }
+        },
+        [&] {
+          entry.clear_provider_override();
+          entry.clear_model_override();
+        });
+  entry.set_updated_at(impl_->time->now_ms());
+  status failed;
+  self->request(store->second, caf::infinite, put_atom::value, key, entry, flush_atom::value)
+      .receive([&](bool ok) { if (!ok) failed = status(errc::io_error, "writing the store of agent " + agent + " failed"); },
+               [&](caf::error& e) { failed = status(errc::io_error, "writing the row of " + key + ": " + self->system().render(e)); });
+  if (!failed.ok()) return failed;
+  return session_row{agent, key, std::move(entry)};
+}
+
+result<runtime::deleted_session> runtime::delete_session(const std::string& key, bool archive) {
+  if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
+  const std::string agent = agent_of_key(key, impl_->settings);
+  auto store = impl_->stores.find(agent);
+  if (store == impl_->stores.end()) return status(errc::not_found, fmt::format("no agent {} is configured", agent));
+  caf::scoped_actor self{*impl_->sys};
+  SRT_RETURN_IF_ERROR(passivate_key(self, impl_->router, key));
+  auto row = session(key, agent);
+  if (!row.ok()) return row.error();
+  deleted_session out;
+  if (!row->has_value()) return out;
+  const session_entry& entry = **row;
+  status failed;
+  self->request(store->second, caf::infinite, erase_atom::value, std::vector<std::string>{key},
+                std::vector<std::int64_t>{entry.updated_at().value_or(erase_no_updated_at)})
+      .receive([&](std::size_t n) { out.deleted = n > 0; },
+               [&](caf::error& e) { failed = status(errc::io_error, "removing the row of " + key + ": " + self->system().render(e)); });
+  if (!failed.ok()) return failed;
+  if (!out.deleted) return status(errc::already_exists, "the session " + key + " changed while it was being deleted; try again");
+  if (archive && entry.session_id()) {
+    auto dir = storage::agent_sessions_dir(impl_->state_dir, agent);
+    if (!dir.ok()) return dir.error();
+    auto path = entry.session_file() ? storage::confine_session_file(*impl_->files, *dir, std::string(*entry.session_file()))
+                                     : storage::transcript_path(*dir, *entry.session_id());
+    if (path.ok()) {
+      auto moved = storage::archive_transcript(*impl_->files, *impl_->time, *path, storage::archive_reason::deleted);
+      if (moved.ok()) out.archived.push_back(*moved);
+      else if (moved.error().code() != errc::not_found) return moved.error().with_context("the row of " + key + " was removed");
+    }
+  }
+  return out;
+}
+
+result<runtime::session_history> runtime::history(const std::string& key) {
+  const std::string agent = agent_of_key(key, impl_->settings);
+  auto row = session(key, agent);
+  if (!row.ok()) return row.error();
+  if (!row->has_value()) return status(errc::not_found, "no session " + key);
+  const session_entry& entry = **row;
+  session_history out;
+  out.session_id = std::string(entry.session_id().value_or(""));
+  auto dir = storage::agent_sessions_dir(impl_->state_dir, agent);
+  if (!dir.ok()) return dir.error();
+  if (out.session_id.empty() && !entry.session_file()) return out;
+  auto path = entry.session_file() ? storage::confine_session_file(*impl_->files, *dir, std::string(*entry.session_file()))
+                                   : storage::transcript_path(*dir, out.session_id);
+  if (!path.ok()) return path.error();
+  auto reader = storage::transcript_reader::open(*impl_->files, *path);
+  if (!reader.ok()) {
+    if (reader.error().code() == errc::not_found) return out;  // no turn yet
+    return reader.error();
+  }
+  auto ctx = storage::build_context(**reader);
+  if (!ctx.ok()) return ctx.error();
+  out.messages = std::move(ctx->messages);
+  return out;
+}
 
 }  // namespace sessionrt::runtime

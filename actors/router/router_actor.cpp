@@ -12,6 +12,7 @@
 #include "actors/router/route_resolver.hpp"
 #include "actors/router/session_key.hpp"
 #include "actors/router/session_slots.hpp"
+#include "actors/router/system_event_check.hpp"
 
 namespace sessionrt::actors {
 namespace {
@@ -19,8 +20,9 @@ namespace {
 // Hands an event to its session actor; called with a null actor and the reason when the event
 // is refused (the runtime stops before the key got an actor: "" ; the row cannot be read), so
 // its caller learns why. Local to the router: never sent.
-using deliver_fn =
-    std::function<void(caf::event_based_actor*, const session_actor_type&, const std::string& refused)>;
+struct router_state;
+using router_self = router_actor_type::stateful_pointer<router_state>;
+using deliver_fn = std::function<void(router_self, const session_actor_type&, const std::string& refused)>;
 using slot_table = session_slots<session_actor_type, deliver_fn>;
 
 // Routes depend only on an event's routing fields and the routing config, which is fixed for
@@ -31,32 +33,36 @@ constexpr std::size_t kRouteCacheSize = 65536;
 // session: past this many, further routes stay until the cache starts afresh).
 constexpr std::size_t kRoutesPerSession = 16;
 
+// The router actor's state (CAF constructs it empty; init() gives it the config).
 struct router_state {
-  explicit router_state(router_config c) : cfg(std::move(c)), slots(cfg.core.settings->session.max_live_sessions) {}
+  void init(router_config c) {
+    cfg = std::move(c);
+    slots = slot_table(cfg.core.settings->session.max_live_sessions);
+  }
   router_config cfg;
   // Per agent, what its session actors share (built on the agent's first activation).
   std::unordered_map<std::string, std::shared_ptr<const session_actor_deps>> agent_deps;
   std::unordered_map<std::string, route> route_cache;
-  slot_table slots;
+  slot_table slots{1};
   caf::response_promise stop_promise;
   std::vector<caf::response_promise> quiet_waiters;  // (tick, settle): answered when nothing passivates
   // (passivate, key, why, settle): answered when the key's passivation is done.
   std::unordered_map<std::string, std::vector<caf::response_promise>> passivation_waiters;
   std::uint64_t turns = 0;
 };
-using state_ptr = std::shared_ptr<router_state>;
+using state_ptr = router_state*;
 
 std::int64_t now_ms(const router_state& st) { return st.cfg.core.time->now_ms(); }
 
-void refuse(caf::event_based_actor* self, std::vector<deliver_fn> events, const std::string& why = "") {
+void refuse(router_self self, std::vector<deliver_fn> events, const std::string& why = "") {
   for (auto& fn : events) fn(self, session_actor_type(), why);
 }
 
-void activate(caf::event_based_actor* self, state_ptr st, const std::string& key);
+void activate(router_self self, state_ptr st, const std::string& key);
 
 // Does what the slot table planned: forgets dropped routes, asks actors to passivate or trim,
 // starts activations.
-void carry_out(caf::event_based_actor* self, const state_ptr& st, slot_plan& plan) {
+void carry_out(router_self self, const state_ptr& st, slot_plan& plan) {
   for (const auto& r : plan.dropped_routes) st->route_cache.erase(r);
   if (!plan.dropped_routes.empty() && st->route_cache.bucket_count() > 1024 &&
       st->route_cache.size() * 8 < st->route_cache.bucket_count())
@@ -75,7 +81,7 @@ void deliver_if_quiet(router_state& st) {
 }
 
 // Hands `fn` to the key's live actor, or lets it wait in the key's slot.
-void deliver_or_wait(caf::event_based_actor* self, const state_ptr& st, const std::string& key,
+void deliver_or_wait(router_self self, const state_ptr& st, const std::string& key,
                      const std::string& agent, deliver_fn fn) {
   slot_plan plan;
   if (const session_actor_type* a = st->slots.arrive(key, agent, fn, now_ms(*st), plan)) fn(self, *a, std::string());
@@ -106,7 +112,7 @@ std::shared_ptr<const session_actor_deps> deps_of(router_state& st, const std::s
 
 // The key's row arrived: its actor starts and takes what waited (or, when the row cannot be
 // read, the key gets no actor and its events fail with the reason).
-void on_row(caf::event_based_actor* self, const state_ptr& st, const std::string& key, entry_reply& row) {
+void on_row(router_self self, const state_ptr& st, const std::string& key, entry_reply& row) {
   slot_table::slot* s = st->slots.find(key);
   if (!s || s->state != slot_phase::activating) return;
   slot_plan plan;
@@ -115,19 +121,19 @@ void on_row(caf::event_based_actor* self, const state_ptr& st, const std::string
     // no new session over it.
     refuse(self, st->slots.activation_failed(key, plan), "the session row cannot be read: " + row.error);
   } else {
-    auto actor = self->spawn(session_actor, key, std::move(row), deps_of(*st, s->agent));
+    auto actor = spawn_session_actor(self->system(), key, std::move(row), deps_of(*st, s->agent));
     for (auto& fn : st->slots.activated(key, actor, now_ms(*st), plan)) fn(self, actor, std::string());
   }
   carry_out(self, st, plan);  // after the waiting events: a "stop" passivation comes behind them
 }
 
-void on_row_failed(caf::event_based_actor* self, const state_ptr& st, const std::string& key, const caf::error& err) {
+void on_row_failed(router_self self, const state_ptr& st, const std::string& key, const caf::error& err) {
   slot_plan plan;
   refuse(self, st->slots.activation_failed(key, plan), "reading the session row failed: " + self->system().render(err));
   carry_out(self, st, plan);
 }
 
-void activate(caf::event_based_actor* self, state_ptr st, const std::string& key) {
+void activate(router_self self, state_ptr st, const std::string& key) {
   slot_table::slot* s = st->slots.find(key);
   if (!s) return;
   auto store = st->cfg.agents.store.at(s->agent);
@@ -136,7 +142,7 @@ void activate(caf::event_based_actor* self, state_ptr st, const std::string& key
             [self, st, key](caf::error& err) { on_row_failed(self, st, key, err); });
 }
 
-void passivate(caf::event_based_actor* self, const state_ptr& st, const std::string& key, const std::string& why) {
+void passivate(router_self self, const state_ptr& st, const std::string& key, const std::string& why) {
   slot_plan plan;
   st->slots.passivate(key, why, plan);
   carry_out(self, st, plan);
@@ -145,7 +151,7 @@ void passivate(caf::event_based_actor* self, const state_ptr& st, const std::str
 // The maintenance actor's request: true once `key` has no live actor (passivated now, or none
 // was live or queued); false while its actor is starting (it may hold a row read before the
 // request), so the caller leaves its files alone.
-caf::result<bool> passivate_and_wait(caf::event_based_actor* self, const state_ptr& st, const std::string& key,
+caf::result<bool> passivate_and_wait(router_self self, const state_ptr& st, const std::string& key,
                                      const std::string& why) {
   auto* s = st->slots.find(key);
   if (!s || s->state == slot_phase::queued) return true;
@@ -163,7 +169,7 @@ void answer_passivation_waiters(router_state& st, const std::string& key) {
   st.passivation_waiters.erase(it);
 }
 
-void on_passivated(caf::event_based_actor* self, const state_ptr& st, const std::string& key) {
+void on_passivated(router_self self, const state_ptr& st, const std::string& key) {
   answer_passivation_waiters(*st, key);
   slot_plan plan;
   refuse(self, st->slots.passivated(key, plan));  // stopping: events that arrived during the passivation
@@ -172,14 +178,14 @@ void on_passivated(caf::event_based_actor* self, const state_ptr& st, const std:
   deliver_if_quiet(*st);
 }
 
-void sweep(caf::event_based_actor* self, const state_ptr& st) {
+void sweep(router_self self, const state_ptr& st) {
   const auto& settings = st->cfg.core.settings->session;
   slot_plan plan;
   st->slots.sweep(now_ms(*st), settings.passivate_idle_ms, settings.trim_idle_ms, plan);
   carry_out(self, st, plan);
 }
 
-void schedule_sweep(caf::event_based_actor* self, const router_state& st) {
+void schedule_sweep(router_self self, const router_state& st) {
   if (!st.cfg.self_scheduling) return;
   const auto& settings = st.cfg.core.settings->session;
   std::int64_t every = 60000;  // a quarter of the shortest idle time in use, 1 s to 1 min
@@ -214,7 +220,7 @@ const std::pair<const std::string, route>* route_of(router_state& st, const chat
 
 // A chat event: answered through `rp` by its session actor (delegated), or here when it is
 // refused.
-void on_chat(caf::event_based_actor* self, const state_ptr& st, chat_event ev, caf::response_promise rp) {
+void on_chat(router_self self, const state_ptr& st, chat_event ev, caf::response_promise rp) {
   if (st->slots.stopping()) return void(rp.deliver(failed_outcome(status(errc::cancelled, "the runtime is stopping"))));
   if (!ev.session_key.empty() && !is_plausible_session_key(ev.session_key))
     return void(rp.deliver(failed_outcome(
@@ -236,7 +242,7 @@ void on_chat(caf::event_based_actor* self, const state_ptr& st, chat_event ev, c
   const std::string cache_key = fresh ? cached->first : std::string();
   deliver_or_wait(self, st, key, agent,
                   [ev = std::move(ev), facts = std::move(facts), rp = std::move(rp)](
-                      caf::event_based_actor*, const session_actor_type& a, const std::string& refused) mutable {
+                      router_self, const session_actor_type& a, const std::string& refused) mutable {
                     if (a) return void(rp.delegate(a, chat_atom::value, std::move(ev), std::move(facts)));
                     rp.deliver(failed_outcome(refused.empty() ? status(errc::cancelled, "the runtime stopped before "
                                                                                         "this session could start")
@@ -246,17 +252,28 @@ void on_chat(caf::event_based_actor* self, const state_ptr& st, chat_event ev, c
   if (fresh) st->slots.add_route(key, cache_key, kRoutesPerSession);
 }
 
-void on_system(caf::event_based_actor* self, const state_ptr& st, system_event ev) {
-  if (st->slots.stopping()) return;
-  auto [agent, key] = system_event_target(ev, st->cfg.core.settings->routing);
-  if (!st->cfg.agents.store.count(agent)) return;
-  deliver_or_wait(self, st, key, agent,
-                  [ev = std::move(ev)](caf::event_based_actor* s, const session_actor_type& a, const std::string&) mutable {
-                    if (a) s->send(a, system_atom::value, std::move(ev));
+// A system event: checked like a chat event, then answered by its session actor (delegated).
+void on_system(router_self self, const state_ptr& st, system_event ev, caf::response_promise rp) {
+  if (st->slots.stopping()) return void(rp.deliver(failed_outcome(status(errc::cancelled, "the runtime is stopping"))));
+  const auto& settings = *st->cfg.core.settings;
+  auto target = check_system_event(ev, settings.routing, settings.session.max_message_bytes,
+                                   settings.heartbeat_isolated_session);
+  if (!target.ok()) return void(rp.deliver(failed_outcome(target.error(), ev.session_key)));
+  if (!st->cfg.agents.store.count(target->agent))
+    return void(rp.deliver(failed_outcome(
+        status(errc::invalid_argument, fmt::format("no agent {} is configured (agents.list)", target->agent)), target->key)));
+  ev.session_key = target->key;  // checked: the session routes it no further
+  deliver_or_wait(self, st, target->key, target->agent,
+                  [ev = std::move(ev), rp = std::move(rp)](router_self, const session_actor_type& a,
+                                                          const std::string& refused) mutable {
+                    if (a) return void(rp.delegate(a, system_atom::value, std::move(ev)));
+                    rp.deliver(failed_outcome(refused.empty() ? status(errc::cancelled, "the runtime stopped before "
+                                                                                        "this session could start")
+                                                              : status(errc::io_error, refused)));
                   });
 }
 
-caf::result<bool> on_stop(caf::event_based_actor* self, const state_ptr& st) {
+caf::result<bool> on_stop(router_self self, const state_ptr& st) {
   slot_plan plan;
   refuse(self, st->slots.stop(plan));  // queued keys never got an actor
   carry_out(self, st, plan);
@@ -266,7 +283,7 @@ caf::result<bool> on_stop(caf::event_based_actor* self, const state_ptr& st) {
 }
 
 // Virtual time: sweeps, then answers once nothing passivates.
-caf::result<bool> on_tick_settle(caf::event_based_actor* self, const state_ptr& st) {
+caf::result<bool> on_tick_settle(router_self self, const state_ptr& st) {
   sweep(self, st);
   st->quiet_waiters.push_back(self->make_response_promise());
   auto rp = st->quiet_waiters.back();
@@ -276,13 +293,13 @@ caf::result<bool> on_tick_settle(caf::event_based_actor* self, const state_ptr& 
 
 // Answers once every session that exists now has handled what was sent to it before (a
 // stats request queues behind them; keys not yet live get it after their waiting events).
-caf::result<bool> settle(caf::event_based_actor* self, const state_ptr& st) {
+caf::result<bool> settle(router_self self, const state_ptr& st) {
   auto rp = self->make_response_promise();
   auto left = std::make_shared<std::size_t>(1);
   auto done = [rp, left]() mutable {
     if (--*left == 0) rp.deliver(true);
   };
-  auto ask = [done](caf::event_based_actor* s, const session_actor_type& a, const std::string&) mutable {
+  auto ask = [done](router_self s, const session_actor_type& a, const std::string&) mutable {
     if (!a) return done();
     s->request(a, caf::infinite, stats_atom::value).then([done](std::string&) mutable { done(); },
                                                           [done](caf::error&) mutable { done(); });
@@ -305,10 +322,9 @@ std::string describe(const router_state& st) {
                      c.trimmed, c.slots, c.open, c.passivating, c.queued, c.waiting, st.turns, st.route_cache.size());
 }
 
-}  // namespace
-
-caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
-  auto st = std::make_shared<router_state>(std::move(cfg));
+router_actor_type::behavior_type router_behavior(router_self self, router_config cfg) {
+  state_ptr st = &self->state;
+  st->init(std::move(cfg));
   schedule_sweep(self, *st);
   return {
       [self, st](chat_atom, chat_event& ev) -> caf::result<turn_outcome> {
@@ -316,7 +332,11 @@ caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
         on_chat(self, st, std::move(ev), rp);
         return rp;
       },
-      [self, st](system_atom, system_event& ev) { on_system(self, st, std::move(ev)); },
+      [self, st](system_atom, system_event& ev) -> caf::result<turn_outcome> {
+        auto rp = self->make_response_promise();
+        on_system(self, st, std::move(ev), rp);
+        return rp;
+      },
       [self, st](passivate_atom, const std::string& key, const std::string& why) { passivate(self, st, key, why); },
       [self, st](passivated_atom, const std::string& key) { on_passivated(self, st, key); },
       [self, st](passivate_atom, const std::string& key, const std::string& why, settle_atom) {
@@ -333,6 +353,12 @@ caf::behavior router_actor(caf::event_based_actor* self, router_config cfg) {
   };
 }
 
+}  // namespace
+
+router_actor_type spawn_router(caf::actor_system& sys, router_config cfg) {
+  return sys.spawn(router_behavior, std::move(cfg));
+}
+
 caf::behavior outcome_relay(caf::event_based_actor* self, caf::actor router, std::shared_ptr<pending_outcomes> pending) {
   auto answer = [pending](std::uint64_t id, turn_outcome out) {
     if (auto fn = pending->take(id)) fn(std::move(out));
@@ -347,7 +373,17 @@ caf::behavior outcome_relay(caf::event_based_actor* self, caf::actor router, std
                   });
       },
       // The host's other messages to the router go the same way, so they stay behind its turns.
-      [self, router](system_atom a, system_event& ev) { self->send(router, a, std::move(ev)); },
+      [self, router, answer](system_atom, std::uint64_t id, system_event& ev) {
+        self->request(router, caf::infinite, system_atom::value, std::move(ev))
+            .then([answer, id](turn_outcome& out) { answer(id, std::move(out)); },
+                  [self, answer, id](caf::error& err) {
+                    answer(id, failed_outcome(status(errc::io_error, "the router did not answer the system event: " +
+                                                                         self->system().render(err))));
+                  });
+      },
+      [self, router](system_atom a, system_event& ev) {
+        self->request(router, caf::infinite, a, std::move(ev)).then([](turn_outcome&) {}, [](caf::error&) {});
+      },
       [self, router](settle_atom a) { return self->delegate(router, a); },
       [self, router](tick_atom a, settle_atom b) { return self->delegate(router, a, b); },
       [self, router](stop_atom a) { return self->delegate(router, a); },

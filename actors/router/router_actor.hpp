@@ -6,8 +6,13 @@
 // arrival order: while a key's actor is being spawned or is passivating, its events wait in
 // the router, and go to the next actor in order.
 //   (chat, chat_event) -> turn_outcome      delegated to the key's session actor
-//   (system, system_event)                  (passivate, key, why)   (passivated, key)
+//   (system, system_event) -> turn_outcome  checked (system_event_check.hpp: a refusal names
+//                                           the key or the limit), then delegated to the key's
+//                                           session actor
+//   (passivate, key, why)   (passivated, key)
 //   (tick)  idle / LRU sweep by the clock   (stop) -> bool  once every live actor passivated
+//   (tick, settle) -> bool  virtual time: a sweep, answered once nothing passivates
+//   (settle) -> bool  once every live session handled what was sent to it before
 //   (stats) -> std::string
 //   (passivate, key, why, settle) -> bool  true once the key has no live actor (it passivated,
 //                                   or none was live); false while its actor is starting
@@ -40,12 +45,27 @@ struct router_config {
   alarms* timers_clock = nullptr;
 };
 
-caf::behavior router_actor(caf::event_based_actor* self, router_config cfg);
+// The signatures of the header comment, one per line.
+using router_actor_type = caf::typed_actor<
+    caf::replies_to<chat_atom, chat_event>::with<turn_outcome>,
+    caf::replies_to<system_atom, system_event>::with<turn_outcome>,
+    caf::reacts_to<passivate_atom, std::string, std::string>,  // key, why
+    caf::reacts_to<passivated_atom, std::string>,               // key
+    caf::replies_to<passivate_atom, std::string, std::string, settle_atom>::with<bool>,
+    caf::reacts_to<tick_atom>,
+    caf::replies_to<tick_atom, settle_atom>::with<bool>,
+    caf::replies_to<stop_atom>::with<bool>,
+    caf::replies_to<settle_atom>::with<bool>,
+    caf::replies_to<stats_atom>::with<std::string>>;
+
+// Spawns the router; its state is private to router_actor.cpp.
+router_actor_type spawn_router(caf::actor_system& sys, router_config cfg);
 
 // outcome_relay: the host's side of the router's (chat, chat_event) -> turn_outcome, for the
 // runtime's callback API. (chat, id, chat_event) asks the router and calls the callback
 // `pending` holds under `id` with the outcome (or with an io_error outcome when the router
-// does not answer). (system, ev), (settle), (tick, settle) and (stop) go on to the router
+// does not answer); (system, id, system_event) likewise. (system, ev), (settle), (tick, settle)
+// and (stop) go on to the router
 // (delegated: the router answers), behind the turns sent before them.
 caf::behavior outcome_relay(caf::event_based_actor* self, caf::actor router, std::shared_ptr<pending_outcomes> pending);
 

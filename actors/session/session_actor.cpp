@@ -15,9 +15,10 @@
 
 namespace sessionrt::actors {
 
-using session_self = session_actor_type::pointer;
-
 namespace {
+
+struct session_state;
+using session_self = session_actor_type::stateful_pointer<session_state>;
 
 // Set while runner->start() runs on the actor's thread: a runner that answers (or streams)
 // before start() returns is heard here instead of through a message.
@@ -47,7 +48,7 @@ struct running_turn {
   chat_event ev;
   route_facts route;
   system_event sys;
-  outcome_fn sink;                  // null for a system event
+  outcome_fn sink;                  // null for a system event nobody waits for
   // Queue mode steer: messages handed to the running call (in order), and its inbox.
   std::vector<queued_chat> steered;
   std::shared_ptr<steer_inbox> inbox;
@@ -59,7 +60,7 @@ struct running_turn {
   task<turn_outcome> t;
 };
 
-struct session_state final : turn_io {
+struct session_state : turn_io {
   session_self self = nullptr;
   std::shared_ptr<const session_actor_deps> deps;
   std::unique_ptr<session_core> core;
@@ -76,10 +77,13 @@ struct session_state final : turn_io {
   std::string passivate_why;
   caf::actor passivate_reply_to;
 
+  // Runs when the actor exits (CAF destroys a stateful actor's state in on_exit).
   ~session_state() override {
+    if (!deps) return;  // never started
     if (call) end_call();
     if (debounce && deps->timers_clock) deps->timers_clock->cancel(*debounce);
     turn.reset();  // the coroutine frames reference the core
+    if (core) (void)core->close();
   }
 
   // ---- turn_io ----
@@ -332,13 +336,14 @@ void fail_next(session_state& st, const std::string& why) {
   auto q = effective_queue(st.deps->core->settings->queue, nullptr);
   auto w = st.queue.pop(q);
   if (!w) return;
-  if (w->system) {
-    spdlog::warn("{}: system event dropped: {}", st.core->key(), why);
-    return;
-  }
   turn_outcome out;
   out.session_key = st.core->key();
   out.st = status(errc::io_error, why);
+  if (w->system) {
+    spdlog::warn("{}: system event dropped: {}", st.core->key(), why);
+    if (w->system_sink) w->system_sink(std::move(out));
+    return;
+  }
   answer_all(std::move(w->chat->sink), std::move(w->extra_sinks))(std::move(out));
 }
 
@@ -382,6 +387,7 @@ void pump(session_state& st, bool after_turn) {
   if (w->system) {
     t->is_chat = false;
     t->sys = std::move(*w->system);
+    t->sink = std::move(w->system_sink);
   } else {
     t->ev = std::move(w->chat->ev);
     t->route = std::move(w->chat->route);
@@ -488,8 +494,8 @@ caf::response_promise on_chat_request(session_state& st, caf::response_promise r
   return rp;
 }
 
-void on_system(session_state& st, system_event ev) {
-  st.queue.push(std::move(ev));
+void on_system(session_state& st, system_event ev, outcome_fn sink) {
+  st.queue.push(std::move(ev), std::move(sink));
   pump(st, false);
 }
 
@@ -500,6 +506,8 @@ void on_passivate(session_state& st, const std::string& why) {
   if (why == "stop") {
     // Shutting down: nothing more starts; what runs is cancelled and what waits is refused.
     for (auto& d : st.queue.take_chats()) d.sink(refused(st, status(errc::cancelled, "the runtime is stopping")));
+    while (auto w = st.queue.pop(st.deps->core->settings->queue))  // system events: their senders learn it too
+      if (w->system_sink) w->system_sink(refused(st, status(errc::cancelled, "the runtime is stopping")));
     st.queue = turn_queue();
     if (st.lock_wait) {
       auto w = std::move(st.lock_wait);
@@ -593,27 +601,27 @@ std::string describe(const session_state& st) {
 
 }  // namespace
 
+namespace {
+
 session_actor_type::behavior_type session_actor(session_self self, std::string key, entry_reply row,
                                                 std::shared_ptr<const session_actor_deps> deps) {
-  auto st = std::make_shared<session_state>();
+  session_state* st = &self->state;
   st->self = self;
   st->deps = std::move(deps);
-  auto publish_now = [self, raw = st.get()](lifecycle_event e) {
-    publish(self, raw->deps->bus, *raw->deps->hub, std::move(e));
-  };
+  auto publish_now = [st](lifecycle_event e) { publish(st->self, st->deps->bus, *st->deps->hub, std::move(e)); };
   st->core = std::make_unique<session_core>(std::move(key), row.found ? std::optional<session_entry>(std::move(row.entry))
                                                                      : std::nullopt,
                                             st->deps->core, std::move(publish_now));
-  st->core->set_io(st.get());
-  self->attach_functor([st] {
-    st->turn.reset();
-    if (st->core) (void)st->core->close();
-  });
+  st->core->set_io(st);
   return {
       [self, st](chat_atom, chat_event& ev, route_facts& route) -> caf::result<turn_outcome> {
         return on_chat_request(*st, self->make_response_promise(), std::move(ev), std::move(route));
       },
-      [st](system_atom, system_event& ev) { on_system(*st, std::move(ev)); },
+      [self, st](system_atom, system_event& ev) -> caf::result<turn_outcome> {
+        auto rp = self->make_response_promise();
+        on_system(*st, std::move(ev), [rp](turn_outcome out) mutable { rp.deliver(std::move(out)); });
+        return rp;
+      },
       [st](synced_atom, std::uint64_t file, std::uint64_t seq, const std::string& error) {
         on_synced(*st, file, seq, error);
       },
@@ -642,6 +650,13 @@ session_actor_type::behavior_type session_actor(session_self self, std::string k
       [st](trim_atom) { on_trim(*st); },
       [st](stats_atom) { return describe(*st); },
   };
+}
+
+}  // namespace
+
+session_actor_type spawn_session_actor(caf::actor_system& sys, std::string key, entry_reply row,
+                                       std::shared_ptr<const session_actor_deps> deps) {
+  return sys.spawn(session_actor, std::move(key), std::move(row), std::move(deps));
 }
 
 }  // namespace sessionrt::actors

@@ -46,7 +46,8 @@ struct session_actor_deps {
 };
 
 //   (chat, chat_event, route_facts) -> turn_outcome  answered once the turn is acknowledged
-//   (system, system_event)
+//   (system, system_event) -> turn_outcome  answered once the event was handled (queued for
+//                                           the next prompt, or its cron run acknowledged)
 //   (synced, file id, seq, error)                   (passivate, why)
 //   (granted | mtimeout, call id)   (mdone, call id, model_reply)   (mtext, call id, text)
 //   (sdone, call id, summary_reply)  (retry)  (wake)
@@ -54,7 +55,7 @@ struct session_actor_deps {
 //   (stats) -> std::string   one line describing the actor's state (tests)
 using session_actor_type = caf::typed_actor<
     caf::replies_to<chat_atom, chat_event, route_facts>::with<turn_outcome>,
-    caf::reacts_to<system_atom, system_event>,
+    caf::replies_to<system_atom, system_event>::with<turn_outcome>,
     caf::reacts_to<synced_atom, std::uint64_t, std::uint64_t, std::string>,  // file id, seq, error
     caf::reacts_to<granted_atom, std::uint64_t>,                             // call id
     caf::reacts_to<model_done_atom, std::uint64_t, model_reply>,
@@ -67,9 +68,10 @@ using session_actor_type = caf::typed_actor<
     caf::reacts_to<trim_atom>,
     caf::replies_to<stats_atom>::with<std::string>>;
 
-// The state (the turn's coroutine, the queue, the call) is private to session_actor.cpp and
-// shared by the behaviour's lambdas; it ends with the actor.
-session_actor_type::behavior_type session_actor(session_actor_type::pointer self, std::string key, entry_reply row,
-                                                std::shared_ptr<const session_actor_deps> deps);
+// Spawns the session's actor. Its state (the turn's coroutine, the queue, the call; a
+// caf::stateful_actor state private to session_actor.cpp) ends with the actor, closing the
+// transcript and releasing its lock.
+session_actor_type spawn_session_actor(caf::actor_system& sys, std::string key, entry_reply row,
+                                       std::shared_ptr<const session_actor_deps> deps);
 
 }  // namespace sessionrt::actors

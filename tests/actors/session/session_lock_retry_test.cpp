@@ -141,7 +141,7 @@ struct harness {
     row.found = true;
     row.entry.set_session_id(kSessionId);
     row.entry.set_updated_at(kT0 - 1000);
-    session = caf::actor_cast<caf::actor>(sys->spawn(session_actor, std::string("agent:main:main"), std::move(row),
+    session = caf::actor_cast<caf::actor>(spawn_session_actor(*sys, std::string("agent:main:main"), std::move(row),
                                                      std::make_shared<const session_actor_deps>(std::move(deps))));
     spawned.push_back(session);
     sched->run();
