@@ -17,6 +17,7 @@
 #include "messages/lifecycle_event.hpp"
 #include "messages/session_entry.hpp"
 #include "actors/session/session_core.hpp"
+#include "actors/subagent/subagent_spawn.hpp"
 #include "storage/shared_fd.hpp"
 
 namespace sessionrt::actors {
@@ -52,12 +53,18 @@ using model_text_atom = caf::atom_constant<caf::atom("mtext")>;
 using timeout_atom = caf::atom_constant<caf::atom("mtimeout")>;
 using summary_done_atom = caf::atom_constant<caf::atom("sdone")>;
 using wake_atom = caf::atom_constant<caf::atom("wake")>;
+// A sub-agent spawn: (spawn, parent key, subagent_spec) -> turn_outcome (subagent_actor.hpp).
+using spawn_atom = caf::atom_constant<caf::atom("spawn")>;
 
 // A row as the store actor answers it.
 struct entry_reply {
   bool found = false;
   session_entry entry;
   std::string error;  // set when the row exists but could not be read (found is false then)
+  // A thread key without a row: its parent session (the key before ":thread:") and that
+  // session's row, when it has one; the thread's first session forks from it (fork_planner.hpp).
+  std::string fork_parent_key;
+  std::optional<session_entry> fork_parent_row;
 };
 
 using entry_rows = std::vector<std::pair<std::string, session_entry>>;
@@ -108,8 +115,8 @@ typename Inspector::result_type inspect(Inspector& f, turn_outcome& x) {
   bool has_reply = x.reply.has_value();
   std::string reply = x.reply.value_or(std::string());
   return f(caf::meta::type_name("turn_outcome"), x.st, x.session_key, x.session_id, has_reply, reply, x.suppressed,
-           x.command, x.command_output, x.new_session, x.reset_reason, x.notices,
-           caf::meta::load_callback([&]() -> caf::error {
+           x.command, x.command_output, x.new_session, x.reset_reason, x.notices, x.delivery.channel,
+           x.delivery.to, x.delivery.account_id, x.delivery.thread_id, caf::meta::load_callback([&]() -> caf::error {
              x.reply = has_reply ? std::optional<std::string>(std::move(reply)) : std::nullopt;
              return caf::none;
            }));
@@ -123,6 +130,11 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, route_facts& x) {
   return f(caf::meta::type_name("route_facts"), x.channel, x.account_id, x.chat_type, x.peer_id, x.thread_id,
            x.is_group, x.is_thread);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, subagent_spec& x) {
+  return f(caf::meta::type_name("subagent_spec"), x.agent_id, x.task, x.fork, x.role, x.control_scope, x.label);
 }
 
 template <class Inspector>

@@ -11,6 +11,7 @@
 #include "actors/session/compaction_planner.hpp"
 #include "actors/session/context_pressure.hpp"
 #include "actors/session/memory_flush_planner.hpp"
+#include "actors/session/model_catalog_settings.hpp"
 #include "actors/session/queue_settings.hpp"
 #include "actors/session/reset_policy.hpp"
 #include "storage/transcript_file.hpp"
@@ -59,6 +60,22 @@ struct session_settings {
   std::size_t max_message_bytes = 1u << 20;  // session.maxMessageBytes: a longer chat event is refused
 };
 
+// agents.maxSpawnDepth: how deep sub-agents may nest (a top-level session is depth 0, its
+// sub-agent depth 1); 1 = sub-agents are leaves, as OpenClaw's default (range 1-5).
+struct subagent_settings {
+  std::int64_t max_spawn_depth = 1;
+};
+
+// gateway.*: read by `sessionrt gateway` (gateway/gateway_server.hpp); the runtime ignores them.
+struct gateway_settings {
+  std::string auth_token;                      // gateway.auth.token ("" = $SESSIONRT_GATEWAY_TOKEN or the token file)
+  std::int64_t port = 18789;                   // gateway.port
+  std::string bind = "127.0.0.1";              // gateway.bind
+  std::size_t max_connections = 1024;          // gateway.maxConnections
+  std::size_t max_buffered_bytes = 50u << 20;  // gateway.maxBufferedBytes: unsent output per connection
+  std::size_t max_payload = 25u << 20;         // gateway.maxPayload: largest message after connect
+};
+
 struct runtime_settings {
   std::string state_dir;                // stateDir ("" = $SESSIONRT_STATE_DIR, else ~/.sessionrt)
   std::string workspace_dir;            // workspaceDir: the cwd written into transcript headers
@@ -67,6 +84,11 @@ struct runtime_settings {
   session_settings session;
   storage_settings storage;
   model_settings model;
+  model_catalog_settings models_catalog;  // models.catalog[]: what `/new <model>` may pick
+  subagent_settings subagents;            // agents.maxSpawnDepth
+  // agents.defaults.heartbeat.isolatedSession: a heartbeat for a session runs in its own
+  // `<key>:heartbeat` session [R§1.1] instead of waiting in the session for its next prompt.
+  bool heartbeat_isolated_session = false;
   compaction_settings compaction;       // compaction.*
   std::string compaction_provider;      // compaction.provider: id of a registered provider ("" = built-in)
   memory_flush_settings memory_flush;   // compaction.memoryFlush.*
@@ -74,6 +96,7 @@ struct runtime_settings {
   queue_settings queue;                 // messages.queue.*
   maintenance_settings maintenance;     // session.maintenance.*
   cron_settings cron;                   // cron.sessionRetention, cron.runLog.*
+  gateway_settings gateway;             // gateway.* (the gateway command's)
 };
 
 }  // namespace sessionrt::actors

@@ -46,6 +46,12 @@ struct system_event {
   std::int64_t timestamp_ms = 0;
 };
 
+// Where a session's replies go: its row's deliveryContext (channel, to, accountId, threadId)
+// as the last inbound message or a /dock-<channel> set it; empty fields when unknown.
+struct delivery_route {
+  std::string channel, to, account_id, thread_id;
+};
+
 // The result of one chat event, once its entries are durable per storage.durability.
 struct turn_outcome {
   status st;                        // ok, or what failed (the turn was not acknowledged)
@@ -58,6 +64,7 @@ struct turn_outcome {
   bool new_session = false;          // this event started a new sessionId
   std::string reset_reason;          // new | reset | daily | idle, when new_session
   std::vector<std::string> notices;  // for the user from the runtime (e.g. a memory flush gave up)
+  delivery_route delivery;           // where the host sends the reply (the session's route after the turn)
 };
 
 }  // namespace sessionrt

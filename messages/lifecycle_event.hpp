@@ -1,5 +1,6 @@
 // Lifecycle events the runtime publishes (SPEC §3, §4, §7): a type name from the list below,
-// the session it concerns, when, and a JSON object of details specific to the type.
+// the session it concerns, when, and a JSON object of details specific to the type, whose keys
+// messages/lifecycle_payloads.hpp lists (one struct per type, the only way events are filled).
 // Subscribers filter by type, key prefix and agent.
 #pragma once
 #include <boost/json/object.hpp>
@@ -12,24 +13,22 @@ namespace sessionrt {
 
 namespace event_types {
 inline constexpr std::string_view session_created = "session.created";
-inline constexpr std::string_view session_reset = "session.reset";          // reason, oldSessionId, newSessionId
-inline constexpr std::string_view session_expired = "session.expired";      // reason daily|idle, at
-inline constexpr std::string_view session_passivated = "session.passivated";  // why
-inline constexpr std::string_view message_appended = "message.appended";    // entryId, role
-inline constexpr std::string_view turn_completed = "turn.completed";        // tokens, latencyMs
-inline constexpr std::string_view turn_failed = "turn.failed";              // error
-// A message arrived while the session's turn was running: it waits (mode, depth).
+inline constexpr std::string_view session_reset = "session.reset";
+inline constexpr std::string_view session_expired = "session.expired";
+inline constexpr std::string_view session_passivated = "session.passivated";
+inline constexpr std::string_view message_appended = "message.appended";
+inline constexpr std::string_view turn_completed = "turn.completed";
+inline constexpr std::string_view turn_failed = "turn.failed";
+// A message arrived while the session's turn was running: it waits.
 inline constexpr std::string_view turn_queued = "turn.queued";
-// The running turn's model call was cancelled (reason stop|interrupt|reset|shutdown): the
-// user's message is kept, nothing of the reply.
+// The running turn's model call was cancelled: the user's message is kept, nothing of the reply.
 inline constexpr std::string_view turn_cancelled = "turn.cancelled";
-inline constexpr std::string_view store_flushed = "store.flushed";          // rows, bytes
-inline constexpr std::string_view store_quarantined = "store.quarantined";  // path, recovered, lost
-inline constexpr std::string_view transcript_repaired = "transcript.repaired";  // summary, dropped
-// Hygiene changed what this model call sees (the transcript is not rewritten): purpose,
-// counts (one per rule that acted, hygiene_report::to_json).
+inline constexpr std::string_view store_flushed = "store.flushed";
+inline constexpr std::string_view store_quarantined = "store.quarantined";
+inline constexpr std::string_view transcript_repaired = "transcript.repaired";
+// Hygiene changed what this model call sees (the transcript is not rewritten).
 inline constexpr std::string_view context_sanitized = "context.sanitized";
-inline constexpr std::string_view lock_contended = "lock.contended";        // pid, alive, ageMs
+inline constexpr std::string_view lock_contended = "lock.contended";
 inline constexpr std::string_view compaction_started = "compaction.started";
 inline constexpr std::string_view compaction_completed = "compaction.completed";
 inline constexpr std::string_view compaction_failed = "compaction.failed";
@@ -40,14 +39,16 @@ inline constexpr std::string_view memory_flush_failed = "memory_flush.failed";
 inline constexpr std::string_view reply_suppressed = "reply.suppressed";
 inline constexpr std::string_view overflow_recovered = "overflow.recovered";
 inline constexpr std::string_view context_pressure = "context.pressure";
-inline constexpr std::string_view cron_completed = "cron.completed";  // jobId, sessionId, reply|error, suppressed
-// agentId, mode, applied, rows/files counts, actions (what it did, or would do in warn mode)
+inline constexpr std::string_view cron_completed = "cron.completed";
+// A sub-agent's first turn (its task) ended; published under the parent's key.
+inline constexpr std::string_view subagent_completed = "subagent.completed";
+// /dock-<channel> moved a direct session's reply route.
+inline constexpr std::string_view session_docked = "session.docked";
+// One store maintenance pass: what it did, or would do in warn mode.
 inline constexpr std::string_view maintenance_report = "maintenance.report";
 // A streamed reply's text as the model produces it (only from runners that stream, see
-// model_request::on_text): text, attempt, index; the last one of an attempt has done=true,
-// silent (the reply was NO_REPLY: nothing more to show) and discarded (the attempt was dropped:
-// an overflow retried after a compaction, or an error). High volume, so opt-in: delivered only
-// to subscriptions that name it ("reply.delta" or "reply."), never to "every type".
+// model_request::on_text). High volume, so opt-in: delivered only to subscriptions that name
+// it ("reply.delta" or "reply."), never to "every type".
 inline constexpr std::string_view reply_delta = "reply.delta";
 }  // namespace event_types
 

@@ -87,6 +87,11 @@ class session_entry {
   SRT_INT_FIELD(archived_at, "archivedAt")
   SRT_STR_FIELD(parent_session_key, "parentSessionKey")
   SRT_STR_FIELD(spawned_by, "spawnedBy")
+  SRT_BOOL_FIELD(forked_from_parent, "forkedFromParent")
+  SRT_INT_FIELD(spawn_depth, "spawnDepth")
+  SRT_STR_FIELD(subagent_role, "subagentRole")                   // orchestrator | leaf
+  SRT_STR_FIELD(subagent_control_scope, "subagentControlScope")  // children | none
+  SRT_STR_FIELD(heartbeat_isolated_base_session_key, "heartbeatIsolatedBaseSessionKey")
   SRT_STR_FIELD(queue_mode, "queueMode")
   SRT_INT_FIELD(queue_cap, "queueCap")
   SRT_STR_FIELD(queue_drop, "queueDrop")

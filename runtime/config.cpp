@@ -272,6 +272,22 @@ constexpr config_key<actors::cron_settings> cron_run_log_keys[] = {
      }},
 };
 
+constexpr config_key<actors::gateway_settings> gateway_auth_keys[] = {
+    {"token", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.auth_token, read_string(v, p)); }},
+};
+
+constexpr config_key<actors::gateway_settings> gateway_keys[] = {
+    {"auth", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, gateway_auth_keys, t, st); }},
+    {"port", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.port, read_whole_number(v, p, 0, 65535)); }},
+    {"bind", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.bind, read_non_empty_string(v, p)); }},
+    {"maxConnections",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_connections, read_whole_number(v, p, 1)); }},
+    {"maxBufferedBytes",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_buffered_bytes, read_byte_size(v, p, 1024)); }},
+    {"maxPayload",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_payload, read_byte_size(v, p, 1024)); }},
+};
+
 constexpr config_key<actors::cron_settings> cron_keys[] = {
     {"sessionRetention", [](const auto& v, const auto& p, auto& t, auto&) { return read_cron_retention(v, p, t); }},
     {"runLog", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, cron_run_log_keys, t, st); }},
@@ -382,17 +398,27 @@ status read_agent_list(const bj::value& value, const std::string& path, std::vec
   });
 }
 
+constexpr config_key<runtime_settings> heartbeat_keys[] = {
+    {"isolatedSession",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.heartbeat_isolated_session, read_bool(v, p)); }},
+};
+
 constexpr config_key<runtime_settings> agent_defaults_keys[] = {
     {"compaction",
      [](const auto& v, const auto&, auto&, auto& st) {
        st.compaction_alias = &v;
        return status{};
      }},
+    {"heartbeat", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, heartbeat_keys, t, st); }},
 };
 
 constexpr config_key<runtime_settings> agents_keys[] = {
     {"list",
      [](const auto& v, const auto& p, auto& t, auto& st) { return read_agent_list(v, p, t.routing.agents, st); }},
+    {"maxSpawnDepth",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.subagents.max_spawn_depth, read_whole_number(v, p, 1, 5));
+     }},
     {"defaults",
      [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, agent_defaults_keys, t, st); }},
 };
@@ -617,6 +643,52 @@ constexpr config_key<actors::pressure_config> context_keys[] = {
      [](const auto& v, const auto& p, auto& t, auto&) { return read_pressure_fractions(v, p, t); }},
 };
 
+// ---- models.catalog [R§4.4] ----------------------------------------------------------------------
+
+constexpr config_key<actors::catalog_model> catalog_model_keys[] = {
+    {"provider",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.provider, read_non_empty_string(v, p)); }},
+    {"id", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.id, read_non_empty_string(v, p)); }},
+    {"aliases",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.aliases, read_string_list(v, p)); }},
+    {"contextWindow",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.context_window, read_whole_number(v, p, 1)); }},
+};
+
+// Each model once (provider/id compared case-insensitively), each alias naming one model.
+status read_models_catalog(const bj::value& value, const std::string& path, actors::model_catalog_settings& catalog,
+                           load_state& state) {
+  catalog.clear();
+  std::map<std::string, std::string> path_of_name;
+  return read_items(value, path, catalog, [&](const bj::value& item, const std::string& item_path, auto& list) {
+    actors::catalog_model model;
+    SRT_RETURN_IF_ERROR(read_keys(item, item_path, catalog_model_keys, model, state));
+    if (model.provider.empty()) return missing_key(item_path, "provider", "the provider id, e.g. \"openai\"");
+    if (model.id.empty()) return missing_key(item_path, "id", "the model id, e.g. \"gpt-4o\"");
+    std::vector<std::pair<std::string, std::string>> names{
+        {ascii_lower_trimmed(model.provider + "/" + model.id), child_key_path(item_path, "id")}};
+    for (std::size_t i = 0; i < model.aliases.size(); ++i) {
+      std::string alias = ascii_lower_trimmed(model.aliases[i]);
+      if (alias.empty() || alias.find_first_of(" \t\n") != std::string::npos)
+        return config_key_error(item_key_path(child_key_path(item_path, "aliases"), i),
+                                "an alias must be one word (it is matched as the first word after /new)");
+      names.emplace_back(alias, item_key_path(child_key_path(item_path, "aliases"), i));
+    }
+    for (const auto& [name, name_path] : names) {
+      if (auto seen = path_of_name.find(name); seen != path_of_name.end())
+        return config_key_error(name_path, fmt::format("\"{}\" is already used at {}", name, seen->second));
+      path_of_name.emplace(name, name_path);
+    }
+    list.push_back(std::move(model));
+    return status{};
+  });
+}
+
+constexpr config_key<runtime_settings> models_keys[] = {
+    {"catalog",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_models_catalog(v, p, t.models_catalog, st); }},
+};
+
 // ---- top level -----------------------------------------------------------------------------------
 
 constexpr config_key<runtime_settings> top_level_keys[] = {
@@ -632,6 +704,7 @@ constexpr config_key<runtime_settings> top_level_keys[] = {
     {"storage",
      [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, storage_keys, t.storage, st); }},
     {"model", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, model_keys, t.model, st); }},
+    {"models", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, models_keys, t, st); }},
     {"messages",
      [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, messages_keys, t.queue, st); }},
     {"compaction",
@@ -642,6 +715,8 @@ constexpr config_key<runtime_settings> top_level_keys[] = {
     {"context",
      [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, context_keys, t.pressure, st); }},
     {"cron", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, cron_keys, t.cron, st); }},
+    {"gateway",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, gateway_keys, t.gateway, st); }},
 };
 
 // `agents.defaults.compaction` first, then `compaction` over it, whatever their order in the file.
@@ -831,7 +906,10 @@ bj::object settings_to_json(const runtime_settings& s) {
   bj::array agents;
   for (const auto& agent : s.routing.agents)
     agents.emplace_back(bj::object{{"id", agent.id}, {"default", agent.is_default}});
-  out["agents"] = bj::object{{"list", std::move(agents)}};
+  out["agents"] = bj::object{{"list", std::move(agents)},
+                             {"maxSpawnDepth", s.subagents.max_spawn_depth},
+                             {"defaults", bj::object{{"heartbeat", bj::object{{"isolatedSession",
+                                                                              s.heartbeat_isolated_session}}}}}};
   bj::array bindings;
   for (const auto& binding : s.routing.bindings) bindings.emplace_back(binding_json(binding));
   out["bindings"] = std::move(bindings);
@@ -853,6 +931,13 @@ bj::object settings_to_json(const runtime_settings& s) {
   out["model"].as_object()["syncRunnerThreads"] = size_value(s.model.sync_runner_threads);
   out["model"].as_object()["api"] = s.model.api;
   out["model"].as_object()["imageMaxDimensionPx"] = s.model.image_max_dimension_px;
+  bj::array catalog;
+  for (const auto& m : s.models_catalog) {
+    bj::object model{{"provider", m.provider}, {"id", m.id}, {"aliases", string_array(m.aliases)}};
+    if (m.context_window) model["contextWindow"] = *m.context_window;
+    catalog.emplace_back(std::move(model));
+  }
+  out["models"] = bj::object{{"catalog", std::move(catalog)}};
   out["messages"] = bj::object{{"queue", bj::object{{"mode", actors::queue_mode_name(s.queue.mode)},
                                                     {"cap", size_value(s.queue.cap)},
                                                     {"drop", actors::queue_drop_name(s.queue.drop)},
@@ -868,6 +953,12 @@ bj::object settings_to_json(const runtime_settings& s) {
     cron["sessionRetention"] = false;
   cron["runLog"] = bj::object{{"maxBytes", s.cron.run_log_max_bytes}, {"keepLines", s.cron.run_log_keep_lines}};
   out["cron"] = std::move(cron);
+  out["gateway"] = bj::object{{"auth", bj::object{{"token", s.gateway.auth_token.empty() ? "" : "(set)"}}},
+                              {"port", s.gateway.port},
+                              {"bind", s.gateway.bind},
+                              {"maxConnections", size_value(s.gateway.max_connections)},
+                              {"maxBufferedBytes", size_value(s.gateway.max_buffered_bytes)},
+                              {"maxPayload", size_value(s.gateway.max_payload)}};
   return out;
 }
 

@@ -29,6 +29,8 @@
 //   agents.list[].default                   bool           false         the default agent
 //   agents.defaults.compaction              object                       OpenClaw's place for `compaction`; if both are
 //                                                                        given (warning) `compaction` wins key by key
+//   agents.defaults.heartbeat.isolatedSession bool         false         heartbeats run in `<key>:heartbeat` [R§1.1]
+//   agents.maxSpawnDepth                    whole 1..5     1             deepest sub-agent (1 = sub-agents are leaves)
 //   bindings[]                              array          []            routing bindings [R§1.2], file order per tier
 //   bindings[].agentId                      string, req.                 target agent (warned if not in agents.list)
 //   bindings[].match.channel                string, req.                 "telegram", "discord", ...
@@ -80,6 +82,10 @@
 //   model.api                               string         ""            provider API (openai-responses, ...), picks
 //                                                                        the transcript hygiene policy with provider/model
 //   model.imageMaxDimensionPx               whole 16..16384 1200         images sent to the model downscaled to this
+//   models.catalog[]                        array          []            what `/new <model>` may pick [R§4.4]
+//   models.catalog[].{provider,id}          string, req.                 each provider/id once
+//   models.catalog[].aliases                string[]       []            one-word names, unique over the catalog
+//   models.catalog[].contextWindow          whole >= 1     unset         the model's window (informative)
 //   messages.queue.mode                     enum           "followup"    followup | collect | interrupt | steer:
 //                                                                        messages that arrive during a turn
 //   messages.queue.cap                      whole >= 1     20            messages waiting at most
@@ -105,6 +111,13 @@
 //                                                                        false = never reaped [R§5.6]
 //   cron.runLog.maxBytes                    bytes >= 1     2000000       a run log over this is trimmed ...
 //   cron.runLog.keepLines                   whole >= 1     2000          ... to its last keepLines lines
+//   gateway.auth.token                      string         ""            the gateway's token ("" = $SESSIONRT_GATEWAY_TOKEN,
+//                                                                        else <state>/gateway.token); `config show` hides it
+//   gateway.port                            whole 0..65535 18789         `sessionrt gateway` port (--port wins)
+//   gateway.bind                            string         "127.0.0.1"   listen address (--bind wins)
+//   gateway.maxConnections                  whole >= 1     1024          WebSocket connections at once (past it: close 1013)
+//   gateway.maxBufferedBytes                bytes >= 1024  52428800      unsent output per connection before it is dropped
+//   gateway.maxPayload                      bytes >= 1024  26214400      largest message after connect (64 KiB before)
 #pragma once
 #include <boost/json/object.hpp>
 #include <string>

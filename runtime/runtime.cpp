@@ -10,6 +10,7 @@
 
 #include "actors/caf_types.hpp"
 #include "actors/events/event_bus.hpp"
+#include "messages/lifecycle_payloads.hpp"
 #include "actors/events/event_hub.hpp"
 #include "actors/maintenance/maintenance_actor.hpp"
 #include "actors/model/model_gate.hpp"
@@ -290,14 +291,11 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     }
   for (const auto& rep : st->report.stores) {
     if (!rep.quarantine) continue;
-    lifecycle_event e;
-    e.type = std::string(event_types::store_quarantined);
-    e.at_ms = now;
-    e.data["path"] = rep.quarantine->quarantined_path;
-    e.data["cause"] = rep.quarantine->cause;
-    e.data["rowsFromHeaders"] = rep.quarantine->rows_from_headers.size();
-    e.data["unrecoverableKeys"] = rep.quarantine->unrecoverable_keys.size();
-    publish(st->bus, *st->hub, std::move(e));
+    publish(st->bus, *st->hub,
+            payloads::make_event({}, now,
+                                 payloads::store_quarantined{rep.quarantine->quarantined_path, rep.quarantine->cause,
+                                                             std::int64_t(rep.quarantine->rows_from_headers.size()),
+                                                             std::int64_t(rep.quarantine->unrecoverable_keys.size())}));
   }
   return std::unique_ptr<runtime>(new runtime(std::move(st)));
 }

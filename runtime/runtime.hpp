@@ -4,7 +4,8 @@
 // actors (router, store writers, group-commit syncer, timers, event bus) and returns.
 //   send(chat_event)   -> std::future<turn_outcome>, ready once the turn is acknowledged
 //   router()           -> the actor that takes (chat, chat_event) -> turn_outcome requests
-//   send(system_event) -> heartbeat / cron / exec notices
+//   send(system_event) -> heartbeat / cron / exec notices, checked; a future of the outcome
+//   spawn_subagent(parent_key, spec) -> a sub-agent session; the future has its first turn
 //   subscribe(filter, fn) -> lifecycle events; fn runs on the event bus, one event at a time
 //                         (runtime_options::subscriptions also see the start-up events)
 //   sessions() / session(key) -> rows as the store holds them now (an error when the store
@@ -24,9 +25,13 @@
 #include <future>
 #include <memory>
 #include <string>
+#include <optional>
 #include <vector>
 
+#include <boost/json/array.hpp>
+
 #include "actors/runtime_settings.hpp"
+#include "actors/subagent/subagent_spawn.hpp"
 #include "messages/chat_event.hpp"
 #include "messages/clock.hpp"
 #include "messages/lifecycle_event.hpp"
@@ -91,7 +96,12 @@ class runtime {
 
   std::future<turn_outcome> send(chat_event ev);
   void send(chat_event ev, std::function<void(turn_outcome)> done);
-  void send(system_event ev);
+  // A system event is checked like a chat event (a bad key, a cron job id that cannot name a
+  // session, invalid UTF-8 or a text over session.maxMessageBytes: an outcome with the error,
+  // nothing stored); the outcome comes once its session handled it (a notice queued for the
+  // next prompt; a cron run's or an isolated heartbeat's turn acknowledged).
+  std::future<turn_outcome> send(system_event ev);
+  void send(system_event ev, std::function<void(turn_outcome)> done);
   const caf::actor& router() const;
 
   // Compaction providers (SPEC §4): compaction.provider names the one to try first.
@@ -125,6 +135,45 @@ class runtime {
   // pass's maintenance.report event (also published). Passes also run on their own: every
   // 5 minutes (under virtual time from advance()) and when a store's rows reach high water.
   result<lifecycle_event> maintain();
+
+  // ---- Session administration (the gateway's sessions.* methods; session_admin in
+  // runtime.cpp). Each goes through the actors: the key's live actor is passivated first (after
+  // its running turn; what arrives meanwhile waits in the router), then the store actor changes
+  // the row. /reset, /new, /compact and /stop need no method here: send them as chat events
+  // with an explicit session_key.
+  struct session_patch {
+    // Outer optional: change the field; inner nullopt: clear it (JSON null).
+    std::optional<std::optional<std::string>> label, model, thinking_level, queue_mode;
+  };
+  // Patches the key's row (a missing row is created with a new sessionId); model is
+  // "provider/model" or a model id; queue_mode must be a queue mode's name. Returns the row.
+  result<session_row> patch_session(const std::string& key, const session_patch& patch);
+  struct deleted_session {
+    bool deleted = false;                // there was a row
+    std::vector<std::string> archived;   // transcripts renamed to <file>.deleted.<ts>
+  };
+  // Removes the key's row and archives its transcript (when archive_transcript).
+  result<deleted_session> delete_session(const std::string& key, bool archive_transcript = true);
+  struct session_history {
+    std::string session_id;
+    boost::json::array messages;  // the model context (pi's buildSessionContext shape), oldest first
+  };
+  // The messages of the key's current transcript (read only); no row: not_found.
+  result<session_history> history(const std::string& key);
+
+  // ---- Sub-agents (actors/subagent/subagent_actor.hpp) ----
+  // Spawns agent:<target>:subagent:<uuid> from the session `parent_key` (which must have a
+  // row): its row gets spawnedBy / parentSessionKey / spawnDepth (at most
+  // agents.maxSpawnDepth) / subagentRole / subagentControlScope (and forkedFromParent with
+  // spec.fork: it starts from the parent's active branch, or isolated when that is too large,
+  // fork_planner.hpp). The task runs as its first turn; the future has that turn's outcome
+  // (session_key = the child's key, or the refusal), and subscribers of the parent get
+  // subagent.completed with the reply. Send it once the parent's own turns are answered: a
+  // fork copies what the parent's transcript holds at that moment.
+  std::future<turn_outcome> spawn_subagent(const std::string& parent_key, actors::subagent_spec spec);
+  void spawn_subagent(const std::string& parent_key, actors::subagent_spec spec, std::function<void(turn_outcome)> done);
+  // The actor behind it: (spawn, parent_key, subagent_spec) -> turn_outcome.
+  const caf::actor& subagents() const;
 
   status stop(std::chrono::milliseconds deadline = std::chrono::seconds(10));
   bool stopped() const;

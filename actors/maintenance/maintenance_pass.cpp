@@ -48,8 +48,6 @@ std::unordered_set<std::string> sessions_to_keep(const maintenance_job& job, con
   return keep;
 }
 
-std::string maintenance_report_event_type() { return std::string(event_types::maintenance_report); }
-
 namespace {
 
 boost::json::object action_json(const plan_action& a) {
@@ -119,9 +117,7 @@ boost::json::object job_json(const maintenance_job& job, bool applied, std::size
 
 lifecycle_event maintenance_report_event(const std::vector<maintenance_job>& jobs, maintenance_mode mode,
                                          const std::string& trigger, std::int64_t now_ms, std::size_t max_actions) {
-  lifecycle_event e;
-  e.type = maintenance_report_event_type();
-  e.at_ms = now_ms;
+  payloads::maintenance_report e;
   const bool applied = mode == maintenance_mode::enforce;
   std::size_t planned = 0, rows = 0, archived = 0, deleted = 0, skipped = 0;
   boost::json::array stores;
@@ -133,17 +129,17 @@ lifecycle_event maintenance_report_event(const std::vector<maintenance_job>& job
     skipped += j.skipped.size();
     stores.emplace_back(job_json(j, applied || j.reaper, max_actions));  // the reaper applies in warn too
   }
-  e.data["mode"] = maintenance_mode_name(mode);
-  e.data["trigger"] = trigger;
-  e.data["applied"] = applied;  // session.maintenance's plan; the cron reaper's says per store
-  e.data["plannedActions"] = planned;
-  e.data["wouldMutate"] = planned > 0;
-  e.data["rowsRemoved"] = rows;
-  e.data["filesArchived"] = archived;
-  e.data["filesDeleted"] = deleted;
-  e.data["skipped"] = skipped;
-  e.data["stores"] = std::move(stores);
-  return e;
+  e.body["mode"] = maintenance_mode_name(mode);
+  e.body["trigger"] = trigger;
+  e.body["applied"] = applied;  // session.maintenance's plan; the cron reaper's says per store
+  e.body["plannedActions"] = planned;
+  e.body["wouldMutate"] = planned > 0;
+  e.body["rowsRemoved"] = rows;
+  e.body["filesArchived"] = archived;
+  e.body["filesDeleted"] = deleted;
+  e.body["skipped"] = skipped;
+  e.body["stores"] = std::move(stores);
+  return payloads::make_event({}, now_ms, e);
 }
 
 }  // namespace sessionrt::actors

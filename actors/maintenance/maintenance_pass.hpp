@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "actors/maintenance/maintenance_planner.hpp"
-#include "messages/lifecycle_event.hpp"
+#include "messages/lifecycle_payloads.hpp"
 
 namespace sessionrt::actors {
 
@@ -55,7 +55,6 @@ struct batch_checks {
 std::unordered_set<std::string> sessions_to_keep(const maintenance_job& job, const maintenance_batch& batch,
                                                  const batch_checks& checks);
 
-std::string maintenance_report_event_type();
 lifecycle_event maintenance_report_event(const std::vector<maintenance_job>& jobs, maintenance_mode mode,
                                          const std::string& trigger, std::int64_t now_ms,
                                          std::size_t max_actions_listed = 100);

@@ -138,8 +138,20 @@ void activate(router_self self, state_ptr st, const std::string& key) {
   if (!s) return;
   auto store = st->cfg.agents.store.at(s->agent);
   self->request(store, caf::infinite, get_atom::value, key)
-      .then([self, st, key](entry_reply& row) { on_row(self, st, key, row); },
-            [self, st, key](caf::error& err) { on_row_failed(self, st, key, err); });
+      .then(
+          [self, st, key, store](entry_reply& row) {
+            if (row.found || !row.error.empty() || !is_thread_key(key)) return on_row(self, st, key, row);
+            // A thread's first session forks its parent's active branch: the parent's row too.
+            row.fork_parent_key = split_thread_suffix(key).base_key;
+            self->request(store, caf::infinite, get_atom::value, row.fork_parent_key)
+                .then(
+                    [self, st, key, row](entry_reply& parent) mutable {
+                      if (parent.found) row.fork_parent_row = std::move(parent.entry);
+                      on_row(self, st, key, row);
+                    },
+                    [self, st, key, row](caf::error&) mutable { on_row(self, st, key, row); });
+          },
+          [self, st, key](caf::error& err) { on_row_failed(self, st, key, err); });
 }
 
 void passivate(router_self self, const state_ptr& st, const std::string& key, const std::string& why) {

@@ -64,13 +64,9 @@ task<turn_outcome> session_core::cron_run(const system_event& ev, core_effects& 
   turn_outcome out;
   out.session_key = key_;
   auto report = [&](const turn_outcome& o) {
-    auto e = event(event_types::cron_completed);
-    e.data["jobId"] = ev.job_id;
-    e.data["sessionId"] = o.session_id;
-    if (!o.st.ok()) e.data["error"] = o.st.to_string();
-    else if (o.reply) e.data["reply"] = *o.reply;
-    e.data["suppressed"] = o.suppressed;
-    fx.events.push_back(std::move(e));
+    payloads::cron_completed p{ev.job_id, o.session_id, std::nullopt, o.reply, o.suppressed};
+    if (!o.st.ok()) p.error = o.st.to_string();
+    fx.events.push_back(event(p));
   };
   // The current transcript's lock first, as for a chat turn: held elsewhere, nothing changes.
   if (row_ && row_->session_id())

@@ -2,12 +2,9 @@
 
 namespace sessionrt::actors {
 
-reply_stream::reply_stream(std::function<void(lifecycle_event)> publish, const clock& time, lifecycle_event base,
-                           int attempt)
-    : publish_(std::move(publish)), time_(time), base_(std::move(base)), attempt_(attempt) {
-  base_.type = std::string(event_types::reply_delta);
-  base_.data.clear();
-}
+reply_stream::reply_stream(std::function<void(lifecycle_event)> publish, const clock& time,
+                           payloads::event_subject session, int attempt)
+    : publish_(std::move(publish)), time_(time), session_(std::move(session)), attempt_(attempt) {}
 
 void reply_stream::on_text(std::string_view piece) {
   streamed_ = true;
@@ -26,17 +23,8 @@ void reply_stream::end(bool kept) {
 }
 
 void reply_stream::emit(std::string text, bool done, bool silent, bool discarded) {
-  lifecycle_event e = base_;
-  e.at_ms = time_.now_ms();
-  e.data["text"] = std::move(text);
-  e.data["attempt"] = attempt_;
-  e.data["index"] = index_++;
-  if (done) {
-    e.data["done"] = true;
-    e.data["silent"] = silent;
-    e.data["discarded"] = discarded;
-  }
-  publish_(std::move(e));
+  publish_(payloads::make_event(session_, time_.now_ms(),
+                                payloads::reply_delta{std::move(text), attempt_, index_++, done, silent, discarded}));
 }
 
 }  // namespace sessionrt::actors

@@ -11,14 +11,14 @@
 
 #include "actors/session/silent_reply.hpp"
 #include "messages/clock.hpp"
-#include "messages/lifecycle_event.hpp"
+#include "messages/lifecycle_payloads.hpp"
 
 namespace sessionrt::actors {
 
 class reply_stream {
  public:
-  // `base` carries the session's key, agent and id; type, time and data are set here.
-  reply_stream(std::function<void(lifecycle_event)> publish, const clock& time, lifecycle_event base, int attempt);
+  reply_stream(std::function<void(lifecycle_event)> publish, const clock& time, payloads::event_subject session,
+               int attempt);
 
   void on_text(std::string_view piece);
   // The model call returned. kept: the reply is the turn's (not dropped for a retry or an
@@ -30,7 +30,7 @@ class reply_stream {
 
   std::function<void(lifecycle_event)> publish_;
   const clock& time_;
-  lifecycle_event base_;
+  payloads::event_subject session_;
   int attempt_;
   int index_ = 0;
   bool streamed_ = false;

@@ -469,17 +469,11 @@ void on_chat(session_state& st, chat_event ev, route_facts route, outcome_fn sin
       return;
     }
   const std::string key = st.core->key();
-  if (st.deps->hub->wants(event_types::turn_queued)) {
-    lifecycle_event e;
-    e.type = std::string(event_types::turn_queued);
-    e.session_key = key;
-    e.agent_id = st.deps->core->agent_id;
-    e.session_id = st.core->session_id();
-    e.at_ms = c.arrived_ms;
-    e.data["mode"] = queue_mode_name(q.mode);
-    e.data["depth"] = st.queue.chats() + 1;
-    publish(st.self, st.deps->bus, *st.deps->hub, std::move(e));
-  }
+  if (st.deps->hub->wants(event_types::turn_queued))
+    publish(st.self, st.deps->bus, *st.deps->hub,
+            payloads::make_event(st.core->subject(), c.arrived_ms,
+                                 payloads::turn_queued{std::string(queue_mode_name(q.mode)),
+                                                       std::int64_t(st.queue.chats() + 1)}));
   for (auto& d : st.queue.push(std::move(c), q))
     d.sink(refused(st, status(errc::limit_exceeded,
                               fmt::format("dropped: {} messages were already waiting (messages.queue.cap {}, drop {})",
@@ -523,15 +517,8 @@ void on_passivate(session_state& st, const std::string& why) {
 void finish_passivation(session_state& st) {
   if (!st.passivating || st.turn || st.lock_wait || st.fetching_row || !st.acks.empty() || !st.queue.empty()) return;
   status closed = st.core->close();
-  lifecycle_event e;
-  e.type = std::string(event_types::session_passivated);
-  e.session_key = st.core->key();
-  e.agent_id = st.deps->core->agent_id;
-  e.session_id = st.core->session_id();
-  e.at_ms = st.deps->core->time->now_ms();
-  e.data["why"] = st.passivate_why;
-  if (!closed.ok()) e.data["closeError"] = closed.message();
-  publish(st.self, st.deps->bus, *st.deps->hub, std::move(e));
+  publish(st.self, st.deps->bus, *st.deps->hub,
+          st.core->event(payloads::session_passivated{st.passivate_why, closed.ok() ? std::string() : closed.message()}));
   // (A typed actor sends to a dynamic handle as itself.)
   if (st.passivate_reply_to)
     caf::send_as(caf::actor_cast<caf::actor>(st.self), st.passivate_reply_to, passivated_atom::value, st.core->key());
@@ -613,6 +600,7 @@ session_actor_type::behavior_type session_actor(session_self self, std::string k
                                                                      : std::nullopt,
                                             st->deps->core, std::move(publish_now));
   st->core->set_io(st);
+  if (!row.found && !row.fork_parent_key.empty()) st->core->set_fork_parent(row.fork_parent_key, row.fork_parent_row);
   return {
       [self, st](chat_atom, chat_event& ev, route_facts& route) -> caf::result<turn_outcome> {
         return on_chat_request(*st, self->make_response_promise(), std::move(ev), std::move(route));

@@ -1,10 +1,13 @@
 #include "actors/session/session_core.hpp"
 
 #include <date/tz.h>
+#include <utility>
 #include <fmt/format.h>
 
 #include "actors/session/chat_commands.hpp"
 #include "actors/session/compaction_planner.hpp"
+#include "actors/session/fork_planner.hpp"
+#include "actors/session/group_display_name.hpp"
 #include "actors/session/memory_flush_planner.hpp"
 #include "actors/session/overflow_detector.hpp"
 #include "actors/session/reply_stream.hpp"
@@ -64,14 +67,8 @@ void session_core::note_synced(std::uint64_t seq, bool dir_synced) {
   if (transcript_) transcript_->note_synced(seq, dir_synced);
 }
 
-lifecycle_event session_core::event(std::string_view type) const {
-  lifecycle_event e;
-  e.type = std::string(type);
-  e.session_key = key_;
-  e.agent_id = deps_->agent_id;
-  e.session_id = row_ ? std::string(row_->session_id().value_or("")) : std::string();
-  e.at_ms = deps_->time->now_ms();
-  return e;
+payloads::event_subject session_core::subject() const {
+  return {key_, deps_->agent_id, session_id()};  // also while trim() left the row to the store
 }
 
 std::string session_core::transcript_path_for(const std::string& session_id) const {
@@ -121,12 +118,9 @@ status session_core::open_current(core_effects& fx) {
     return opened.error();
   }
   if (opened->repair) {
-    auto e = event(event_types::transcript_repaired);
-    e.data["path"] = path;
-    e.data["summary"] = opened->repair->summary();
-    e.data["droppedLines"] = opened->repair->dropped.size();
-    e.data["tornTailBytes"] = opened->repair->torn_tail_bytes;
-    fx.events.push_back(std::move(e));
+    fx.events.push_back(event(payloads::transcript_repaired{path, opened->repair->summary(),
+                                                            std::int64_t(opened->repair->dropped.size()),
+                                                            std::int64_t(opened->repair->torn_tail_bytes)}));
   }
   auto ctx = opened->file->context();
   if (!ctx.ok()) {
@@ -143,13 +137,13 @@ status session_core::acquire_lock(const std::string& path, core_effects& fx) {
   storage::write_lock_options lo = deps_->settings->session.write_lock;
   lo.max_hold_ms = std::max(lo.max_hold_ms, kSessionLockMaxHoldMs);
   lo.on_contended = [&](const storage::lock_contention& c) {
-    auto e = event(event_types::lock_contended);
-    e.data["lockPath"] = c.inspection.lock_path;
-    e.data["pid"] = c.inspection.pid ? boost::json::value(*c.inspection.pid) : boost::json::value(nullptr);
-    e.data["alive"] = c.inspection.pid_alive;
-    e.data["ageMs"] = c.inspection.age_ms ? boost::json::value(*c.inspection.age_ms) : boost::json::value(nullptr);
-    e.data["reasons"] = c.inspection.reasons_text();
-    fx.events.push_back(std::move(e));
+    payloads::lock_contended p;
+    p.lock_path = c.inspection.lock_path;
+    if (c.inspection.pid) p.pid = *c.inspection.pid;
+    p.alive = c.inspection.pid_alive;
+    if (c.inspection.age_ms) p.age_ms = *c.inspection.age_ms;
+    p.reasons = c.inspection.reasons_text();
+    fx.events.push_back(event(p));
   };
   // One attempt, never waiting here: the actor schedules the retries (lock_busy()).
   auto attempt = storage::try_acquire_write_lock(*deps_->files, *deps_->time, *deps_->probe, path, lo);
@@ -216,7 +210,39 @@ std::string session_core::session_id() const {
   return row_ ? std::string(row_->session_id().value_or("")) : std::string();
 }
 
+void session_core::set_fork_parent(std::string parent_key, const std::optional<session_entry>& parent_row) {
+  if (!parent_row || !parent_row->session_id()) return;  // nothing to fork: the thread starts empty
+  const std::string id(*parent_row->session_id());
+  std::string path;
+  if (auto file = parent_row->session_file())
+    if (auto confined = storage::confine_session_file(*deps_->files, deps_->sessions_dir, std::string(*file)); confined.ok())
+      path = *confined;
+  if (path.empty())
+    if (auto p = storage::transcript_path(deps_->sessions_dir, id); p.ok()) path = *p;
+  fork_parent_key_ = std::move(parent_key);
+  fork_parent_path_ = std::move(path);
+}
+
 status session_core::start_new_session(const std::string& old_id, core_effects& fx) {
+  if (old_id.empty() && !fork_parent_path_.empty() && row_ && row_->session_id()) {
+    // A thread's first session: the parent's active branch first (or an isolated start).
+    const std::string id(*row_->session_id());
+    fork_request fr;
+    fr.parent_path = std::exchange(fork_parent_path_, std::string());
+    fr.child_path = transcript_path_for(id);
+    fr.child_header.id = id;
+    fr.child_header.timestamp_ms = deps_->time->now_ms();
+    fr.child_header.cwd = deps_->settings->workspace_dir.empty() ? deps_->sessions_dir : deps_->settings->workspace_dir;
+    fr.child_header.session_key = key_;
+    fr.max_tokens = fork_token_limit(deps_->settings->model.context_window,
+                                     effective_reserve(deps_->settings->compaction, deps_->settings->model.context_window));
+    if (!fr.child_path.empty() && !deps_->files->lstat(fr.child_path).ok()) {
+      auto forked = write_fork(*deps_->files, fr);
+      if (!forked.ok()) return forked.error().with_context("forking the thread from " + fork_parent_key_);
+      row_->set_parent_session_key(fork_parent_key_);
+      if (forked->mode != fork_mode::isolated) row_->set_forked_from_parent(true);
+    }
+  }
   // The previous session's file: the open transcript (after truncateAfterCompaction that is a
   // successor, <ISO>_<id>.jsonl), else <id>.jsonl.
   std::string old_path = transcript_ ? transcript_->path() : std::string();
@@ -235,10 +261,8 @@ const boost::json::object& session_core::append_and_track(boost::json::object& m
   auto id = transcript_->append_message(message);
   if (!id.ok()) return message;  // reported by the commit that follows (or the caller)
   if (wants(event_types::message_appended)) {
-    auto e = event(event_types::message_appended);
-    e.data["entryId"] = *id;
-    e.data["role"] = json::get_string(message, "role").value_or("");
-    fx.events.push_back(std::move(e));
+    fx.events.push_back(
+        event(payloads::message_appended{*id, std::string(json::get_string(message, "role").value_or(""))}));
   }
   context_.emplace_back(std::move(message));
   return context_.back().get_object();
@@ -267,6 +291,12 @@ boost::json::object session_core::inbound_patch(const chat_event& ev, const rout
     if (!route.channel.empty()) p["channel"] = route.channel;
     p["groupId"] = route.peer_id;
     if (!ev.subject.empty()) p["subject"] = ev.subject;
+    // OpenClaw's group label, from this event's subject or the one the row kept.
+    const std::string subject =
+        !ev.subject.empty() ? ev.subject : row_ ? std::string(row_->subject().value_or("")) : std::string();
+    p["displayName"] = group_display_name(route.channel, subject, route.peer_id);
+  } else if (!ev.display_name.empty() && p.contains("origin")) {
+    p["origin"].as_object()["label"] = ev.display_name;  // the sender, as the channel names them
   }
   return p;
 }
@@ -309,15 +339,11 @@ void session_core::note_new_session(const std::string& old_id, const rollover_re
   out.new_session = true;
   out.session_id = std::string(row_->session_id().value_or(""));
   if (old_id.empty()) {
-    fx.events.push_back(event(event_types::session_created));
+    fx.events.push_back(event(payloads::session_created{}));
     return;
   }
-  auto e = event(event_types::session_reset);
   out.reset_reason = roll.reason ? std::string(session_end_reason_name(*roll.reason)) : "new";
-  e.data["reason"] = out.reset_reason;
-  e.data["oldSessionId"] = old_id;
-  e.data["newSessionId"] = out.session_id;
-  fx.events.push_back(std::move(e));
+  fx.events.push_back(event(payloads::session_reset{out.reset_reason, old_id, out.session_id}));
 }
 
 void session_core::row_for_store(core_effects& fx) {
@@ -346,7 +372,7 @@ void session_core::system_turn(const system_event& ev, core_effects& fx) {
   const bool existed = row_.has_value();
   rollover_result roll = row_ ? roll_session(in, std::move(*row_)) : roll_session(in);  // in place, as in chat()
   row_ = std::move(roll.entry);
-  if (!existed) fx.events.push_back(event(event_types::session_created));
+  if (!existed) fx.events.push_back(event(payloads::session_created{}));
   if (!ev.text.empty()) queued_.push_back(ev.text);
   finish_effects(fx, last_route_);
 }

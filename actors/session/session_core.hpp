@@ -32,6 +32,7 @@
 #include "actors/session/compaction_providers.hpp"
 #include "actors/session/compaction_runner.hpp"
 #include "actors/session/context_pressure.hpp"
+#include "messages/lifecycle_payloads.hpp"
 #include "actors/session/reset_trigger.hpp"
 #include "actors/session/route_facts.hpp"
 #include "actors/session/turn_io.hpp"
@@ -144,6 +145,9 @@ class session_core {
   void restore_row(std::optional<session_entry> row);
   // The current sessionId ("" if none), also while the row is left to the store.
   std::string session_id() const;
+  // A thread session without a row: its first session starts from this parent's active branch
+  // (fork_planner.hpp; parentSessionKey and forkedFromParent on the row). Once.
+  void set_fork_parent(std::string parent_key, const std::optional<session_entry>& parent_row);
 
   const std::string& key() const { return key_; }
   // The row (nullopt while trim() left it to the store).
@@ -160,8 +164,14 @@ class session_core {
   // holder is for the timeout error). Unset when the error is final or there was none.
   const storage::lock_busy* lock_busy() const { return lock_busy_.get(); }
 
+  // An event about this session now, its data from the payload (messages/lifecycle_payloads.hpp).
+  template <class Payload>
+  lifecycle_event event(const Payload& p) const {
+    return payloads::make_event(subject(), deps_->time->now_ms(), p);
+  }
+  payloads::event_subject subject() const;
+
  private:
-  lifecycle_event event(std::string_view type) const;
   bool wants(std::string_view type) const { return !deps_->wants_event || deps_->wants_event(type); }
   status open_current(core_effects& fx);
   status acquire_lock(const std::string& path, core_effects& fx);  // one attempt; sets lock_ or lock_busy_
@@ -200,6 +210,8 @@ class session_core {
   void row_for_store(core_effects& fx);
   task<turn_outcome> chat_turn(const chat_event& ev, const route_facts& route, core_effects& fx);
   task<turn_outcome> cron_run(const system_event& ev, core_effects& fx);
+  // A heartbeat in its own `<base>:heartbeat` session (heartbeat_run.cpp): its text runs as a turn.
+  task<turn_outcome> heartbeat_run(const system_event& ev, core_effects& fx);
   void system_turn(const system_event& ev, core_effects& fx);
 
   std::string key_;
@@ -219,6 +231,7 @@ class session_core {
   std::vector<std::string> queued_;  // system notices for the next prompt
   pressure_state pressure_;
   route_facts last_route_;
+  std::string fork_parent_key_, fork_parent_path_;  // set_fork_parent(), until the first session starts
 };
 
 }  // namespace sessionrt::actors

@@ -4,6 +4,8 @@
 
 #include "actors/session/chat_commands.hpp"
 #include "actors/session/compaction_planner.hpp"
+#include "actors/session/dock_command.hpp"
+#include "actors/session/heartbeat_run.hpp"
 #include "actors/session/hygiene/clean_check.hpp"
 #include "actors/session/hygiene/display_projection.hpp"
 #include "actors/session/hygiene/hygiene_pipeline.hpp"
@@ -11,6 +13,7 @@
 #include "actors/session/midturn_precheck.hpp"
 #include "actors/session/overflow_detector.hpp"
 #include "actors/session/reply_stream.hpp"
+#include "actors/session/reset_model_selection.hpp"
 #include "actors/session/reset_policy.hpp"
 #include "actors/session/reset_trigger.hpp"
 #include "actors/session/session_core.hpp"
@@ -25,6 +28,10 @@
 
 namespace sessionrt::actors {
 namespace {
+
+payloads::memory_flush_decision flush_decision_payload(const flush_decision& d) {
+  return {std::string(flush_reason_name(d.reason)), d.token_count, d.threshold};
+}
 
 // The reply as delivered: its text blocks, one per line.
 std::string reply_text(const boost::json::object& message) { return message_text(message.if_contains("content"), "\n"); }
@@ -53,6 +60,11 @@ task<turn_outcome> session_core::chat(const chat_event& ev, const route_facts& r
     co_return out;
   }
   turn_outcome out = co_await chat_turn(ev, route, fx);
+  if (row_) {
+    // Where replies go (the route this turn left, docked or not), so a host knows where to
+    // deliver; turn.completed carries it too.
+    out.delivery = delivery_route_of(*row_);
+  }
   row_for_store(fx);
   co_return out;
 }
@@ -63,8 +75,11 @@ task<turn_outcome> session_core::system(const system_event& ev, core_effects& fx
   if (needs_row()) co_return out;  // the actor restores the row first
   if (ev.kind == system_event_kind::cron && !ev.job_id.empty())
     out = co_await cron_run(ev, fx);
+  else if (ev.kind == system_event_kind::heartbeat && is_isolated_heartbeat_key(key_))
+    out = co_await heartbeat_run(ev, fx);
   else
     system_turn(ev, fx);
+  if (out.session_id.empty()) out.session_id = session_id();
   row_for_store(fx);
   co_return out;
 }
@@ -130,10 +145,7 @@ bool session_core::messages_for_model(const std::shared_ptr<model_request>& req,
   opts.now_ms = deps_->time->now_ms();
   const auto report = hygiene::sanitize_for_provider(req->messages, policy, opts);
   if (report.changed() && wants(event_types::context_sanitized)) {
-    auto e = event(event_types::context_sanitized);
-    e.data["purpose"] = req->purpose;
-    e.data["counts"] = report.to_json();
-    fx.events.push_back(std::move(e));
+    fx.events.push_back(event(payloads::context_sanitized{req->purpose, report.to_json()}));
   }
   return false;
 }
@@ -212,13 +224,36 @@ task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_fac
 
   std::string text = ev.text;
   if (trigger.command == reset_command::reset) {
-    text = trigger.first_message;
+    // `/new <model> rest...`: the new row's model override, and the rest as the first message.
+    const reset_model_applied picked =
+        apply_reset_model(*row_, trigger.first_message, catalog_of(settings.models_catalog, settings.model.provider,
+                                                                   settings.model.model),
+                          settings.models_catalog);
+    text = picked.first_message;
+    if (picked.selected && !text.empty()) out.notices.push_back(model_switch_notice(picked));
     if (text.empty() && ev.content.empty()) {
       out.command = trigger.matched_trigger;
       out.command_output = fmt::format("New session started ({}).", out.session_id);
+      if (picked.selected) out.command_output += " " + model_switch_notice(picked);
       finish_effects(fx, route);
       co_return out;
     }
+  }
+  if (auto channel = parse_dock_command(text)) {
+    out.command = "/dock-" + *channel;
+    const std::string previous(row_->last_channel().value_or(""));
+    auto target = resolve_dock_target(*channel, route, ev.sender_id, settings.routing.session.links);
+    if (!target.ok()) {
+      out.command_output = target.error().message();  // a reply; the route stays
+    } else {
+      apply_dock(*row_, *target);
+      out.command_output = dock_reply(*target);
+      if (wants(event_types::session_docked)) {
+        fx.events.push_back(event(dock_payload(*target, previous)));
+      }
+    }
+    finish_effects(fx, route);
+    co_return out;
   }
   std::string args;
   switch (parse_chat_command(text, args)) {
@@ -319,7 +354,7 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
     // Streamed pieces reach the stream on the actor's thread (the actor forwards them).
     std::optional<reply_stream> stream;
     if (publish_now_ && wants(event_types::reply_delta)) {
-      stream.emplace(publish_now_, *deps_->time, event(event_types::reply_delta), overflow_compactions + 1);
+      stream.emplace(publish_now_, *deps_->time, subject(), overflow_compactions + 1);
       req->on_text = [&stream](std::string_view piece) { stream->on_text(piece); };
     }
     reply = co_await call_model(req);
@@ -348,19 +383,15 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
     if (!retry) break;
   }
   if (reply.ok() && overflow_compactions > 0 && wants(event_types::overflow_recovered)) {
-    auto e = event(event_types::overflow_recovered);
-    e.data["compactions"] = overflow_compactions;
-    fx.events.push_back(std::move(e));
+    fx.events.push_back(event(payloads::overflow_recovered{overflow_compactions}));
   }
 
   if (!reply.ok()) {
     const bool was_cancelled = reply.error().code() == errc::cancelled;
-    auto e = event(was_cancelled ? event_types::turn_cancelled : event_types::turn_failed);
     if (was_cancelled)
-      e.data["reason"] = io_ ? io_->cancel_reason() : std::string();
+      fx.events.push_back(event(payloads::turn_cancelled{io_ ? io_->cancel_reason() : std::string()}));
     else
-      e.data["error"] = reply.error().message();
-    fx.events.push_back(std::move(e));
+      fx.events.push_back(event(payloads::turn_failed{reply.error().message()}));
     out.st = was_cancelled ? reply.error() : reply.error().with_context("model call failed");
     if (status st = durability_commit(fx); !st.ok()) out.st = st;
     finish_effects(fx, last_route_);
@@ -388,15 +419,14 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
   const silent_reply_verdict verdict = final_reply_verdict(reply_text(msg));
   if (verdict.silent) {
     out.suppressed = true;
-    if (wants(event_types::reply_suppressed)) fx.events.push_back(event(event_types::reply_suppressed));
+    if (wants(event_types::reply_suppressed)) fx.events.push_back(event(payloads::reply_suppressed{}));
   } else {
     out.reply = verdict.text;
   }
   if (wants(event_types::turn_completed)) {
-    auto e = event(event_types::turn_completed);
-    e.data["totalTokens"] = row_->total_tokens().value_or(0);
-    e.data["latencyMs"] = deps_->time->now_ms() - started;
-    fx.events.push_back(std::move(e));
+    fx.events.push_back(
+        event(payloads::turn_completed{row_->total_tokens().value_or(0), deps_->time->now_ms() - started,
+                                       delivery_route_of(*row_)}));
   }
   check_context_pressure(context_tokens, fx);
   if (settings.compaction.enabled &&
@@ -416,9 +446,7 @@ task<result<compaction_outcome>> session_core::compact(std::string reason, std::
                                                        core_effects& fx) {
   const std::string old_path = transcript_->path();
   if (wants(event_types::compaction_started)) {
-    auto e = event(event_types::compaction_started);
-    e.data["reason"] = reason;
-    fx.events.push_back(std::move(e));
+    fx.events.push_back(event(payloads::compaction_started{reason}));
   }
   if (!io_) co_return result<compaction_outcome>(errc::unsupported, "no model runner is registered");
   compaction_env env{deps_->files, deps_->time, deps_->settings, io_, deps_->providers};
@@ -427,11 +455,8 @@ task<result<compaction_outcome>> session_core::compact(std::string reason, std::
   const compaction_request what{reason, instructions, key_};
   auto done = co_await compact_session(env, what, transcript_, next);
   if (!done.ok()) {
-    auto e = event(event_types::compaction_failed);
-    e.data["reason"] = reason;
-    e.data["error"] = done.error().message();
-    e.data["cancelled"] = done.error().code() == errc::cancelled;
-    fx.events.push_back(std::move(e));
+    fx.events.push_back(
+        event(payloads::compaction_failed{reason, done.error().message(), done.error().code() == errc::cancelled}));
     co_return done;
   }
   if (!done->compacted) co_return done;
@@ -457,19 +482,19 @@ task<result<compaction_outcome>> session_core::compact(std::string reason, std::
     clean_upto_ = 0;  // a new context: its cleanliness is unknown
   }
   if (wants(event_types::compaction_completed)) {
-    auto e = event(event_types::compaction_completed);
-    e.data["reason"] = reason;
-    e.data["provider"] = done->provider;
-    e.data["tokensBefore"] = done->tokens_before;
-    e.data["tokensAfter"] = done->tokens_after;
-    e.data["firstKeptEntryId"] = done->first_kept_entry_id;
-    e.data["compactionCount"] = row_->compaction_count().value_or(0);
-    if (!done->fallback_warning.empty()) e.data["warning"] = done->fallback_warning;
+    payloads::compaction_completed p;
+    p.reason = reason;
+    p.provider = done->provider;
+    p.tokens_before = done->tokens_before;
+    p.tokens_after = done->tokens_after;
+    p.first_kept_entry_id = done->first_kept_entry_id;
+    p.compaction_count = row_->compaction_count().value_or(0);
+    p.warning = done->fallback_warning;
     if (done->successor_session_id) {
-      e.data["successorSessionId"] = *done->successor_session_id;
-      e.data["checkpoint"] = old_path;
+      p.successor_session_id = *done->successor_session_id;
+      p.checkpoint = old_path;
     }
-    fx.events.push_back(std::move(e));
+    fx.events.push_back(event(p));
   }
   co_return done;
 }
@@ -490,11 +515,7 @@ task<bool> session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::i
   if (!d.run) {
     // A flush that was due but cannot run is said; the everyday "not yet" is not.
     if (d.due && wants(event_types::memory_flush_skipped)) {
-      auto e = event(event_types::memory_flush_skipped);
-      e.data["reason"] = flush_reason_name(d.reason);
-      e.data["tokenCount"] = d.token_count;
-      e.data["threshold"] = d.threshold;
-      fx.events.push_back(std::move(e));
+      fx.events.push_back(event(payloads::memory_flush_skipped{flush_decision_payload(d)}));
     }
     co_return false;
   }
@@ -502,11 +523,7 @@ task<bool> session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::i
   auto plan = build_flush_plan(settings.memory_flush, now, settings.session.reset.timezone);
   if (!plan.ok()) co_return false;
   if (wants(event_types::memory_flush_started)) {
-    auto e = event(event_types::memory_flush_started);
-    e.data["reason"] = flush_reason_name(d.reason);
-    e.data["tokenCount"] = d.token_count;
-    e.data["threshold"] = d.threshold;
-    fx.events.push_back(std::move(e));
+    fx.events.push_back(event(payloads::memory_flush_started{flush_decision_payload(d)}));
   }
   const std::int64_t cycle = row_->compaction_count().value_or(0);
   auto req = std::make_shared<model_request>();
@@ -529,17 +546,13 @@ task<bool> session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::i
   if (reply.ok()) {
     apply_flush_success(*row_, now, cycle);
     if (wants(event_types::memory_flush_completed)) {
-      auto e = event(event_types::memory_flush_completed);
-      e.data["silent"] = final_reply_verdict(reply_text(*reply)).silent;
-      e.data["memoryFile"] = plan->relative_path;
-      fx.events.push_back(std::move(e));
+      fx.events.push_back(
+          event(payloads::memory_flush_completed{final_reply_verdict(reply_text(*reply)).silent, plan->relative_path}));
     }
   } else {
     auto notice = apply_flush_failure(*row_, now, reply.error().message());
-    auto e = event(event_types::memory_flush_failed);
-    e.data["error"] = reply.error().message();
-    e.data["failures"] = row_->memory_flush_failure_count().value_or(0);
-    fx.events.push_back(std::move(e));
+    fx.events.push_back(
+        event(payloads::memory_flush_failed{reply.error().message(), row_->memory_flush_failure_count().value_or(0)}));
     if (notice) out.notices.push_back(*notice);
   }
   co_return true;
@@ -578,12 +591,8 @@ void session_core::check_context_pressure(std::int64_t context_tokens, core_effe
   pressure_ = std::move(check.next);
   for (double fraction : check.crossed) {
     if (!wants(event_types::context_pressure)) break;
-    auto e = event(event_types::context_pressure);
-    e.data["fraction"] = fraction;
-    e.data["contextTokens"] = context_tokens;
-    e.data["compactionThreshold"] = threshold;
-    e.data["contextWindow"] = settings.model.context_window;
-    fx.events.push_back(std::move(e));
+    fx.events.push_back(
+        event(payloads::context_pressure{fraction, context_tokens, threshold, settings.model.context_window}));
   }
 }
 

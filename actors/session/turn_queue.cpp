@@ -64,13 +64,14 @@ void turn_queue::push_front(queued_chat c) {
   ++chats_;
 }
 
-void turn_queue::push(system_event ev) { items_.emplace_back(std::move(ev)); }
+void turn_queue::push(system_event ev, outcome_fn sink) { items_.emplace_back(queued_system{std::move(ev), std::move(sink)}); }
 
 std::optional<queued_work> turn_queue::pop(const queue_settings& q) {
   if (items_.empty()) return std::nullopt;
   queued_work w;
-  if (std::holds_alternative<system_event>(items_.front())) {
-    w.system = std::move(std::get<system_event>(items_.front()));
+  if (auto* sys = std::get_if<queued_system>(&items_.front())) {
+    w.system = std::move(sys->ev);
+    w.system_sink = std::move(sys->sink);
     items_.pop_front();
     return w;
   }

@@ -38,6 +38,7 @@ struct queued_work {
   std::optional<queued_chat> chat;      // the event to run (merged for collect)
   std::vector<outcome_fn> extra_sinks;  // collect: the other senders of the merged turn
   std::optional<system_event> system;
+  outcome_fn system_sink;  // answers the system event's sender (null: nobody waits)
 };
 
 // The queue settings of one session: the row's queueMode / queueCap / queueDrop /
@@ -49,7 +50,7 @@ class turn_queue {
   // Returns what the cap dropped (possibly `c` itself, with drop=new).
   std::vector<queued_chat> push(queued_chat c, const queue_settings& q);
   void push_front(queued_chat c);
-  void push(system_event ev);
+  void push(system_event ev, outcome_fn sink = {});
   std::optional<queued_work> pop(const queue_settings& q);
   // Every waiting chat message (/stop, shutdown); system events stay.
   std::vector<queued_chat> take_chats();
@@ -58,7 +59,11 @@ class turn_queue {
   std::int64_t last_arrival_ms() const { return last_arrival_ms_; }
 
  private:
-  std::deque<std::variant<queued_chat, system_event>> items_;
+  struct queued_system {
+    system_event ev;
+    outcome_fn sink;
+  };
+  std::deque<std::variant<queued_chat, queued_system>> items_;
   std::size_t chats_ = 0;
   std::int64_t last_arrival_ms_ = 0;
   std::vector<std::string> overflow_;  // summarize: lines of what was dropped, for the next turn

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "actors/events/event_bus.hpp"
+#include "messages/lifecycle_payloads.hpp"
 
 namespace sessionrt::actors {
 namespace {
@@ -33,13 +34,9 @@ status write_now(self_ptr self) {
       st.dirty = false;
       // Rows are kept as their saved text until next used (less than half the memory).
       st.file->shed_rows();
-      lifecycle_event e;
-      e.type = std::string(event_types::store_flushed);
-      e.agent_id = st.cfg.agent_id;
-      e.at_ms = st.cfg.time ? st.cfg.time->now_ms() : 0;
-      e.data["path"] = st.file->path();
-      e.data["rows"] = st.file->store().size();
-      publish(self, st.cfg.bus, *st.cfg.hub, std::move(e));
+      publish(self, st.cfg.bus, *st.cfg.hub,
+              payloads::make_event({"", st.cfg.agent_id, ""}, st.cfg.time ? st.cfg.time->now_ms() : 0,
+                                   payloads::store_flushed{st.file->path(), std::int64_t(st.file->store().size())}));
     } else {
       schedule_window(self);  // retry at the next window
     }

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "actors/events/event_bus.hpp"
+#include "messages/lifecycle_payloads.hpp"
 #include "actors/router/session_key.hpp"
 #include "actors/timers/expiry_schedule.hpp"
 #include "messages/iso_time.hpp"
@@ -32,15 +33,11 @@ void on_tick(self_ptr self) {
   auto& st = self->state;
   st.wake_at.reset();
   for (auto& due : st.schedule.due(st.cfg.time->now_ms())) {
-    lifecycle_event e;
-    e.type = std::string(event_types::session_expired);
-    e.session_key = due.key;
     auto parsed = parse_agent_session_key(due.key);
-    e.agent_id = parsed ? parsed->agent_id : st.cfg.agent_of_keys;
-    e.at_ms = st.cfg.time->now_ms();
-    e.data["reason"] = due.reason;
-    e.data["staleAt"] = format_iso_ms(due.at_ms);
-    publish(self, st.cfg.bus, *st.cfg.hub, std::move(e));
+    payloads::event_subject who{due.key, parsed ? parsed->agent_id : st.cfg.agent_of_keys, ""};
+    publish(self, st.cfg.bus, *st.cfg.hub,
+            payloads::make_event(std::move(who), st.cfg.time->now_ms(),
+                                 payloads::session_expired{due.reason, format_iso_ms(due.at_ms)}));
     if (st.cfg.router)
       caf::send_as(caf::actor_cast<caf::actor>(self), st.cfg.router, passivate_atom::value, due.key,
                    std::string("expired"));

@@ -188,6 +188,56 @@ int main(int argc, char** argv) {
     std::error_code ec;
     std::filesystem::remove_all(state, ec);  // the copies are in `dir`; the runtime's state dir goes
   }
-  std::cout << "wrote 7 transcripts and copied " << copied << " runtime-compacted ones to " << dir << "\n";
+  // A sub-agent forked from a compacted parent (actors/session/fork_planner.hpp): the parent's
+  // and the child's transcripts as rtfork_parent.jsonl / rtfork_child.jsonl, and rtfork.leaf
+  // with the parent's leaf id and its file name; pi_compat.mjs checks that pi builds the
+  // child's context at that leaf equal to the parent's.
+  {
+    char tmpl[] = "/tmp/sessionrt-compat-XXXXXX";
+    const std::string state = mkdtemp(tmpl);
+    runtime::runtime_options o;
+    o.settings.state_dir = state;
+    o.settings.session.reset.timezone = "UTC";
+    o.settings.compaction.keep_recent_tokens = 10;  // so that /compact has something to summarize
+    o.runner = std::make_shared<runtime::simulated_model>(real_clock());
+    auto rt = runtime::runtime::start(o);
+    if (!rt.ok()) return 2;
+    for (const char* text : {"Port the session store.", "Keep it byte-compatible.", "/compact keep decisions",
+                             "Now the write lock."}) {
+      chat_event ev;
+      ev.channel = "telegram";
+      ev.peer_id = "1";
+      ev.text = text;
+      if (!(*rt)->send(ev).get().st.ok()) return 2;
+    }
+    auto parent = (*rt)->session("agent:main:main");
+    if (!parent.ok() || !*parent) return 2;
+    const std::string parent_path(parent->value().session_file().value_or(""));
+    auto parent_text = read_file(posix_fs(), parent_path, 1u << 30);
+    if (!parent_text.ok()) return 2;
+    const std::string last_line = parent_text->substr(parent_text->rfind('\n', parent_text->size() - 2) + 1);
+    auto last = boost::json::parse(last_line);
+    const std::string leaf(last.as_object().at("id").as_string());
+    actors::subagent_spec spec;
+    spec.task = "Write the lock section.";
+    spec.fork = true;
+    auto child = (*rt)->spawn_subagent("agent:main:main", spec).get();
+    if (!child.st.ok()) {
+      std::cerr << "fork: " << child.st.message() << "\n";
+      return 2;
+    }
+    auto child_row = (*rt)->session(child.session_key);
+    if (!child_row.ok() || !*child_row) return 2;
+    auto child_text = read_file(posix_fs(), std::string(child_row->value().session_file().value_or("")), 1u << 30);
+    if (!(*rt)->stop().ok() || !child_text.ok()) return 2;
+    if (!replace_file_atomic(posix_fs(), dir + "/rtfork_parent.jsonl", *parent_text).ok() ||
+        !replace_file_atomic(posix_fs(), dir + "/rtfork_child.jsonl", *child_text).ok() ||
+        !replace_file_atomic(posix_fs(), dir + "/rtfork.leaf", leaf + "\n" + path_basename(parent_path) + "\n").ok())
+      return 2;
+    copied += 2;
+    std::error_code ec;
+    std::filesystem::remove_all(state, ec);
+  }
+  std::cout << "wrote 7 transcripts and copied " << copied << " runtime-written ones to " << dir << "\n";
   return 0;
 }

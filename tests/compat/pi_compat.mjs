@@ -50,6 +50,25 @@ function compareFile(file, label) {
 
 for (const f of fs.readdirSync(ourDir).filter((f) => f.endsWith(".jsonl")).sort()) compareFile(path.join(ourDir, f), "sessionrt-written");
 
+// A sessionrt fork (compat_writer: rtfork_*): pi builds the child's context at the parent's
+// leaf equal to the parent's context, and the child's header names the parent's file.
+const forkLeaf = path.join(ourDir, "rtfork.leaf");
+if (fs.existsSync(forkLeaf)) {
+  const [leaf, parentName] = fs.readFileSync(forkLeaf, "utf8").trim().split("\n");
+  const parent = SessionManager.open(path.join(ourDir, "rtfork_parent.jsonl"), ourDir);
+  const child = SessionManager.open(path.join(ourDir, "rtfork_child.jsonl"), ourDir);
+  const want = JSON.parse(JSON.stringify(buildSessionContext(parent.getEntries(), leaf).messages));
+  const got = JSON.parse(JSON.stringify(buildSessionContext(child.getEntries(), leaf).messages));
+  const header = JSON.parse(fs.readFileSync(path.join(ourDir, "rtfork_child.jsonl"), "utf8").split("\n")[0]);
+  const bad = [];
+  contexts++;
+  if (!isDeepStrictEqual(got, want)) bad.push("the child's first context differs from the parent's");
+  if (!want.length || want[0].role !== "compactionSummary") bad.push("the parent's context has no compaction summary");
+  if (path.basename(header.parentSession ?? "") !== parentName) bad.push(`header parentSession is ${header.parentSession}`);
+  mismatches += bad.length;
+  console.log(`${bad.length ? "MISMATCH" : "ok"} fork: child context at ${leaf} (${got.length} messages)${bad.length ? ": " + bad.join("; ") : ""}`);
+}
+
 // pi writes.
 const piDir = path.join(scratch, "pi-written");
 fs.mkdirSync(piDir, { recursive: true });

@@ -383,7 +383,7 @@ TEST_CASE("config: unknown keys are warned about with the closest known key") {
   config_load loaded = load_ok(R"({
     "sesion": {},
     "session": {"resetTrigger": ["/x"], "dmscope": "per-peer", "reset": {"at_hour": 5}},
-    "gateway": {"port": 1},
+    "gateway": {"prot": 1},
     "bindings": [{"agentId": "a", "match": {"channel": "x", "chanel": "y"}}],
     "compaction": {"memoryFlush": {"softThreshold": 1}}
   })");
@@ -392,7 +392,7 @@ TEST_CASE("config: unknown keys are warned about with the closest known key") {
                                "unknown config key session.resetTrigger (did you mean session.resetTriggers?)",
                                "unknown config key session.dmscope (did you mean session.dmScope?)",
                                "unknown config key session.reset.at_hour (did you mean session.reset.atHour?)",
-                               "unknown config key gateway",
+                               "unknown config key gateway.prot (did you mean gateway.port?)",
                                "unknown config key bindings[0].match.chanel (did you mean bindings[0].match.channel?)",
                                "unknown config key compaction.memoryFlush.softThreshold (did you mean "
                                "compaction.memoryFlush.softThresholdTokens?)",

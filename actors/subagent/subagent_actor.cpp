@@ -1,0 +1,146 @@
+#include "actors/subagent/subagent_actor.hpp"
+
+#include <fmt/format.h>
+
+#include "actors/events/event_bus.hpp"
+#include "actors/router/route_resolver.hpp"
+#include "actors/router/session_key.hpp"
+#include "actors/session/compaction_planner.hpp"
+#include "actors/session/fork_planner.hpp"
+#include "actors/subagent/subagent_spawn.hpp"
+#include "messages/ids.hpp"
+#include "storage/session_paths.hpp"
+
+namespace sessionrt::actors {
+namespace {
+
+using cfg_ptr = std::shared_ptr<const subagent_actor_config>;
+
+turn_outcome refused(const std::string& key, status why) {
+  turn_outcome out;
+  out.session_key = key;
+  out.st = std::move(why);
+  return out;
+}
+
+std::string agent_of(const subagent_actor_config& cfg, const std::string& key) {
+  if (auto parsed = parse_agent_session_key(key)) return parsed->agent_id;
+  return default_agent_of(cfg.settings->routing);
+}
+
+// The parent's transcript: its row's sessionFile (confined to its sessions dir), else <id>.jsonl.
+std::string parent_transcript(const subagent_actor_config& cfg, const std::string& agent, const session_entry& row) {
+  const std::string& dir = cfg.sessions_dir.at(agent);
+  if (auto file = row.session_file())
+    if (auto confined = storage::confine_session_file(*cfg.files, dir, std::string(*file)); confined.ok())
+      return *confined;
+  auto path = storage::transcript_path(dir, row.session_id().value_or(""));
+  return path.ok() ? *path : std::string();
+}
+
+// The child's transcript: forks take pi's fork name (<ISO>_<id>.jsonl), others <id>.jsonl.
+result<std::string> child_transcript(const subagent_actor_config& cfg, const subagent_plan& plan, bool fork) {
+  const std::string& dir = cfg.sessions_dir.at(plan.child_agent);
+  return fork ? storage::successor_transcript_path(dir, plan.session_id, cfg.time->now_ms())
+              : storage::transcript_path(dir, plan.session_id);
+}
+
+// The parent's row is here: plan, fork, store, run the task.
+void spawn_from(caf::event_based_actor* self, const cfg_ptr& cfg, const std::string& parent_key,
+                const std::string& parent_agent, const subagent_spec& spec, const entry_reply& parent,
+                caf::response_promise rp) {
+  if (!parent.error.empty())
+    return void(rp.deliver(refused(parent_key, status(errc::corrupt, "the parent's row cannot be read: " + parent.error))));
+  const std::string child_agent = spec.agent_id.empty() ? parent_agent : normalize_agent_id(spec.agent_id);
+  if (!cfg->stores.count(child_agent))
+    return void(rp.deliver(
+        refused(parent_key, status(errc::invalid_argument, fmt::format("no agent {} is configured (agents.list)", child_agent)))));
+  const auto& settings = *cfg->settings;
+  subagent_limits limits{settings.subagents.max_spawn_depth, settings.session.max_message_bytes};
+  subagent_ids ids{new_uuid_v4(), new_session_id(), std::string()};
+  auto plan = plan_subagent(parent_key, parent_agent, parent.found ? &parent.entry : nullptr, spec, limits, ids,
+                            cfg->time->now_ms());
+  if (!plan.ok()) return void(rp.deliver(refused(parent_key, plan.error())));
+  auto path = child_transcript(*cfg, *plan, spec.fork);
+  if (!path.ok()) return void(rp.deliver(refused(plan->child_key, path.error())));
+  plan->row.set_session_file(*path);
+  std::string mode;
+  if (spec.fork) {
+    fork_request fr;
+    fr.parent_path = parent_transcript(*cfg, parent_agent, parent.entry);
+    fr.child_path = *path;
+    fr.child_header.id = plan->session_id;
+    fr.child_header.timestamp_ms = cfg->time->now_ms();
+    fr.child_header.cwd = settings.workspace_dir.empty() ? cfg->sessions_dir.at(plan->child_agent) : settings.workspace_dir;
+    fr.child_header.session_key = plan->child_key;
+    fr.max_tokens = fork_token_limit(settings.model.context_window,
+                                     effective_reserve(settings.compaction, settings.model.context_window));
+    auto forked = write_fork(*cfg->files, fr);
+    if (!forked.ok()) return void(rp.deliver(refused(plan->child_key, forked.error())));
+    mode = std::string(fork_mode_name(forked->mode));
+    if (forked->mode == fork_mode::isolated) plan->row.clear_forked_from_parent();  // nothing was copied
+  }
+  auto store = cfg->stores.at(plan->child_agent);
+  self->send(store, put_atom::value, plan->child_key, plan->row);
+  auto shared_plan = std::make_shared<subagent_plan>(std::move(*plan));
+  // Answered after the put (same sender, same store): the row is there before the router
+  // asks the store for it.
+  self->request(store, caf::infinite, get_atom::value, shared_plan->child_key)
+      .then(
+          [self, cfg, parent_key, parent_agent, shared_plan, mode, task = spec.task, rp](entry_reply&) mutable {
+            publish(self, cfg->bus, *cfg->hub, subagent_created_event(parent_key, *shared_plan, mode, cfg->time->now_ms()));
+            chat_event first;
+            first.session_key = shared_plan->child_key;
+            first.agent_id = shared_plan->child_agent;
+            first.text = std::move(task);
+            self->request(cfg->router, caf::infinite, chat_atom::value, std::move(first))
+                .then(
+                    [self, cfg, parent_key, parent_agent, shared_plan, mode, rp](turn_outcome& out) mutable {
+                      publish(self, cfg->bus, *cfg->hub,
+                              subagent_completed_event(parent_key, parent_agent, *shared_plan, out, mode,
+                                                       cfg->time->now_ms()));
+                      rp.deliver(std::move(out));
+                    },
+                    [self, shared_plan, rp](caf::error& err) mutable {
+                      rp.deliver(refused(shared_plan->child_key,
+                                         status(errc::io_error, "the router did not answer the sub-agent's task: " +
+                                                                    self->system().render(err))));
+                    });
+          },
+          [self, shared_plan, rp](caf::error& err) mutable {
+            rp.deliver(refused(shared_plan->child_key,
+                               status(errc::io_error, "storing the sub-agent's row: " + self->system().render(err))));
+          });
+}
+
+caf::result<turn_outcome> on_spawn(caf::event_based_actor* self, const cfg_ptr& cfg, const std::string& parent_key,
+                                   subagent_spec spec) {
+  if (!is_plausible_session_key(parent_key))
+    return refused(parent_key, status(errc::invalid_argument,
+                                      fmt::format("parent session key {:?} is not a valid key", parent_key.substr(0, 80))));
+  const std::string key = normalize_session_key(parent_key);
+  const std::string agent = agent_of(*cfg, key);
+  auto it = cfg->stores.find(agent);
+  if (it == cfg->stores.end())
+    return refused(key, status(errc::invalid_argument, fmt::format("no agent {} is configured (agents.list)", agent)));
+  auto rp = self->make_response_promise();
+  self->request(it->second, caf::infinite, get_atom::value, key)
+      .then([self, cfg, key, agent, spec, rp](entry_reply& row) { spawn_from(self, cfg, key, agent, spec, row, rp); },
+            [self, key, rp](caf::error& err) mutable {
+              rp.deliver(refused(key, status(errc::io_error, "reading the parent's row: " + self->system().render(err))));
+            });
+  return rp;
+}
+
+}  // namespace
+
+caf::behavior subagent_actor(caf::event_based_actor* self, subagent_actor_config cfg) {
+  auto shared = std::make_shared<const subagent_actor_config>(std::move(cfg));
+  return {
+      [self, shared](spawn_atom, const std::string& parent_key, subagent_spec& spec) {
+        return on_spawn(self, shared, parent_key, std::move(spec));
+      },
+  };
+}
+
+}  // namespace sessionrt::actors

@@ -1,0 +1,36 @@
+// subagent_actor: spawns sub-agent sessions (subagent_spawn.hpp) for the runtime and for any
+// actor that asks:
+//   (spawn, parent_key, subagent_spec) -> turn_outcome
+// It reads the parent's row from its agent's store, plans the child (depth limit, spawn
+// fields), writes the forked transcript when spec.fork (fork_planner.hpp: the parent's
+// active branch, or an isolated start when it is too large), stores the child's row, publishes
+// session.created for it, runs the task as the child's first turn through the router, then
+// publishes subagent.completed under the parent's key and answers with the child's outcome
+// (session_key = the child's key). A refusal is an outcome with the error, and nothing is
+// stored. Spawn it detached: a fork reads and fsyncs files.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+
+#include "actors/caf_types.hpp"
+#include "actors/events/event_hub.hpp"
+#include "actors/runtime_settings.hpp"
+#include "storage/fs.hpp"
+
+namespace sessionrt::actors {
+
+struct subagent_actor_config {
+  const runtime_settings* settings = nullptr;
+  storage::fs* files = nullptr;
+  clock* time = nullptr;
+  std::map<std::string, caf::actor> stores;         // agentId -> its store actor
+  std::map<std::string, std::string> sessions_dir;  // agentId -> its sessions dir
+  caf::actor router;                                // takes (chat, chat_event) -> turn_outcome
+  caf::actor bus;
+  std::shared_ptr<event_hub> hub;
+};
+
+caf::behavior subagent_actor(caf::event_based_actor* self, subagent_actor_config cfg);
+
+}  // namespace sessionrt::actors
