@@ -1,10 +1,34 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs the demo: examples/embed_host embeds the runtime
-# on a fresh state dir with the simulated model, holds a conversation across two channels and
-# a group, a /new and a /status, and prints the replies and the lifecycle events.
+# Installs what is missing, builds, and runs the demo scenario (examples/scenarios/demo.json):
+# three simulated days of a small team's assistant on the virtual clock — 60 people on four
+# channels and three groups, heartbeats, a nightly cron job, the daily reset across the DST
+# change, an hour of ENOSPC and a crash — then prints its summary and where the report is.
+#   ./scripts/demo.sh [SCENARIO.json] [--seed N] [--out DIR]     (DIR defaults to <build>/demo)
+# Exit status: the simulation's (non-zero when an expectation failed, naming the step).
+# SESSIONRT_BUILD_DIR picks the build dir (default build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build=${SESSIONRT_BUILD_DIR:-build}
+scenario=examples/scenarios/demo.json
+out=$build/demo
+extra=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --out) out=$2; shift 2 ;;
+    --seed) extra+=(--seed "$2"); shift 2 ;;
+    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *.json) scenario=$1; shift ;;
+    *) echo "demo.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+  esac
+done
 ./scripts/setup.sh
-cmake -S . -B build -G Ninja >/dev/null
-cmake --build build -j "${SESSIONRT_JOBS:-$(nproc)}" --target embed_host sessionrt
-./build/embed_host "$@"
+cmake -S . -B "$build" -G Ninja >/dev/null
+cmake --build "$build" -j "${SESSIONRT_JOBS:-$(nproc)}" --target sessionrt
+mkdir -p "$out"
+rc=0
+"./$build/sessionrt" simulate "$scenario" --report "$out/report.html" --json "$out/report.json" "${extra[@]}" || rc=$?
+if [ -f "$out/report.html" ]; then
+  echo
+  echo "Open the report in a browser: file://$(realpath "$out/report.html") (its figures: $out/report.json)"
+fi
+exit $rc

@@ -10,6 +10,7 @@ packages=(
   libspdlog-dev libfmt-dev    # logging
   catch2                      # tests (Catch2 v2)
   libuv1-dev                  # gateway socket + signals
+  libwslay-dev libhttp-parser-dev  # gateway WebSocket framing + HTTP parsing
   libcli11-dev                # command line
   libhowardhinnant-date-dev   # time zones for the daily boundary
   libssl-dev                  # SHA-256, base64
@@ -17,7 +18,9 @@ packages=(
   libstb-dev                  # image decode / resize / encode
   libbenchmark-dev            # micro-benchmarks
   clang-14 libclang-rt-14-dev # libFuzzer + sanitizers
+  chromium-headless-shell     # the simulation report page's browser test
   tzdata nodejs npm           # time zone database; Node for the compatibility tests
+  tmux                        # drives OpenClaw's TUI in tests/compat/openclaw_tui.sh
 )
 missing=()
 for p in "${packages[@]}"; do

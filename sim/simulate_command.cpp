@@ -1,5 +1,120 @@
 #include "sim/simulate_command.hpp"
 
+#include <fcntl.h>
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "messages/json_writer.hpp"
+#include "sim/report_html.hpp"
+#include "sim/scenario.hpp"
+#include "sim/scenario_run.hpp"
+
 namespace sessionrt::sim {
-void add_simulate_command(CLI::App&, runtime::cli_state&) {}
+
+namespace {
+
+struct simulate_options {
+  std::string scenario_path, report_path, json_path, state_dir;
+  std::optional<std::uint64_t> seed;
+  bool quiet = false;
+};
+
+constexpr std::size_t kMaxScenarioBytes = 8u << 20;
+
+result<std::string> read_file(storage::fs& files, const std::string& path) {
+  auto fd = files.open(path, O_RDONLY, 0);
+  if (!fd) return fd.error();
+  auto info = files.fstat(*fd);
+  if (info && info->size > kMaxScenarioBytes) {
+    (void)files.close(*fd);
+    return status(errc::limit_exceeded, fmt::format("{}: a scenario file is at most {} bytes", path, kMaxScenarioBytes));
+  }
+  auto text = storage::pread_all(files, *fd, kMaxScenarioBytes, 0);
+  (void)files.close(*fd);
+  return text;
+}
+
+bool write_out(const std::string& path, const std::string& text, std::ostream& err) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << text;
+  f.close();
+  if (!f) {
+    err << "sessionrt simulate: cannot write " << path << "\n";
+    return false;
+  }
+  return true;
+}
+
+void simulate(const simulate_options& o, runtime::cli_state& st) {
+  auto& out = *st.io.out;
+  auto& err = *st.io.err;
+  auto text = read_file(*st.io.files, o.scenario_path);
+  if (!text) {
+    err << "sessionrt simulate: " << text.error().message() << "\n";
+    st.exit_code = 2;
+    return;
+  }
+  auto sc = parse_scenario(*text);
+  if (!sc) {
+    err << "sessionrt simulate: " << o.scenario_path << ": " << sc.error().message() << "\n";
+    st.exit_code = 2;
+    return;
+  }
+  for (const auto& w : sc->config_warnings) err << "sessionrt simulate: warning: config: " << w << "\n";
+  run_options ro;
+  ro.seed = o.seed;
+  ro.state_dir = o.state_dir;
+  if (!o.quiet) ro.progress = [&err](const std::string& line) { err << "\r" << line << "   " << std::flush; };
+  auto run = run_scenario(*sc, ro);
+  if (!o.quiet) err << "\n";
+  if (!run) {
+    err << "sessionrt simulate: " << run.error().message() << "\n";
+    st.exit_code = 2;
+    return;
+  }
+  const std::string json_text = json::to_pretty(boost::json::value(run->report)) + "\n";
+  bool wrote = true;
+  if (!o.json_path.empty()) wrote &= write_out(o.json_path, json_text, err);
+  if (!o.report_path.empty()) wrote &= write_out(o.report_path, render_report_html(run->report), err);
+  const auto& s = run->report.at("summary").as_object();
+  const auto& r = s.at("resets").as_object();
+  out << fmt::format("scenario {} (seed {}): {} turns, {} sessions, {} model calls\n", sc->name,
+                     boost::json::serialize(run->report.at("seed")), boost::json::serialize(s.at("turns")),
+                     boost::json::serialize(s.at("sessions")), boost::json::serialize(s.at("modelCalls")));
+  out << fmt::format("resets: daily {}, idle {}, new {}, reset {}; compactions {}, memory flushes {}, suppressed {}, "
+                     "maintenance actions {}; faults {}, crashes {}\n",
+                     boost::json::serialize(r.at("daily")), boost::json::serialize(r.at("idle")),
+                     boost::json::serialize(r.at("new")), boost::json::serialize(r.at("reset")),
+                     boost::json::serialize(s.at("compactions")), boost::json::serialize(s.at("memoryFlushes")),
+                     boost::json::serialize(s.at("suppressedReplies")), boost::json::serialize(s.at("maintenanceActions")),
+                     boost::json::serialize(s.at("faults")), boost::json::serialize(s.at("crashes")));
+  const auto& ex = s.at("expectations").as_object();
+  out << fmt::format("expectations: {} passed, {} failed\n", boost::json::serialize(ex.at("passed")),
+                     boost::json::serialize(ex.at("failed")));
+  for (const auto& f : run->failures) out << "FAILED " << f << "\n";
+  if (!o.report_path.empty()) out << "report: " << o.report_path << "\n";
+  if (!o.json_path.empty()) out << "json: " << o.json_path << "\n";
+  st.exit_code = run->failed > 0 || !wrote ? 1 : 0;
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app, runtime::cli_state& st) {
+  auto o = std::make_shared<simulate_options>();
+  auto* s = app.add_subcommand("simulate",
+                               "Run a scenario file on a virtual clock: scripted steps and/or a generated workload, "
+                               "faults and crashes, expectations; exit 1 when an expectation fails");
+  s->add_option("scenario", o->scenario_path, "The scenario file (JSON; see examples/scenarios/)")->required();
+  s->add_option("--report", o->report_path, "Write the HTML report here");
+  s->add_option("--json", o->json_path, "Write the report JSON here (byte-identical for one scenario and seed)");
+  s->add_option("--seed", o->seed, "Seed of the model's latencies and failures, the workload and the power losses "
+                                    "(default: the scenario's seed)");
+  s->add_option("--state-dir", o->state_dir, "Run in this (empty) state dir and keep it (default: a temp dir, removed)");
+  s->add_flag("--quiet", o->quiet, "No progress line on stderr");
+  s->callback([o, &st] { simulate(*o, st); });
+}
+
 }  // namespace sessionrt::sim

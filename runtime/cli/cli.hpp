@@ -8,10 +8,14 @@
 // err only when cli_io::progress is set (by default: stderr is a terminal).
 #pragma once
 #include <CLI/CLI.hpp>
+#include <boost/json/value.hpp>
 #include <iosfwd>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "messages/clock.hpp"
+#include "messages/status.hpp"
 #include "storage/fs.hpp"
 #include "storage/process_probe.hpp"
 #include "storage/write_lock.hpp"
@@ -31,10 +35,20 @@ struct cli_io {
 // progress when stderr is a terminal.
 cli_io process_cli_io();
 
+// Calls `method` on the live gateway serving `state_dir`, if one is (its <state>/gateway.json
+// names a live pid and the port answers): nullopt when none is (the command then works on the
+// files), else the payload or the gateway's error. `token` "" = $SESSIONRT_GATEWAY_TOKEN, else
+// <state>/gateway.token. Registered by gateway/remote_commands.cpp through the executable (this
+// library cannot link the gateway); null = always offline.
+using gateway_caller = std::optional<result<boost::json::value>> (*)(const cli_io& io, const std::string& state_dir,
+                                                                      const std::string& token, const std::string& method,
+                                                                      const boost::json::value& params);
+
 // Shared by the command groups: where each command's exit code goes, and the I/O it uses.
 struct cli_state {
   int exit_code = 0;
   cli_io io;
+  gateway_caller gateway = nullptr;
 };
 
 // A command group registered from outside this library (the gateway, the simulator).

@@ -63,6 +63,7 @@ result<offline_context> open_offline(const cli_io& io, const offline_options& o,
     if (!resolved.ok()) return resolved.error().with_context("finding the state dir (pass --state-dir or --store)");
     state = *resolved;
   }
+  ctx.state_dir = state;
   std::vector<std::string> agents;
   if (!o.agent.empty()) {
     agents.push_back(actors::normalize_agent_id(o.agent));

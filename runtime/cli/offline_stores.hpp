@@ -46,6 +46,7 @@ struct offline_context {
   std::string config_path;  // "" = defaults
   std::vector<offline_store> stores;
   bool aggregate = false;  // --all-agents
+  std::string state_dir;   // the state dir the stores are in ("" with --store)
 };
 
 // Loads the config (--config) and, when `resolve_stores`, resolves the stores; never touches a

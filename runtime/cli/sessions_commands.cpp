@@ -33,7 +33,26 @@ struct list_options {
   bool json = false;
   std::string active;  // minutes
   std::string limit = "100";
+  std::string token;  // for a live gateway
 };
+
+// The rows of a live gateway's sessions.list, when one serves the state dir (and no --store or
+// --all-agents names files): the same listing is then made from the runtime's own rows.
+std::optional<result<std::vector<session_entry>>> rows_from_gateway(const list_options& o, const offline_context& ctx,
+                                                                   cli_state& st) {
+  if (!st.gateway || !o.where.store.empty() || o.where.all_agents) return std::nullopt;
+  bj::object params{{"limit", std::int64_t{1} << 40}};
+  if (!o.where.agent.empty()) params["agentId"] = o.where.agent;
+  auto answer = st.gateway(st.io, ctx.state_dir, o.token, "sessions.list", params);
+  if (!answer) return std::nullopt;
+  if (!answer->ok()) return answer->error();
+  const bj::array* sessions = answer->value().is_object() ? json::get_array(answer->value().as_object(), "sessions") : nullptr;
+  if (!sessions) return status(errc::corrupt, "the gateway's sessions.list answer has no \"sessions\" array");
+  std::vector<session_entry> out;
+  for (const auto& row : *sessions)
+    if (row.is_object()) out.emplace_back(row.as_object());
+  return out;
+}
 
 void list_command(const list_options& o, cli_state& st) {
   std::optional<std::int64_t> active_minutes;
@@ -61,7 +80,14 @@ void list_command(const list_options& o, cli_state& st) {
   std::vector<listed_row> rows;
   std::vector<storage::parsed_store> loaded;
   loaded.reserve(ctx->stores.size());
+  auto live = rows_from_gateway(o, *ctx, st);
+  if (live && !live->ok()) return fail(st, live->error());
+  if (live)
+    for (const auto& e : live->value())
+      rows.push_back({std::string(json::get_string(e.json(), "agentId").value_or(ctx->stores.front().agent_id)),
+                      std::string(json::get_string(e.json(), "key").value_or("")), &e});
   for (const auto& store : ctx->stores) {
+    if (live) break;
     auto parsed = read_store_readonly(st.io, store);
     if (!parsed.ok()) {
       if (ctx->aggregate && parsed.error().code() == errc::not_found) continue;
@@ -405,6 +431,9 @@ void add_sessions_commands(CLI::App& app, cli_state& st) {
   s->add_flag("--json", lo->json, "Print JSON ({path, count, totalCount, limitApplied, hasMore, sessions: [...]})");
   s->add_option("--active", lo->active, "Only rows updated in the last N minutes");
   s->add_option("--limit", lo->limit, "At most N rows, or \"all\" (default 100)");
+  s->add_option("--token", lo->token,
+                "The token of the running gateway (else $SESSIONRT_GATEWAY_TOKEN, <state>/gateway.token); with a live "
+                "gateway in <state>/gateway.json the rows come from it, --store reads the file instead");
   s->callback([lo, s, &st] {
     if (s->get_subcommands().empty()) list_command(*lo, st);
   });

@@ -11,6 +11,7 @@
 #include "actors/maintenance/maintenance_settings.hpp"
 #include "actors/maintenance/plan_applier.hpp"
 #include "actors/router/session_key.hpp"
+#include "messages/json_access.hpp"
 #include "messages/json_writer.hpp"
 #include "runtime/cli/cli.hpp"
 #include "runtime/cli/offline_stores.hpp"
@@ -25,7 +26,24 @@ namespace bj = boost::json;
 struct status_options {
   offline_options where;
   bool json = false;
+  std::string token;  // for a live gateway
 };
+
+// What a live gateway of the state dir says of its runtime (its `status` method), if one is.
+std::optional<result<bj::object>> gateway_status(const status_options& o, const offline_context& ctx, cli_state& st) {
+  if (!st.gateway || ctx.state_dir.empty()) return std::nullopt;
+  auto answer = st.gateway(st.io, ctx.state_dir, o.token, "status", bj::object{});
+  if (!answer) return std::nullopt;
+  if (!answer->ok()) return answer->error();
+  if (!answer->value().is_object()) return status(errc::corrupt, "the gateway's status answer is not an object");
+  return answer->value().as_object();
+}
+
+std::int64_t int_at(const bj::object& o, std::string_view a, std::string_view b = {}) {
+  const bj::value* v = o.if_contains(a);
+  if (v && !b.empty()) v = v->is_object() ? v->as_object().if_contains(b) : nullptr;
+  return v ? json::as_int(*v).value_or(0) : 0;
+}
 
 constexpr std::size_t recent_rows = 5;
 
@@ -36,6 +54,8 @@ void status_command(const status_options& o, cli_state& st) {
   const auto& m = ctx->settings.maintenance;
   const auto hw = actors::high_water_bytes(m);
   const std::int64_t now = st.io.time->now_ms();
+  auto live = gateway_status(o, *ctx, st);
+  if (live && !live->ok()) return fail(st, live->error());
   bj::array stores_json;
   std::string text;
   for (const auto& store : ctx->stores) {
@@ -87,6 +107,14 @@ void status_command(const status_options& o, cli_state& st) {
       }
       bj::object runtime{{"running", owner->has_value()}};
       if (*owner && (*owner)->pid) runtime["pid"] = *(*owner)->pid;
+      if (live) {
+        const bj::object& g = live->value();
+        runtime["gateway"] = bj::object{{"pid", int_at(g, "pid")},
+                                        {"uptimeMs", int_at(g, "uptimeMs")},
+                                        {"sessions", int_at(g, "sessions", "count")},
+                                        {"modelCallsRunning", int_at(g, "modelCalls", "running")},
+                                        {"modelCallsWaiting", int_at(g, "modelCalls", "waiting")}};
+      }
       stores_json.push_back(bj::object{
           {"agentId", store.agent_id},
           {"path", store.path},
@@ -107,6 +135,12 @@ void status_command(const status_options& o, cli_state& st) {
       text += fmt::format("Session store: {}\n", store.path);
       text += *owner ? fmt::format("Runtime: running (pid {})\n", (*owner)->pid ? std::to_string(*(*owner)->pid) : "unknown")
                      : "Runtime: not running\n";
+      if (live) {
+        const bj::object& g = live->value();
+        text += fmt::format("Gateway: pid {}, up {} s, {} sessions, model calls running {}, waiting {}\n", int_at(g, "pid"),
+                            int_at(g, "uptimeMs") / 1000, int_at(g, "sessions", "count"),
+                            int_at(g, "modelCalls", "running"), int_at(g, "modelCalls", "waiting"));
+      }
       std::string kinds;
       for (const auto& [k, n] : by_kind) kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", k, n);
       text += fmt::format("Sessions: {}{}; protected {}\n", parsed->store.size(),
@@ -146,6 +180,9 @@ void add_status_command(CLI::App& app, cli_state& st) {
                                "and recent activity (offline, read-only)");
   add_offline_options(s, o->where);
   s->add_flag("--json", o->json, "Print JSON: {stores: [{agentId, path, runtime, sessions, disk, maintenance, recent}]}");
+  s->add_option("--token", o->token,
+                "The token of the running gateway (else $SESSIONRT_GATEWAY_TOKEN, <state>/gateway.token); with a live "
+                "gateway in <state>/gateway.json its runtime's figures are added (runtime.gateway)");
   s->callback([o, &st] { status_command(*o, st); });
 }
 

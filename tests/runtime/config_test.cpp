@@ -392,7 +392,7 @@ TEST_CASE("config: unknown keys are warned about with the closest known key") {
                                "unknown config key session.resetTrigger (did you mean session.resetTriggers?)",
                                "unknown config key session.dmscope (did you mean session.dmScope?)",
                                "unknown config key session.reset.at_hour (did you mean session.reset.atHour?)",
-                               "unknown config key gateway.prot (did you mean gateway.port?)",
+                               "unknown config key gateway.prot",
                                "unknown config key bindings[0].match.chanel (did you mean bindings[0].match.channel?)",
                                "unknown config key compaction.memoryFlush.softThreshold (did you mean "
                                "compaction.memoryFlush.softThresholdTokens?)",

@@ -1,0 +1,161 @@
+// chat.send / chat.abort / chat.history (the reference's "Chat events"): chat.send answers
+// {runId, status:"started"} at once; the run's `chat` events (delta, final, aborted, error) go
+// to every operator connection (clients show those of the session they show).
+#include <chrono>
+
+#include "gateway/chat_events.hpp"
+#include "gateway/chat_runs.hpp"
+#include "gateway/method_table.hpp"
+#include "gateway/param_check.hpp"
+#include "gateway/session_keys.hpp"
+#include "gateway/session_notify.hpp"
+#include "gateway/session_rows.hpp"
+#include "messages/json_access.hpp"
+
+namespace sessionrt::gateway {
+namespace bj = boost::json;
+
+namespace {
+
+frame_error from_status(const status& st) {
+  return error_of(st.message(), st.code() == errc::invalid_argument || st.code() == errc::not_found
+                                    ? "INVALID_REQUEST" : "UNAVAILABLE");
+}
+
+method_outcome chat_send(method_call& call) {
+  if (auto e = check_params("chat.send", call.params,
+                            {{"sessionKey", ptype::nonempty_string, true}, {"message", ptype::string, true},
+                             {"idempotencyKey", ptype::nonempty_string, true}, {"agentId", ptype::nonempty_string},
+                             {"sessionId", ptype::nonempty_string}, {"thinking", ptype::string},
+                             {"deliver", ptype::boolean}, {"timeoutMs", ptype::integer},
+                             {"attachments", ptype::array}, {"queueMode", ptype::string}}))
+    return *e;
+  auto& c = call.core;
+  const std::string raw(*json::get_string(call.params, "sessionKey"));
+  if (raw.size() > 512) {
+    c.metrics->refused(refusal::bad_session_key);
+    return error_of("invalid chat.send params: at /sessionKey: must NOT have more than 512 characters");
+  }
+  auto key = resolve_session_key(*c.rt, raw);
+  if (!key.ok()) {
+    c.metrics->refused(refusal::bad_session_key);
+    return from_status(key.error());
+  }
+  const std::string idem(*json::get_string(call.params, "idempotencyKey"));
+  auto begun = c.runs->begin(idem, key->key, key->agent_id);
+  if (begun.duplicate) {
+    c.metrics->refused(refusal::duplicate_idempotency_key);
+    return bj::value(bj::object{{"runId", begun.run_id}, {"status", begun.running ? "in_flight" : "ok"}});
+  }
+  c.metrics->turns_started.fetch_add(1);
+  chat_event ev;
+  ev.channel = "webchat";
+  ev.peer_id = c.rt->settings().routing.session.main_key;
+  ev.sender_id = "gateway";
+  ev.session_key = key->key;
+  ev.agent_id = key->agent_id;
+  ev.text = std::string(*json::get_string(call.params, "message"));
+  ev.sender_authorized = true;
+  const auto t0 = std::chrono::steady_clock::now();
+  gateway_core* core = &c;
+  const std::string run_id = begun.run_id;
+  c.rt->send(std::move(ev), [core, run_id, t0](turn_outcome out) {
+    core->metrics->ack_latency_ms(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    auto fin = core->runs->finish(run_id);
+    if (!fin) return;
+    auto closing = run_closing_event(*fin, out, now_ms());
+    if (closing.state == "final") core->metrics->turns_completed.fetch_add(1);
+    else if (closing.state == "aborted") core->metrics->turns_aborted.fetch_add(1);
+    else core->metrics->turns_failed.fetch_add(1);
+    core->sink->broadcast(frame_sink::audience::operators, "chat", std::move(closing.payload));
+    // The row changed (tokens, updatedAt): read it off the actor threads.
+    core->sink->run_later([core, key = fin->session_key, agent = fin->agent_id] {
+      notify_session_changed(*core, key, agent, "send");
+    });
+  });
+  return bj::value(bj::object{{"runId", run_id}, {"status", "started"}});
+}
+
+method_outcome chat_abort(method_call& call) {
+  if (auto e = check_params("chat.abort", call.params,
+                            {{"sessionKey", ptype::nonempty_string, true}, {"agentId", ptype::nonempty_string},
+                             {"runId", ptype::nonempty_string}, {"preserveSideRuns", ptype::boolean}},
+                            true))
+    return *e;
+  auto key = resolve_session_key(*call.core.rt, std::string(*json::get_string(call.params, "sessionKey")));
+  if (!key.ok()) {
+    call.core.metrics->refused(refusal::bad_session_key);
+    return from_status(key.error());
+  }
+  auto open = call.core.runs->open_runs(key->key);
+  if (auto only = json::get_string(call.params, "runId")) {
+    bool found = false;
+    for (const auto& r : open) found = found || r == *only;
+    if (!found) return bj::value(bj::object{{"ok", true}, {"aborted", false}, {"runIds", bj::array{}}});
+  }
+  bj::array ids;
+  for (const auto& r : open) ids.emplace_back(bj::string(r));
+  if (open.empty()) return bj::value(bj::object{{"ok", true}, {"aborted", false}, {"runIds", std::move(ids)}});
+  chat_event ev;
+  ev.channel = "webchat";
+  ev.peer_id = "gateway";
+  ev.session_key = key->key;
+  ev.agent_id = key->agent_id;
+  ev.text = "/stop";
+  auto out = call.core.rt->send(std::move(ev)).get();
+  if (!out.st.ok()) return from_status(out.st);
+  return bj::value(bj::object{{"ok", true}, {"aborted", true}, {"runIds", std::move(ids)}});
+}
+
+method_outcome chat_history(method_call& call) {
+  if (auto e = check_params("chat.history", call.params,
+                            {{"sessionKey", ptype::nonempty_string, true}, {"agentId", ptype::nonempty_string},
+                             {"limit", ptype::positive_integer}, {"sessionId", ptype::nonempty_string},
+                             {"maxChars", ptype::positive_integer}, {"offset", ptype::integer}}))
+    return *e;
+  if (auto l = json::get_int(call.params, "limit"); l && *l > 1000)
+    return error_of("invalid chat.history params: at /limit: must be <= 1000");
+  auto key = resolve_session_key(*call.core.rt, std::string(*json::get_string(call.params, "sessionKey")));
+  if (!key.ok()) {
+    call.core.metrics->refused(refusal::bad_session_key);
+    return from_status(key.error());
+  }
+  const auto d = defaults_of(*call.core.rt, call.core.default_provider, call.core.default_model);
+  bj::object out{{"sessionKey", key->key}};
+  auto row = call.core.rt->session(key->key, key->agent_id);
+  if (!row.ok()) return from_status(row.error());
+  if (!row->has_value()) {
+    out["sessionId"] = nullptr;
+    out["messages"] = bj::array{};
+    out["hasMore"] = false;
+    out["totalMessages"] = 0;
+    out["defaults"] = defaults_json(d);
+    return bj::value(std::move(out));
+  }
+  auto h = call.core.rt->history(key->key);
+  if (!h.ok()) return from_status(h.error());
+  const std::size_t limit = static_cast<std::size_t>(json::get_int(call.params, "limit").value_or(200));
+  const std::size_t total = h->messages.size();
+  const std::size_t first = total > limit ? total - limit : 0;
+  bj::array messages;
+  for (std::size_t i = first; i < total; ++i) messages.push_back(history_message(h->messages[i]));
+  out["sessionId"] = h->session_id;
+  out["messages"] = std::move(messages);
+  out["hasMore"] = first > 0;
+  out["totalMessages"] = static_cast<std::int64_t>(total);
+  out["defaults"] = defaults_json(d);
+  runtime::session_row r{key->agent_id, key->key, std::move(**row)};
+  out["sessionInfo"] = session_row_json(r, d, call.core.runs->open_runs(key->key));
+  return bj::value(std::move(out));
+}
+
+}  // namespace
+
+void add_chat_methods(std::vector<method_entry>& t) {
+  t.push_back({"chat.send", method_scope::write, false, chat_send});
+  t.push_back({"chat.abort", method_scope::write, false, chat_abort});
+  t.push_back({"chat.history", method_scope::read, false, chat_history});
+}
+
+}  // namespace sessionrt::gateway

@@ -1,0 +1,119 @@
+// connection_state: one WebSocket connection's protocol state (OpenClaw gateway protocol v4,
+// ../shared/reference/openclaw-gateway-protocol.md), with no I/O: the transport feeds it text
+// frames and does what it answers. It holds the handshake phase, the event seq counter (events
+// after the handshake count 1, 2, 3 ... per connection; the challenge carries none), the
+// scopes granted at connect, the subscriptions and the bytes the transport has buffered.
+// Contract:
+//   - on_text() classifies one inbound text frame: a request to dispatch, an error response
+//     to send (the connection stays open) or a close (code + reason) after an optional error;
+//   - check_connect() decides a `connect` request: hello on success, else the real server's
+//     refusal (error + close 1008 / 1002); after success the phase is open;
+//   - allowed() says whether the granted scopes cover a method's scope
+//     (operator.admin covers write and read, operator.write covers read);
+//   - buffered bytes: the transport reports what it queued and what was written; over_buffer()
+//     turns true past max_buffered_bytes (the transport then closes: never an unbounded queue).
+#pragma once
+#include <boost/json.hpp>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sessionrt::gateway {
+
+inline constexpr int kGatewayProtocol = 4;
+inline constexpr std::size_t kPreHandshakeMaxPayload = 64 * 1024;
+
+// Close codes of the real server (and RFC 6455's for the transport's own refusals).
+namespace close_code {
+inline constexpr int normal = 1000;
+inline constexpr int going_away = 1001;
+inline constexpr int protocol_error = 1002;  // protocol mismatch
+inline constexpr int policy = 1008;          // token mismatch, bad handshake, slow consumer
+inline constexpr int too_big = 1009;         // a frame over the payload limit
+inline constexpr int try_again = 1013;       // too many connections
+}  // namespace close_code
+
+enum class method_scope { read, write, admin };
+std::string_view scope_name(method_scope s);  // "operator.read" ...
+
+// A protocol error as the response frame carries it.
+struct frame_error {
+  std::string code = "INVALID_REQUEST";
+  std::string message;
+  boost::json::value details = nullptr;  // null: no details field
+  boost::json::object to_json() const;
+};
+
+struct close_request {
+  int code = close_code::policy;
+  std::string reason;
+};
+
+struct inbound_frame {
+  enum class kind { request, error, close } what = kind::request;
+  std::string id;  // the request id (empty when the frame had none)
+  std::string method;
+  boost::json::value params = nullptr;
+  frame_error error;                   // kind::error, and kind::close when respond_first
+  bool respond_first = false;          // kind::close: send `error` for `id` before closing
+  close_request close;
+};
+
+struct client_info {
+  std::string id, version, platform, mode, instance_id, display_name;
+  std::string role = "operator";
+};
+
+struct connect_verdict {
+  bool ok = false;
+  frame_error error;       // !ok
+  close_request close;     // !ok: the socket is closed after the error
+  std::vector<std::string> scopes;  // ok: granted
+};
+
+class connection_state {
+ public:
+  enum class phase { awaiting_connect, open, closed };
+
+  explicit connection_state(std::size_t max_buffered_bytes) : max_buffered_(max_buffered_bytes) {}
+
+  phase current() const { return phase_; }
+  inbound_frame on_text(std::string_view text);
+  connect_verdict check_connect(const boost::json::value& params, std::string_view expected_token);
+  bool allowed(method_scope needed) const;
+  const std::vector<std::string>& scopes() const { return scopes_; }
+  const client_info& client() const { return client_; }
+  void mark_closed() { phase_ = phase::closed; }
+
+  // The next event seq (1, 2, ...). Only events after the handshake count.
+  std::int64_t next_seq() { return ++seq_; }
+  std::int64_t last_seq() const { return seq_; }
+
+  void add_buffered(std::size_t n) { buffered_ += n; }
+  void drained(std::size_t n) { buffered_ = n > buffered_ ? 0 : buffered_ - n; }
+  void set_buffered(std::size_t n) { buffered_ = n; }
+  std::size_t buffered() const { return buffered_; }
+  bool over_buffer() const { return buffered_ > max_buffered_; }
+
+  // Subscriptions (the transport and the method handlers on its loop thread set them).
+  bool sessions_subscribed = false;
+  std::optional<std::uint64_t> events_subscription;  // runtime::subscribe id
+  bool runner = false;
+
+ private:
+  phase phase_ = phase::awaiting_connect;
+  std::int64_t seq_ = 0;
+  std::size_t buffered_ = 0;
+  std::size_t max_buffered_;
+  std::vector<std::string> scopes_;
+  client_info client_;
+};
+
+// The client ids of ConnectParamsSchema's enum (protocol-schemas.txt).
+bool is_known_client_id(std::string_view id);
+bool is_known_client_mode(std::string_view mode);
+
+}  // namespace sessionrt::gateway

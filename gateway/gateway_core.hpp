@@ -1,0 +1,45 @@
+// gateway_core: what the method handlers share, whatever thread they run on: the runtime, the
+// metrics, the chat runs, the remote runners and the frame sink (the transport's thread-safe
+// way to send events to one connection or to many). The transport owns the sink and outlives
+// every handler call.
+#pragma once
+#include <boost/json.hpp>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "gateway/gateway_metrics.hpp"
+#include "runtime/runtime.hpp"
+
+namespace sessionrt::gateway {
+
+class chat_runs;
+class runner_pool;
+
+// Thread-safe: each call posts the frame to the loop thread, which numbers it (seq) per
+// connection and writes it. A connection that is gone is skipped.
+class frame_sink {
+ public:
+  enum class audience { operators, sessions_subscribers };
+  virtual ~frame_sink() = default;
+  virtual void event_to(std::uint64_t conn, std::string name, boost::json::value payload) = 0;
+  virtual void broadcast(audience who, std::string name, boost::json::value payload) = 0;
+  // Runs fn on a method worker (never on the loop, never on the caller's thread): for work
+  // that asks the runtime and must not block an actor thread or the loop.
+  virtual void run_later(std::function<void()> fn) = 0;
+};
+
+struct gateway_core {
+  runtime::runtime* rt = nullptr;
+  gateway_metrics* metrics = nullptr;
+  frame_sink* sink = nullptr;
+  chat_runs* runs = nullptr;
+  runner_pool* runners = nullptr;
+  std::string bind;
+  int port = 0;
+  std::int64_t started_ms = 0;
+  std::string server_version = "sessionrt-0.1.0";
+  std::string default_provider, default_model;  // what rows show when they name none
+};
+
+}  // namespace sessionrt::gateway

@@ -1,0 +1,234 @@
+#include "gateway/gateway_server.hpp"
+
+#include <openssl/rand.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "gateway/chat_events.hpp"
+#include "gateway/chat_runs.hpp"
+#include "gateway/runner_pool.hpp"
+#include "gateway/session_notify.hpp"
+#include "gateway/ws_transport.hpp"
+#include "messages/json_access.hpp"
+#include "messages/json_writer.hpp"
+#include "runtime/config.hpp"
+#include "runtime/simulated_model.hpp"
+#include "storage/durable_file.hpp"
+#include "storage/session_paths.hpp"
+#include "storage/system_clock.hpp"
+
+namespace sessionrt::gateway {
+namespace bj = boost::json;
+
+struct gateway_server::impl {
+  gateway_options opt;
+  std::string state_dir, token, discovery_path;
+  gateway_metrics metrics;
+  chat_runs runs;
+  gateway_core core;
+  std::unique_ptr<ws_transport> transport;
+  std::shared_ptr<runner_pool> runners;
+  std::unique_ptr<runtime::runtime> rt;
+  std::thread loop;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stop_requested = false, stopped = false;
+};
+
+namespace {
+
+bool is_loopback(const std::string& bind) {
+  return bind.rfind("127.", 0) == 0 || bind == "::1" || bind == "localhost";
+}
+
+std::string random_token() {
+  unsigned char bytes[24];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) return {};
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) {
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  }
+  return out;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  std::size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  return s.substr(i);
+}
+
+// --token, $SESSIONRT_GATEWAY_TOKEN, gateway.auth.token, <state>/gateway.token (made when missing).
+result<std::string> resolve_token(const gateway_options& o, const std::string& state_dir, storage::fs& files) {
+  if (!o.token.empty()) return o.token;
+  if (const char* env = std::getenv("SESSIONRT_GATEWAY_TOKEN"); env && *env) return std::string(env);
+  if (!o.config_token.empty()) return o.config_token;
+  const std::string path = state_dir + "/gateway.token";
+  std::ifstream in(path);
+  if (in) {
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string t = trim(ss.str());
+    if (!t.empty()) return t;
+  }
+  std::string t = random_token();
+  if (t.empty()) return status(errc::io_error, "cannot draw random bytes for a gateway token (OpenSSL RAND_bytes)");
+  storage::replace_options ro;
+  ro.mode = 0600;
+  SRT_RETURN_IF_ERROR(storage::replace_file_atomic(files, path, t + "\n", ro));
+  spdlog::info("gateway: generated a token in {} (mode 0600)", path);
+  return t;
+}
+
+}  // namespace
+
+gateway_server::gateway_server(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+gateway_server::~gateway_server() { (void)stop(); }
+
+result<std::unique_ptr<gateway_server>> gateway_server::start(gateway_options options) {
+  auto st = std::make_unique<impl>();
+  st->opt = std::move(options);
+  auto& o = st->opt;
+  storage::fs& files = o.runtime.files ? *o.runtime.files : storage::posix_fs();
+  st->state_dir = o.runtime.settings.state_dir;
+  if (st->state_dir.empty()) {
+    const auto env = runtime::process_environment();
+    auto dir = storage::resolve_state_dir(env("SESSIONRT_STATE_DIR"), env("HOME"));
+    if (!dir.ok()) return dir.error();
+    st->state_dir = *dir;
+    o.runtime.settings.state_dir = *dir;
+  }
+  SRT_RETURN_IF_ERROR(storage::ensure_dir(files, st->state_dir));
+  auto token = resolve_token(o, st->state_dir, files);
+  if (!token.ok()) return token.error();
+  st->token = *token;
+  if (!is_loopback(o.bind))
+    spdlog::warn("gateway: listening on {} beyond loopback; clients refuse plain ws:// there and will want wss:// "
+                 "(put a TLS proxy in front)", o.bind);
+
+  // The model: the host's runner, else the simulated model; remote runners take over while attached.
+  std::shared_ptr<async_model_runner> local = o.runtime.async_runner;
+  if (!local && o.runtime.runner) local = std::dynamic_pointer_cast<async_model_runner>(o.runtime.runner);
+  std::string provider = "sessionrt", model = "sim-1";
+  if (!local && !o.runtime.runner) {
+    runtime::simulated_model_options so;
+    so.timers = &storage::real_alarms();
+    local = std::make_shared<runtime::simulated_model>(storage::real_clock(), so);
+  }
+  // A peer that went away must fail our write (EPIPE, then the connection closes), not kill
+  // the process: libuv writes with write(2), which raises SIGPIPE by default.
+  ::signal(SIGPIPE, SIG_IGN);
+  transport_options to;
+  to.bind = o.bind;
+  to.port = o.port;
+  to.token = st->token;
+  to.max_connections = o.max_connections;
+  to.max_buffered_bytes = o.max_buffered_bytes;
+  to.max_payload = o.max_payload;
+  to.tick_interval_ms = o.tick_interval_ms;
+  to.handshake_timeout_ms = o.handshake_timeout_ms;
+  to.handle_signals = o.install_signal_handlers;
+  st->core.metrics = &st->metrics;
+  st->core.runs = &st->runs;
+  st->core.bind = o.bind;
+  st->core.default_provider = provider;
+  st->core.default_model = model;
+  st->core.started_ms = now_ms();
+  st->transport = std::make_unique<ws_transport>(to, st->core);
+  st->core.sink = st->transport.get();
+  if (local || !o.runtime.runner) {
+    st->runners = std::make_shared<runner_pool>(local, st->transport.get(), &st->metrics);
+    o.runtime.async_runner = st->runners;
+    o.runtime.runner = nullptr;
+  } else {
+    // A synchronous host runner: the runtime runs it on its pool; remote runners still attach.
+    st->runners = std::make_shared<runner_pool>(nullptr, st->transport.get(), &st->metrics);
+  }
+  st->core.runners = st->runners.get();
+  SRT_RETURN_IF_ERROR(st->transport->listen());
+  st->core.port = st->transport->port();
+
+  // Streamed replies become chat deltas; store writes and passivations are counted.
+  impl* raw = st.get();
+  o.runtime.subscriptions.push_back({{{"reply.delta"}, "", ""}, [raw](const lifecycle_event& e) {
+                                       const bool discarded = json::get_bool(e.data, "discarded").value_or(false);
+                                       const std::string text(json::get_string(e.data, "text").value_or(""));
+                                       if (auto d = raw->runs.on_piece(e.session_key, text, discarded,
+                                                                       json::get_int(e.data, "index").value_or(0)))
+                                         raw->transport->broadcast(frame_sink::audience::operators, "chat",
+                                                                   delta_event(*d, now_ms()));
+                                     }});
+  o.runtime.subscriptions.push_back({{{"store.flushed", "session.passivated"}, "", ""}, [raw](const lifecycle_event& e) {
+                                       if (e.type == "store.flushed") raw->metrics.store_writes.fetch_add(1);
+                                       else raw->metrics.passivations.fetch_add(1);
+                                     }});
+  auto rt = runtime::runtime::start(o.runtime);
+  if (!rt.ok()) {
+    st->transport->request_stop();
+    st->transport->run();
+    return rt.error();
+  }
+  st->rt = std::move(*rt);
+  st->core.rt = st->rt.get();
+  st->transport->on_signal = [raw] {
+    std::lock_guard lock(raw->mu);
+    raw->stop_requested = true;
+    raw->cv.notify_all();
+  };
+  st->loop = std::thread([t = st->transport.get()] { t->run(); });
+
+  st->discovery_path = st->state_dir + "/gateway.json";
+  bj::object disc{{"pid", static_cast<std::int64_t>(::getpid())},
+                  {"port", st->core.port},
+                  {"bind", o.bind},
+                  {"startedAt", st->core.started_ms}};
+  storage::replace_options ro;
+  ro.mode = 0600;
+  if (auto w = storage::replace_file_atomic(files, st->discovery_path, json::to_pretty(disc) + "\n", ro); !w.ok())
+    spdlog::warn("gateway: could not write {}: {}", st->discovery_path, w.message());
+  spdlog::info("gateway: listening on ws://{}:{} (state {})", o.bind, st->core.port, st->state_dir);
+  return std::unique_ptr<gateway_server>(new gateway_server(std::move(st)));
+}
+
+int gateway_server::port() const { return impl_->core.port; }
+const std::string& gateway_server::bind() const { return impl_->opt.bind; }
+const std::string& gateway_server::token() const { return impl_->token; }
+std::string gateway_server::url() const {
+  const bool v6 = impl_->opt.bind.find(':') != std::string::npos;
+  return "ws://" + (v6 ? "[" + impl_->opt.bind + "]" : impl_->opt.bind) + ":" + std::to_string(port());
+}
+runtime::runtime& gateway_server::rt() { return *impl_->rt; }
+
+void gateway_server::wait() {
+  std::unique_lock lock(impl_->mu);
+  impl_->cv.wait(lock, [&] { return impl_->stop_requested || impl_->stopped; });
+}
+
+status gateway_server::stop() {
+  if (!impl_) return {};
+  {
+    std::lock_guard lock(impl_->mu);
+    if (impl_->stopped) return {};
+    impl_->stopped = true;
+    impl_->cv.notify_all();
+  }
+  impl_->transport->request_stop();
+  // Runs are cancelled or finish, stores flushed, locks released; the workers waiting on the
+  // runtime then return and the loop can end.
+  status result = impl_->rt ? impl_->rt->stop() : status{};
+  if (impl_->loop.joinable()) impl_->loop.join();
+  storage::fs& files = impl_->opt.runtime.files ? *impl_->opt.runtime.files : storage::posix_fs();
+  if (!impl_->discovery_path.empty()) (void)files.unlink(impl_->discovery_path);
+  return result;
+}
+
+}  // namespace sessionrt::gateway

@@ -1,0 +1,41 @@
+#include "gateway/method_table.hpp"
+
+namespace sessionrt::gateway {
+
+const std::vector<method_entry>& method_table() {
+  static const std::vector<method_entry> table = [] {
+    std::vector<method_entry> t;
+    add_status_methods(t);
+    add_session_methods(t);
+    add_chat_methods(t);
+    add_runner_methods(t);
+    return t;
+  }();
+  return table;
+}
+
+const method_entry* find_method(std::string_view name) {
+  for (const auto& m : method_table())
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+boost::json::array method_names() {
+  boost::json::array out;
+  for (const auto& m : method_table()) out.emplace_back(boost::json::string(m.name));
+  return out;
+}
+
+boost::json::array event_names() {
+  return {"connect.challenge", "tick", "chat", "sessions.changed", "shutdown",
+          "sessionrt.event", "sessionrt.turn.request", "sessionrt.turn.cancel"};
+}
+
+frame_error error_of(std::string message, std::string code) {
+  frame_error e;
+  e.code = std::move(code);
+  e.message = std::move(message);
+  return e;
+}
+
+}  // namespace sessionrt::gateway

@@ -1,0 +1,328 @@
+#include "gateway/remote_commands.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <boost/json.hpp>
+#include <ostream>
+
+#include "gateway/gateway_client.hpp"
+#include "gateway/gateway_server.hpp"
+#include "messages/ids.hpp"
+#include "messages/json_access.hpp"
+#include "messages/json_reader.hpp"
+#include "messages/json_writer.hpp"
+#include "runtime/cli/offline_stores.hpp"
+#include "storage/durable_file.hpp"
+
+namespace sessionrt::gateway {
+namespace bj = boost::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
+  std::size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  return s.substr(i);
+}
+
+result<std::unique_ptr<gateway_client>> connect_to(const std::string& host, std::uint16_t port, const std::string& token,
+                                                   const std::string& scope) {
+  gateway_client_options o;
+  o.host = host;
+  o.port = port;
+  o.identity.token = token;
+  o.identity.client_id = "cli";
+  o.identity.scopes = {scope};
+  o.connect_timeout = 10s;
+  auto c = gateway_client::connect(o);
+  if (!c && token.empty())
+    return c.error().with_context(fmt::format("gateway ws://{}:{} (no token: pass --token or set SESSIONRT_GATEWAY_TOKEN; "
+                                              "<state>/gateway.token has none)", host, port));
+  if (!c) return c.error().with_context(fmt::format("gateway ws://{}:{}", host, port));
+  return c;
+}
+
+// Text of an assistant / user message in chat.history's shape (a string, or text parts).
+std::string message_text(const bj::value& m) {
+  const bj::object* o = m.if_object();
+  if (!o) return {};
+  const bj::value* c = o->if_contains("content");
+  if (!c) return std::string(json::get_string(*o, "summary").value_or(""));
+  if (c->is_string()) return std::string(c->get_string());
+  std::string out;
+  if (const bj::array* parts = c->if_array())
+    for (const auto& p : *parts)
+      if (p.is_object() && json::get_string(p.get_object(), "type").value_or("") == "text")
+        out += std::string(json::get_string(p.get_object(), "text").value_or(""));
+  return out;
+}
+
+// A connection to the live gateway of the state dir, or to an in-process one started for this
+// command (kept alive by `local`) when none is live.
+struct session_link {
+  std::unique_ptr<gateway_server> local;
+  std::unique_ptr<gateway_client> client;
+};
+
+struct link_options {
+  runtime::offline_options where;
+  std::string token;
+  std::string session = "main";
+  bool json = false;
+};
+
+void add_link_options(CLI::App* cmd, link_options& o) {
+  runtime::add_offline_options(cmd, o.where, false);
+  cmd->add_option("--state-dir", o.where.state_dir,
+                  "State directory (default: the config's stateDir, $SESSIONRT_STATE_DIR, ~/.sessionrt)");
+  cmd->add_option("--token", o.token, "The running gateway's token (else $SESSIONRT_GATEWAY_TOKEN, <state>/gateway.token)");
+  cmd->add_option("--session", o.session, "Session key (default \"main\": the main session of the default agent)");
+  cmd->add_flag("--json", o.json, "Print JSON");
+}
+
+result<session_link> open_link(runtime::cli_state& st, const link_options& o, const std::string& scope) {
+  auto ctx = runtime::open_offline(st.io, o.where);
+  if (!ctx) return ctx.error();
+  for (const auto& w : ctx->config_warnings) *st.io.err << "sessionrt: warning: " << w << "\n";
+  session_link link;
+  if (auto live = find_live_gateway(st.io, ctx->state_dir)) {
+    std::string token = gateway_token(st.io, ctx->state_dir, o.token);
+    auto c = connect_to(live->host, live->port, token, scope);
+    if (!c) return c.error();
+    link.client = std::move(*c);
+    return link;
+  }
+  // The in-process gateway's start-up lines would mix into what this command prints.
+  spdlog::set_level(spdlog::level::warn);
+  gateway_options g;
+  g.runtime.settings = ctx->settings;
+  g.runtime.settings.state_dir = ctx->state_dir;
+  g.port = 0;
+  g.token = new_uuid_v4();
+  auto server = gateway_server::start(std::move(g));
+  if (!server) return server.error().with_context("running in-process on " + ctx->state_dir);
+  auto c = connect_to("127.0.0.1", static_cast<std::uint16_t>((*server)->port()), (*server)->token(), scope);
+  if (!c) return c.error();
+  link.local = std::move(*server);
+  link.client = std::move(*c);
+  return link;
+}
+
+void finish(runtime::cli_state& st, session_link& link, int code) {
+  if (link.client) (void)link.client->close();
+  if (link.local) {
+    auto s = link.local->stop();
+    if (!s.ok()) {
+      *st.io.err << "sessionrt: stopping the in-process runtime: " << s.message() << "\n";
+      code = 2;
+    }
+  }
+  st.exit_code = code;
+}
+
+void fail(runtime::cli_state& st, session_link* link, const status& e) {
+  *st.io.err << "sessionrt: " << e.message() << "\n";
+  if (link) finish(st, *link, 2);
+  st.exit_code = 2;
+}
+
+// ---- send ---------------------------------------------------------------------------------------
+
+struct send_options : link_options {
+  std::vector<std::string> words;
+  int timeout_s = 600;
+};
+
+void send_command(const send_options& o, runtime::cli_state& st) {
+  std::string message;
+  for (const auto& w : o.words) message += (message.empty() ? "" : " ") + w;
+  auto link = open_link(st, o, "operator.write");
+  if (!link) return fail(st, nullptr, link.error());
+  const std::string run_id = new_uuid_v4();
+  std::ostream& out = *st.io.out;
+  std::string state, text, error_message;
+  bool streamed = false;
+  auto handle = [&](const gateway_event& e) {
+    if (e.event != "chat" || !e.payload.is_object()) return;
+    const bj::object& p = e.payload.get_object();
+    if (json::get_string(p, "runId").value_or("") != run_id) return;
+    std::string s(json::get_string(p, "state").value_or(""));
+    if (s == "delta") {
+      std::string piece(json::get_string(p, "deltaText").value_or(""));
+      text += piece;
+      if (!o.json) {
+        out << piece << std::flush;
+        streamed = true;
+      }
+    } else if (s == "final" || s == "aborted" || s == "error") {
+      state = s;
+      if (const bj::value* m = p.if_contains("message")) text = message_text(*m);
+      error_message = std::string(json::get_string(p, "errorMessage").value_or(""));
+    }
+  };
+  link->client->on_event(handle);  // deltas may come before chat.send's answer
+  bj::object params{{"sessionKey", o.session}, {"message", message}, {"idempotencyKey", run_id}};
+  auto started = link->client->request("chat.send", params, 30s);
+  if (!started) return fail(st, &*link, started.error());
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(o.timeout_s);
+  while (state.empty()) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0)
+      return fail(st, &*link, status(errc::timeout, fmt::format("no final chat event for run {} within {} s", run_id, o.timeout_s)));
+    auto e = link->client->next_event(left);
+    if (e) handle(*e);
+    else if (e.error().code() != errc::timeout) return fail(st, &*link, e.error());
+  }
+  if (o.json) {
+    bj::object r{{"runId", run_id}, {"sessionKey", o.session}, {"state", state}, {"text", text}};
+    if (!error_message.empty()) r["errorMessage"] = error_message;
+    out << json::to_compact(r) << "\n";
+  } else {
+    if (!streamed) out << text;  // a reply that came whole (a command's output)
+    out << "\n";
+  }
+  if (state == "error") *st.io.err << "sessionrt: the turn failed: " << error_message << "\n";
+  if (state == "aborted") *st.io.err << "sessionrt: the turn was aborted\n";
+  finish(st, *link, state == "final" ? 0 : 1);
+}
+
+// ---- compact ------------------------------------------------------------------------------------
+
+void compact_command(const link_options& o, runtime::cli_state& st) {
+  auto link = open_link(st, o, "operator.admin");
+  if (!link) return fail(st, nullptr, link.error());
+  auto r = link->client->request("sessions.compact", bj::object{{"key", o.session}}, 600s);
+  if (!r) return fail(st, &*link, r.error());
+  const bj::object* p = r->if_object();
+  if (!p) return fail(st, &*link, status(errc::corrupt, "the sessions.compact answer is not an object"));
+  if (o.json) {
+    *st.io.out << json::to_pretty(*p) << "\n";
+  } else {
+    std::string key(json::get_string(*p, "key").value_or(o.session));
+    if (json::get_bool(*p, "compacted").value_or(false)) {
+      const bj::object* res = json::get_object(*p, "result");
+      *st.io.out << fmt::format("Compacted {}: {} tokens before\n", key,
+                                res ? json::get_int(*res, "tokensBefore").value_or(0) : 0);
+    } else {
+      *st.io.out << fmt::format("Not compacted {}: {}\n", key, json::get_string(*p, "reason").value_or("no reason given"));
+    }
+  }
+  finish(st, *link, 0);
+}
+
+// ---- tail ---------------------------------------------------------------------------------------
+
+struct tail_options : link_options {
+  int limit = 20;
+  bool follow = false;
+};
+
+void print_message(std::ostream& out, const bj::value& m, bool as_json) {
+  if (as_json) {
+    out << json::to_compact(m) << "\n";
+    return;
+  }
+  std::string role = m.is_object() ? std::string(json::get_string(m.get_object(), "role").value_or("?")) : "?";
+  out << role << ": " << message_text(m) << "\n";
+}
+
+void tail_command(const tail_options& o, runtime::cli_state& st) {
+  auto link = open_link(st, o, "operator.read");
+  if (!link) return fail(st, nullptr, link.error());
+  if (o.follow && link->local)
+    return fail(st, &*link, status(errc::invalid_argument, "--follow needs a running gateway (`sessionrt gateway`): "
+                                                           "nothing else writes to the session while this command runs"));
+  bj::object params{{"sessionKey", o.session}, {"limit", o.limit}};
+  auto h = link->client->request("chat.history", params, 30s);
+  if (!h) return fail(st, &*link, h.error());
+  const bj::array* msgs = h->is_object() ? json::get_array(h->get_object(), "messages") : nullptr;
+  if (msgs)
+    for (const auto& m : *msgs) print_message(*st.io.out, m, o.json);
+  st.io.out->flush();
+  if (!o.follow) return finish(st, *link, 0);
+  std::string key = h->is_object() ? std::string(json::get_string(h->get_object(), "sessionKey").value_or(o.session)) : o.session;
+  for (;;) {
+    auto e = link->client->next_event(3600s);
+    if (!e) {
+      if (e.error().code() == errc::timeout) continue;
+      return fail(st, &*link, e.error());
+    }
+    if (e->event != "chat" || !e->payload.is_object()) continue;
+    const bj::object& p = e->payload.get_object();
+    if (json::get_string(p, "sessionKey").value_or("") != key) continue;
+    if (json::get_string(p, "state").value_or("") != "final") continue;
+    if (const bj::value* m = p.if_contains("message")) print_message(*st.io.out, *m, o.json);
+    st.io.out->flush();
+  }
+}
+
+}  // namespace
+
+std::optional<live_gateway> find_live_gateway(const runtime::cli_io& io, const std::string& state_dir) {
+  if (state_dir.empty()) return std::nullopt;
+  auto text = storage::read_file(*io.files, state_dir + "/gateway.json", 64 * 1024);
+  if (!text) return std::nullopt;
+  auto o = json::parse_object(*text);
+  if (!o) return std::nullopt;
+  auto pid = json::get_int(*o, "pid");
+  auto port = json::get_int(*o, "port");
+  if (!pid || !port || *port <= 0 || *port > 65535 || !io.probe->alive(*pid)) return std::nullopt;
+  live_gateway g;
+  g.pid = *pid;
+  g.port = static_cast<std::uint16_t>(*port);
+  std::string bind(json::get_string(*o, "bind").value_or("127.0.0.1"));
+  if (!bind.empty() && bind != "0.0.0.0" && bind != "::") g.host = bind;
+  if (!ws_client::port_answers(g.host, g.port, 1s)) return std::nullopt;
+  return g;
+}
+
+std::string gateway_token(const runtime::cli_io& io, const std::string& state_dir, const std::string& explicit_token) {
+  if (!explicit_token.empty()) return explicit_token;
+  if (io.env)
+    if (auto t = io.env("SESSIONRT_GATEWAY_TOKEN"); t && !t->empty()) return *t;
+  auto text = storage::read_file(*io.files, state_dir + "/gateway.token", 4096);
+  return text ? trim(*text) : std::string();
+}
+
+std::optional<result<bj::value>> call_live_gateway(const runtime::cli_io& io, const std::string& state_dir,
+                                                   const std::string& token, const std::string& method,
+                                                   const bj::value& params) {
+  auto live = find_live_gateway(io, state_dir);
+  if (!live) return std::nullopt;
+  auto c = connect_to(live->host, live->port, gateway_token(io, state_dir, token), scope_for_method(method));
+  if (!c) return result<bj::value>(c.error());
+  auto r = (*c)->request(method, params, 60s);
+  (void)(*c)->close();
+  return r;
+}
+
+void add_remote_commands(CLI::App& app, runtime::cli_state& st) {
+  st.gateway = call_live_gateway;
+
+  auto so = std::make_shared<send_options>();
+  auto* s = app.add_subcommand("send", "Send a message to a session and stream the reply to stdout (through the running "
+                                       "gateway; without one, in-process on the files with the built-in simulated model)");
+  add_link_options(s, *so);
+  s->add_option("--timeout", so->timeout_s, "Seconds to wait for the reply (default 600)")->check(CLI::PositiveNumber);
+  s->add_option("message", so->words, "The message")->required();
+  s->callback([so, &st] { send_command(*so, st); });
+
+  auto co = std::make_shared<link_options>();
+  auto* c = app.add_subcommand("compact", "Compact a session's context now (sessions.compact; through the running "
+                                          "gateway, else in-process on the files)");
+  add_link_options(c, *co);
+  c->callback([co, &st] { compact_command(*co, st); });
+
+  auto to = std::make_shared<tail_options>();
+  auto* t = app.add_subcommand("tail", "Print a session's last messages (chat.history); --follow prints each reply as "
+                                       "the running gateway finishes it");
+  add_link_options(t, *to);
+  t->add_option("-n,--limit", to->limit, "How many messages (default 20, at most 1000)")->check(CLI::Range(1, 1000));
+  t->add_flag("-f,--follow", to->follow, "Keep printing replies of the session as they complete (needs a running gateway)");
+  t->callback([to, &st] { tail_command(*to, st); });
+}
+
+}  // namespace sessionrt::gateway

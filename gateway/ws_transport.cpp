@@ -1,0 +1,839 @@
+#include "gateway/ws_transport.hpp"
+
+#include <http_parser.h>
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+#include <spdlog/spdlog.h>
+#include <uv.h>
+#include <wslay/wslay.h>
+
+#include <algorithm>
+#include <cstring>
+#include <condition_variable>
+#include <filesystem>
+#include <thread>
+
+#include "actors/router/route_resolver.hpp"
+#include "gateway/chat_runs.hpp"
+#include "gateway/connection_state.hpp"
+#include "gateway/method_table.hpp"
+#include "gateway/runner_pool.hpp"
+#include "gateway/session_notify.hpp"
+#include "messages/ids.hpp"
+#include "messages/json_writer.hpp"
+
+namespace sessionrt::gateway {
+namespace bj = boost::json;
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return s;
+}
+
+std::string websocket_accept(const std::string& key) {
+  const std::string in = key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+  unsigned char digest[SHA_DIGEST_LENGTH];
+  SHA1(reinterpret_cast<const unsigned char*>(in.data()), in.size(), digest);
+  unsigned char out[4 * ((SHA_DIGEST_LENGTH + 2) / 3) + 1];
+  const int n = EVP_EncodeBlock(out, digest, SHA_DIGEST_LENGTH);
+  return std::string(reinterpret_cast<char*>(out), static_cast<std::size_t>(n));
+}
+
+std::string res_ok(const std::string& id, const bj::value& payload) {
+  std::string out = "{\"type\":\"res\",\"id\":";
+  json::append_string(out, id);
+  out += ",\"ok\":true,\"payload\":";
+  json::append_compact(out, payload);
+  out += '}';
+  return out;
+}
+
+std::string res_error(const std::string& id, const frame_error& e) {
+  std::string out = "{\"type\":\"res\",\"id\":";
+  json::append_string(out, id);
+  out += ",\"ok\":false,\"error\":";
+  json::append_compact(out, e.to_json());
+  out += '}';
+  return out;
+}
+
+std::int64_t dir_bytes(const std::string& dir) {
+  std::error_code ec;
+  std::int64_t total = 0;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != std::filesystem::end(it);
+       it.increment(ec)) {
+    std::error_code e2;
+    if (it->is_regular_file(e2)) total += static_cast<std::int64_t>(it->file_size(e2));
+  }
+  return total;
+}
+
+}  // namespace
+
+struct ws_transport::conn {
+  uv_tcp_t tcp{};
+  uv_timer_t timer{};
+  ws_transport::impl* t = nullptr;
+  std::uint64_t id = 0;
+  http_parser parser{};
+  std::string url, field, value;
+  bool last_was_value = false, message_done = false;
+  std::map<std::string, std::string> headers;
+  enum class mode { http, ws, closing } m = mode::http;
+  wslay_event_context_ptr ws = nullptr;
+  std::string in;
+  std::size_t in_pos = 0;
+  connection_state state;
+  int handles_open = 0;
+  bool counted = false;       // in connections_open
+  bool oversize_counted = false;
+  explicit conn(std::size_t max_buffered) : state(max_buffered) {}
+};
+
+struct ws_transport::work {
+  uv_work_t req{};
+  ws_transport::impl* t = nullptr;
+  std::uint64_t conn = 0;
+  std::string id;
+  const method_entry* method = nullptr;
+  bj::object params;
+  method_outcome out;
+  std::function<void()> fn;  // run_later
+};
+
+struct ws_transport::impl {
+  transport_options opt;
+  gateway_core& core;
+  ws_transport* self = nullptr;
+  uv_loop_t loop{};
+  uv_tcp_t listener{};
+  uv_async_t async{};
+  uv_timer_t tick{};
+  uv_signal_t sigterm{}, sigint{};
+  std::mutex post_mu;
+  bool posts_open = true;
+  std::vector<std::function<void()>> posted;
+  std::map<std::uint64_t, std::unique_ptr<conn>> conns;
+  std::uint64_t next_id = 0;
+  std::size_t ws_open = 0;
+  bool stopping = false;
+  http_parser_settings http{};
+  wslay_event_callbacks callbacks{};
+  char read_buf[64 * 1024];
+
+  impl(transport_options o, gateway_core& c) : opt(std::move(o)), core(c) {}
+
+  void post(std::function<void()> fn) {
+    std::lock_guard lock(post_mu);
+    if (!posts_open) return;
+    posted.push_back(std::move(fn));
+    uv_async_send(&async);
+  }
+
+  conn* find(std::uint64_t id) {
+    auto it = conns.find(id);
+    return it == conns.end() ? nullptr : it->second.get();
+  }
+
+  // ---- raw writes -------------------------------------------------------------------------
+  struct write_req {
+    uv_write_t req;
+    std::string data;
+  };
+  void write_raw(conn* c, std::string data) {
+    if (c->handles_open == 0 || uv_is_closing(reinterpret_cast<uv_handle_t*>(&c->tcp))) return;
+    auto* w = new write_req{};
+    w->data = std::move(data);
+    uv_buf_t buf = uv_buf_init(w->data.data(), static_cast<unsigned>(w->data.size()));
+    w->req.data = c;
+    const int rc = uv_write(&w->req, reinterpret_cast<uv_stream_t*>(&c->tcp), &buf, 1, [](uv_write_t* r, int st) {
+      auto* wr = reinterpret_cast<write_req*>(r);
+      delete wr;
+      (void)st;  // a failed write shows as a read error / EOF, which closes the connection
+    });
+    if (rc != 0) delete w;
+  }
+
+  // ---- closing ----------------------------------------------------------------------------
+  void on_handle_closed(conn* c) {
+    if (--c->handles_open > 0) return;
+    if (c->ws) wslay_event_context_free(c->ws);
+    c->ws = nullptr;
+    conns.erase(c->id);
+  }
+
+  void close_now(conn* c) {
+    if (c->m == conn::mode::closing && c->handles_open == 0) return;
+    if (uv_is_closing(reinterpret_cast<uv_handle_t*>(&c->tcp))) return;
+    c->m = conn::mode::closing;
+    c->state.mark_closed();
+    if (c->counted) {
+      c->counted = false;
+      --ws_open;
+      core.metrics->connections_open.fetch_sub(1);
+    }
+    if (c->state.events_subscription) core.rt->unsubscribe(*c->state.events_subscription);
+    c->state.events_subscription.reset();
+    if (c->state.runner) core.runners->detach(c->id);
+    c->state.runner = false;
+    auto closed = [](uv_handle_t* h) {
+      auto* cc = static_cast<conn*>(h->data);
+      cc->t->on_handle_closed(cc);
+    };
+    uv_timer_stop(&c->timer);
+    uv_close(reinterpret_cast<uv_handle_t*>(&c->timer), closed);
+    uv_close(reinterpret_cast<uv_handle_t*>(&c->tcp), closed);
+  }
+
+  // Ends the TCP stream once what is queued was written.
+  void shutdown_then_close(conn* c) {
+    auto* req = new uv_shutdown_t{};
+    req->data = c;
+    c->m = conn::mode::closing;
+    if (uv_shutdown(req, reinterpret_cast<uv_stream_t*>(&c->tcp), [](uv_shutdown_t* r, int) {
+          auto* cc = static_cast<conn*>(r->data);
+          delete r;
+          cc->t->close_now(cc);
+        }) != 0) {
+      delete req;
+      close_now(c);
+    }
+  }
+
+  // A WebSocket close frame, then the socket once the peer answers (or after 2 s).
+  void close_ws(conn* c, int code, const std::string& reason) {
+    if (!c->ws || c->m == conn::mode::closing) return;
+    c->state.mark_closed();
+    wslay_event_queue_close(c->ws, static_cast<uint16_t>(code), reinterpret_cast<const uint8_t*>(reason.data()),
+                            std::min<std::size_t>(reason.size(), 123));
+    flush(c);
+    if (c->m == conn::mode::closing) return;
+    uv_timer_stop(&c->timer);
+    uv_timer_start(&c->timer, [](uv_timer_t* h) {
+      auto* cc = static_cast<conn*>(h->data);
+      cc->t->close_now(cc);
+    }, 2000, 0);
+  }
+
+  void flush(conn* c) {
+    if (!c->ws || c->m == conn::mode::closing) return;
+    if (wslay_event_send(c->ws) != 0) {
+      close_now(c);
+      return;
+    }
+    if (!c->oversize_counted && wslay_event_get_close_sent(c->ws) &&
+        wslay_event_get_status_code_sent(c->ws) == WSLAY_CODE_MESSAGE_TOO_BIG) {
+      c->oversize_counted = true;
+      core.metrics->refused(refusal::oversized_frame);
+    }
+    if (!wslay_event_want_read(c->ws) && !wslay_event_want_write(c->ws)) shutdown_then_close(c);
+  }
+
+  // ---- frames -----------------------------------------------------------------------------
+  void send_text(conn* c, const std::string& text) {
+    if (!c->ws || c->m != conn::mode::ws) return;
+    const std::size_t queued = uv_stream_get_write_queue_size(reinterpret_cast<uv_stream_t*>(&c->tcp)) +
+                               wslay_event_get_queued_msg_length(c->ws);
+    // What is still unsent decides (a single frame larger than the limit may go out to a
+    // reader that keeps up; one that does not read is dropped at the next frame).
+    c->state.set_buffered(queued);
+    if (c->state.over_buffer()) {
+      // A slow consumer: dropped, never buffered past the limit (the close frame could not pass
+      // the queue in time anyway).
+      core.metrics->refused(refusal::slow_consumer);
+      spdlog::warn("gateway: connection {} has {} bytes unsent (maxBufferedBytes {}): closed as a slow consumer", c->id,
+                   queued, opt.max_buffered_bytes);
+      close_now(c);
+      return;
+    }
+    wslay_event_msg msg{WSLAY_TEXT_FRAME, reinterpret_cast<const uint8_t*>(text.data()), text.size()};
+    if (wslay_event_queue_msg(c->ws, &msg) != 0) {
+      close_now(c);
+      return;
+    }
+    core.metrics->frames_out.fetch_add(1);
+    flush(c);
+  }
+
+  void send_event(conn* c, const std::string& name, const std::string& payload_json) {
+    std::string out = "{\"type\":\"event\",\"event\":";
+    json::append_string(out, name);
+    out += ",\"payload\":";
+    out += payload_json;
+    out += ",\"seq\":";
+    out += std::to_string(c->state.next_seq());
+    out += '}';
+    core.metrics->events_out.fetch_add(1);
+    send_text(c, out);
+  }
+
+  bj::object hello(conn* c) {
+    const std::string def_agent = actors::default_agent_of(core.rt->settings().routing);
+    bj::array scopes;
+    for (const auto& s : c->state.scopes()) scopes.emplace_back(bj::string(s));
+    const auto& session = core.rt->settings().routing.session;
+    const std::string main_key = session.main_key.empty() ? std::string("main") : session.main_key;
+    return bj::object{
+        {"type", "hello-ok"},
+        {"protocol", kGatewayProtocol},
+        {"server", bj::object{{"version", core.server_version}, {"connId", std::to_string(c->id)}}},
+        {"features", bj::object{{"methods", method_names()}, {"events", event_names()}, {"capabilities", bj::array{}}}},
+        {"snapshot",
+         bj::object{{"presence", bj::array{}},
+                    {"health", bj::object{}},
+                    {"stateVersion", bj::object{{"presence", 0}, {"health", 0}}},
+                    {"uptimeMs", now_ms() - core.started_ms},
+                    {"stateDir", core.rt->state_dir()},
+                    {"sessionDefaults", bj::object{{"defaultAgentId", def_agent},
+                                                   {"mainKey", main_key},
+                                                   {"mainSessionKey", "agent:" + def_agent + ":" + main_key},
+                                                   {"scope", session.scope == actors::session_scope::global ? "global" : "per-sender"}}},
+                    {"authMode", "token"}}},
+        {"auth", bj::object{{"method", "token"}, {"role", "operator"}, {"scopes", std::move(scopes)}}},
+        {"policy", bj::object{{"maxPayload", opt.max_payload},
+                              {"maxBufferedBytes", opt.max_buffered_bytes},
+                              {"tickIntervalMs", opt.tick_interval_ms}}}};
+  }
+
+  void handle_text(conn* c, std::string_view text) {
+    if (c->state.current() == connection_state::phase::closed) return;
+    core.metrics->frames_in.fetch_add(1);
+    const bool before = c->state.current() == connection_state::phase::awaiting_connect;
+    inbound_frame f = c->state.on_text(text);
+    switch (f.what) {
+      case inbound_frame::kind::close:
+        core.metrics->refused(f.close.reason.rfind("invalid request frame: not", 0) == 0 ? refusal::not_json
+                              : before && f.error.message.rfind("invalid handshake", 0) == 0 ? refusal::before_connect
+                                                                                              : refusal::bad_frame);
+        if (f.respond_first) send_text(c, res_error(f.id, f.error));
+        close_ws(c, f.close.code, f.close.reason);
+        return;
+      case inbound_frame::kind::error:
+        core.metrics->refused(refusal::bad_frame);
+        send_text(c, res_error(f.id, f.error));
+        return;
+      case inbound_frame::kind::request: break;
+    }
+    if (f.method == "connect") {
+      auto v = c->state.check_connect(f.params, opt.token);
+      if (!v.ok) {
+        const bj::value* dc = f.error.details.is_object() ? f.error.details.as_object().if_contains("code") : nullptr;
+        const bj::value* vc = v.error.details.is_object() ? v.error.details.as_object().if_contains("code") : nullptr;
+        (void)dc;
+        const std::string code = vc && vc->is_string() ? std::string(vc->get_string()) : std::string();
+        core.metrics->refused(code == "PROTOCOL_MISMATCH"                               ? refusal::protocol_mismatch
+                              : code == "AUTH_TOKEN_MISMATCH" || code == "AUTH_TOKEN_MISSING" ? refusal::token_mismatch
+                                                                                              : refusal::bad_connect);
+        send_text(c, res_error(f.id, v.error));
+        close_ws(c, v.close.code, v.close.reason);
+        return;
+      }
+      uv_timer_stop(&c->timer);
+      wslay_event_config_set_max_recv_msg_length(c->ws, opt.max_payload);
+      send_text(c, res_ok(f.id, hello(c)));
+      return;
+    }
+    core.metrics->requests.fetch_add(1);
+    const method_entry* m = find_method(f.method);
+    if (!m) {
+      core.metrics->refused(refusal::unknown_method);
+      send_text(c, res_error(f.id, error_of("unknown method: " + f.method)));
+      return;
+    }
+    if (!c->state.allowed(m->scope)) {
+      core.metrics->refused(refusal::forbidden);
+      send_text(c, res_error(f.id, error_of("missing scope: " + std::string(scope_name(m->scope)), "FORBIDDEN")));
+      return;
+    }
+    if (!f.params.is_null() && !f.params.is_object()) {
+      core.metrics->refused(refusal::bad_params);
+      send_text(c, res_error(f.id, error_of("invalid " + f.method + " params: must be object")));
+      return;
+    }
+    bj::object params = f.params.is_object() ? f.params.get_object() : bj::object{};
+    if (m->on_loop) {
+      method_call call{params, core, c->id, &c->state};
+      answer(c, f.id, m->handler(call));
+      return;
+    }
+    auto* w = new work{};
+    w->t = this;
+    w->conn = c->id;
+    w->id = f.id;
+    w->method = m;
+    w->params = std::move(params);
+    queue(w);
+  }
+
+  void answer(conn* c, const std::string& id, const method_outcome& out) {
+    if (const auto* e = std::get_if<frame_error>(&out)) {
+      if (e->message.rfind("invalid ", 0) == 0 && e->message.find(" params: ") != std::string::npos)
+        core.metrics->refused(refusal::bad_params);
+      send_text(c, res_error(id, *e));
+    } else {
+      send_text(c, res_ok(id, std::get<bj::value>(out)));
+    }
+  }
+
+  // A method that may wait on the runtime runs on a thread of its own that ends with the call:
+  // CAF's blocking actors leave per-thread state behind, which a pooled thread would keep past
+  // runtime::stop() (the actor system then never finishes). The answer comes back to the loop.
+  std::atomic<int> in_flight{0};
+  std::mutex idle_mu;
+  std::condition_variable idle_cv;
+
+  void queue(work* w) {
+    in_flight.fetch_add(1);
+    std::thread([w] {
+      impl* im = w->t;
+      try {
+        if (w->fn) {
+          w->fn();
+        } else {
+          method_call call{w->params, im->core, w->conn, nullptr};
+          w->out = w->method->handler(call);
+        }
+      } catch (const std::exception& ex) {
+        w->out = error_of(std::string("internal error: ") + ex.what(), "UNAVAILABLE");
+      }
+      std::unique_ptr<work> owned(w);
+      if (!owned->fn) {
+        im->post([im, wk = std::shared_ptr<work>(std::move(owned))] {
+          conn* c = im->find(wk->conn);
+          if (!c || c->m != conn::mode::ws || c->state.current() != connection_state::phase::open)
+            im->core.metrics->refused(refusal::disconnect_mid_request);
+          else
+            im->answer(c, wk->id, wk->out);
+        });
+      }
+      {
+        std::lock_guard lock(im->idle_mu);
+        im->in_flight.fetch_sub(1);
+      }
+      im->idle_cv.notify_all();
+    }).detach();
+  }
+
+  void wait_idle() {
+    std::unique_lock lock(idle_mu);
+    idle_cv.wait(lock, [&] { return in_flight.load() == 0; });
+  }
+
+  // ---- HTTP -------------------------------------------------------------------------------
+  void http_reply(conn* c, int code, const char* reason, const std::string& type, const std::string& body) {
+    std::string out = "HTTP/1.1 " + std::to_string(code) + " " + reason + "\r\nContent-Type: " + type +
+                      "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+    write_raw(c, std::move(out));
+    shutdown_then_close(c);
+  }
+
+  bool bearer_ok(conn* c) {
+    auto it = c->headers.find("authorization");
+    return it != c->headers.end() && it->second == "Bearer " + opt.token;
+  }
+
+  void handle_http(conn* c) {
+    const std::string method = http_method_str(static_cast<http_method>(c->parser.method));
+    std::string path = c->url.substr(0, c->url.find('?'));
+    if (c->parser.upgrade) {
+      upgrade(c);
+      return;
+    }
+    if (method != "GET") {
+      core.metrics->refused(refusal::bad_http);
+      http_reply(c, 405, "Method Not Allowed", "text/plain", "only GET is served\n");
+      return;
+    }
+    if (path == "/healthz") {
+      bj::object o{{"ok", !core.rt->stopped()},
+                   {"uptimeMs", now_ms() - core.started_ms},
+                   {"connections", static_cast<std::int64_t>(ws_open)},
+                   {"port", port_of()},
+                   {"protocol", kGatewayProtocol}};
+      http_reply(c, 200, "OK", "application/json", json::to_compact(o) + "\n");
+      return;
+    }
+    if (path == "/metrics") {
+      if (!bearer_ok(c)) {
+        core.metrics->refused(refusal::bad_http);
+        http_reply(c, 401, "Unauthorized", "text/plain", "/metrics needs Authorization: Bearer <gateway token>\n");
+        return;
+      }
+      // The runtime's figures are asked for on a worker, then the reply goes out on the loop.
+      auto sample = std::make_shared<std::string>();
+      auto* w = new work{};
+      w->t = this;
+      const auto id = c->id;
+      w->fn = [this, sample, id] {
+        runtime_sample s;
+        auto calls = core.rt->model_calls();
+        s.model_running = calls.running;
+        s.model_waiting = calls.waiting;
+        const std::string stats = core.rt->stats();
+        auto field = [&](const char* name) -> std::int64_t {
+          const std::string key = std::string(name) + "=";
+          auto at = stats.find(key);
+          if (at == std::string::npos) return -1;
+          return std::atoll(stats.c_str() + at + key.size());
+        };
+        s.live_sessions = field("live");
+        s.trimmed_sessions = field("trimmed");
+        if (auto rows = core.rt->sessions(); rows.ok()) s.stored_sessions = static_cast<std::int64_t>(rows->size());
+        s.disk_bytes = dir_bytes(core.rt->state_dir() + "/agents");
+        s.disk_budget_bytes = core.rt->settings().maintenance.max_disk_bytes;
+        *sample = core.metrics->render(s);
+        post([this, sample, id] {
+          if (conn* cc = find(id)) http_reply(cc, 200, "OK", "text/plain; version=0.0.4", *sample);
+        });
+      };
+      uv_read_stop(reinterpret_cast<uv_stream_t*>(&c->tcp));  // one request per connection
+      queue(w);
+      return;
+    }
+    core.metrics->refused(refusal::bad_http);
+    http_reply(c, 404, "Not Found", "text/plain", "not found: GET /healthz, GET /metrics, or a WebSocket upgrade\n");
+  }
+
+  int port_of() const { return self->port(); }
+
+  void upgrade(conn* c) {
+    auto h = [&](const char* name) {
+      auto it = c->headers.find(name);
+      return it == c->headers.end() ? std::string() : it->second;
+    };
+    const std::string key = h("sec-websocket-key");
+    if (lower(h("upgrade")).find("websocket") == std::string::npos || key.empty() || h("sec-websocket-version") != "13") {
+      core.metrics->refused(refusal::bad_http);
+      http_reply(c, 400, "Bad Request", "text/plain", "a WebSocket upgrade needs Upgrade: websocket, Sec-WebSocket-Key and Sec-WebSocket-Version: 13\n");
+      return;
+    }
+    write_raw(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
+                     websocket_accept(key) + "\r\n\r\n");
+    if (wslay_event_context_server_init(&c->ws, &callbacks, c) != 0) {
+      close_now(c);
+      return;
+    }
+    wslay_event_config_set_max_recv_msg_length(c->ws, kPreHandshakeMaxPayload);
+    c->m = conn::mode::ws;
+    core.metrics->connections_opened.fetch_add(1);
+    if (ws_open >= opt.max_connections || stopping) {
+      // No challenge: the client learns why from the close frame, sent on the next loop turn
+      // so that it does not share a TCP segment with the 101 answer.
+      core.metrics->refused(refusal::too_many_connections);
+      uv_timer_start(&c->timer, [](uv_timer_t* t) {
+        auto* cc = static_cast<conn*>(t->data);
+        const bool stop = cc->t->stopping;
+        cc->t->close_ws(cc, stop ? close_code::going_away : close_code::try_again,
+                        stop ? "gateway stopping" : "too many connections");
+      }, 20, 0);
+      return;
+    }
+    ++ws_open;
+    c->counted = true;
+    core.metrics->connections_open.fetch_add(1);
+    // The challenge goes first and carries no seq.
+    bj::object challenge{{"type", "event"},
+                         {"event", "connect.challenge"},
+                         {"payload", bj::object{{"nonce", new_uuid_v4()}, {"ts", now_ms()}}}};
+    send_text(c, json::to_compact(challenge));
+    uv_timer_start(&c->timer, [](uv_timer_t* t) {
+      auto* cc = static_cast<conn*>(t->data);
+      if (cc->state.current() != connection_state::phase::awaiting_connect) return;
+      cc->t->core.metrics->refused(refusal::handshake_timeout);
+      cc->t->close_ws(cc, close_code::policy, "handshake timeout");
+    }, static_cast<std::uint64_t>(opt.handshake_timeout_ms), 0);
+  }
+
+  void on_read(conn* c, ssize_t n, const char* data) {
+    if (n < 0) {
+      close_now(c);
+      return;
+    }
+    if (c->m == conn::mode::http) {
+      const std::size_t used = http_parser_execute(&c->parser, &http, data, static_cast<std::size_t>(n));
+      if (c->parser.upgrade) {
+        const bool complete = c->message_done;
+        (void)complete;
+        handle_http(c);
+        if (c->m == conn::mode::ws && used < static_cast<std::size_t>(n)) {
+          c->in.append(data + used, static_cast<std::size_t>(n) - used);
+          receive(c);
+        }
+        return;
+      }
+      if (HTTP_PARSER_ERRNO(&c->parser) != HPE_OK) {
+        core.metrics->refused(refusal::bad_http);
+        http_reply(c, 400, "Bad Request", "text/plain",
+                   std::string("bad HTTP request: ") + http_errno_description(HTTP_PARSER_ERRNO(&c->parser)) + "\n");
+        return;
+      }
+      if (c->message_done) handle_http(c);
+      return;
+    }
+    if (c->m != conn::mode::ws) return;
+    c->in.append(data, static_cast<std::size_t>(n));
+    receive(c);
+  }
+
+  void receive(conn* c) {
+    if (wslay_event_recv(c->ws) != 0) {
+      close_now(c);
+      return;
+    }
+    if (c->in_pos >= c->in.size()) {
+      c->in.clear();
+      c->in_pos = 0;
+    }
+    flush(c);
+  }
+
+  void accept_one() {
+    auto owned = std::make_unique<conn>(opt.max_buffered_bytes);
+    conn* c = owned.get();
+    c->t = this;
+    c->id = ++next_id;
+    uv_tcp_init(&loop, &c->tcp);
+    uv_timer_init(&loop, &c->timer);
+    c->tcp.data = c;
+    c->timer.data = c;
+    c->handles_open = 2;
+    conns[c->id] = std::move(owned);
+    if (uv_accept(reinterpret_cast<uv_stream_t*>(&listener), reinterpret_cast<uv_stream_t*>(&c->tcp)) != 0) {
+      close_now(c);
+      return;
+    }
+    uv_tcp_nodelay(&c->tcp, 1);
+    http_parser_init(&c->parser, HTTP_REQUEST);
+    c->parser.data = c;
+    uv_read_start(
+        reinterpret_cast<uv_stream_t*>(&c->tcp),
+        [](uv_handle_t* h, size_t, uv_buf_t* buf) {
+          auto* cc = static_cast<conn*>(h->data);
+          *buf = uv_buf_init(cc->t->read_buf, sizeof(cc->t->read_buf));
+        },
+        [](uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
+          auto* cc = static_cast<conn*>(s->data);
+          if (n == 0) return;
+          cc->t->on_read(cc, n, buf->base);
+        });
+  }
+
+  void setup_callbacks() {
+    http.on_url = [](http_parser* p, const char* at, size_t len) {
+      static_cast<conn*>(p->data)->url.append(at, len);
+      return 0;
+    };
+    http.on_header_field = [](http_parser* p, const char* at, size_t len) {
+      auto* c = static_cast<conn*>(p->data);
+      if (c->last_was_value) {
+        c->headers[lower(c->field)] = c->value;
+        c->field.clear();
+        c->value.clear();
+      }
+      c->last_was_value = false;
+      c->field.append(at, len);
+      return 0;
+    };
+    http.on_header_value = [](http_parser* p, const char* at, size_t len) {
+      auto* c = static_cast<conn*>(p->data);
+      c->last_was_value = true;
+      c->value.append(at, len);
+      return 0;
+    };
+    http.on_headers_complete = [](http_parser* p) {
+      auto* c = static_cast<conn*>(p->data);
+      if (!c->field.empty()) c->headers[lower(c->field)] = c->value;
+      return 0;
+    };
+    http.on_message_complete = [](http_parser* p) {
+      static_cast<conn*>(p->data)->message_done = true;
+      return 0;
+    };
+    callbacks.recv_callback = [](wslay_event_context_ptr ctx, uint8_t* buf, size_t len, int, void* user) -> ssize_t {
+      auto* c = static_cast<conn*>(user);
+      const std::size_t avail = c->in.size() - c->in_pos;
+      if (avail == 0) {
+        wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
+        return -1;
+      }
+      const std::size_t n = std::min(avail, len);
+      std::memcpy(buf, c->in.data() + c->in_pos, n);
+      c->in_pos += n;
+      return static_cast<ssize_t>(n);
+    };
+    callbacks.send_callback = [](wslay_event_context_ptr ctx, const uint8_t* data, size_t len, int, void* user) -> ssize_t {
+      auto* c = static_cast<conn*>(user);
+      if (uv_is_closing(reinterpret_cast<uv_handle_t*>(&c->tcp))) {
+        wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
+        return -1;
+      }
+      c->t->write_raw(c, std::string(reinterpret_cast<const char*>(data), len));
+      return static_cast<ssize_t>(len);
+    };
+    callbacks.on_msg_recv_callback = [](wslay_event_context_ptr, const wslay_event_on_msg_recv_arg* arg, void* user) {
+      auto* c = static_cast<conn*>(user);
+      if (arg->opcode == WSLAY_TEXT_FRAME)
+        c->t->handle_text(c, std::string_view(reinterpret_cast<const char*>(arg->msg), arg->msg_length));
+      else if (arg->opcode == WSLAY_BINARY_FRAME) {
+        c->t->core.metrics->refused(refusal::bad_frame);
+        c->t->close_ws(c, 1003, "binary frames are not supported");
+      }
+    };
+  }
+
+  void drain_posted() {
+    std::vector<std::function<void()>> todo;
+    {
+      std::lock_guard lock(post_mu);
+      todo.swap(posted);
+    }
+    for (auto& fn : todo) fn();
+  }
+
+  void stop_on_loop() {
+    if (stopping) return;
+    stopping = true;
+    uv_close(reinterpret_cast<uv_handle_t*>(&listener), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&tick), nullptr);
+    if (opt.handle_signals) {
+      uv_close(reinterpret_cast<uv_handle_t*>(&sigterm), nullptr);
+      uv_close(reinterpret_cast<uv_handle_t*>(&sigint), nullptr);
+    }
+    std::vector<conn*> all;
+    for (auto& [id, c] : conns) all.push_back(c.get());
+    for (conn* c : all) {
+      if (c->m == conn::mode::ws) {
+        std::string shutdown = "{\"type\":\"event\",\"event\":\"shutdown\",\"payload\":{\"reason\":\"gateway stopping\"},\"seq\":" +
+                               std::to_string(c->state.next_seq()) + "}";
+        if (c->state.current() == connection_state::phase::open) send_text(c, shutdown);
+        close_ws(c, close_code::going_away, "gateway stopping");
+      } else {
+        close_now(c);
+      }
+    }
+    // The loop ends once every connection closed and the workers finished; then the async.
+    uv_timer_init(&loop, &closer);
+    uv_timer_start(&closer, [](uv_timer_t* t) {
+      auto* im = static_cast<impl*>(t->data);
+      if (!im->conns.empty()) return;
+      uv_timer_stop(t);
+      uv_close(reinterpret_cast<uv_handle_t*>(t), nullptr);
+      {
+        std::lock_guard lock(im->post_mu);
+        im->posts_open = false;
+      }
+      uv_close(reinterpret_cast<uv_handle_t*>(&im->async), nullptr);
+    }, 10, 10);
+    closer.data = this;
+  }
+  uv_timer_t closer{};
+};
+
+ws_transport::ws_transport(transport_options options, gateway_core& core)
+    : impl_(std::make_unique<impl>(std::move(options), core)) {
+  impl_->self = this;
+  uv_loop_init(&impl_->loop);
+  impl_->setup_callbacks();
+  impl_->async.data = impl_.get();
+  uv_async_init(&impl_->loop, &impl_->async, [](uv_async_t* a) {
+    auto* im = static_cast<impl*>(a->data);
+    im->drain_posted();
+  });
+}
+
+ws_transport::~ws_transport() {
+  if (!impl_) return;
+  impl_->wait_idle();  // every method thread has returned (the runtime answered them all)
+  uv_loop_close(&impl_->loop);
+}
+
+status ws_transport::listen() {
+  auto& im = *impl_;
+  sockaddr_storage addr{};
+  int rc = uv_ip4_addr(im.opt.bind.c_str(), im.opt.port, reinterpret_cast<sockaddr_in*>(&addr));
+  if (rc != 0) rc = uv_ip6_addr(im.opt.bind.c_str(), im.opt.port, reinterpret_cast<sockaddr_in6*>(&addr));
+  if (rc != 0)
+    return status(errc::invalid_argument, "gateway bind address " + im.opt.bind + " is not an IPv4 or IPv6 address");
+  uv_tcp_init(&im.loop, &im.listener);
+  im.listener.data = &im;
+  rc = uv_tcp_bind(&im.listener, reinterpret_cast<const sockaddr*>(&addr), 0);
+  if (rc == 0)
+    rc = uv_listen(reinterpret_cast<uv_stream_t*>(&im.listener), 511, [](uv_stream_t* s, int st) {
+      if (st == 0) static_cast<impl*>(s->data)->accept_one();
+    });
+  if (rc != 0) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&im.listener), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&im.async), nullptr);
+    uv_run(&im.loop, UV_RUN_DEFAULT);
+    return status(errc::io_error, "gateway cannot listen on " + im.opt.bind + ":" + std::to_string(im.opt.port) + ": " +
+                                      uv_strerror(rc));
+  }
+  sockaddr_storage bound{};
+  int len = sizeof(bound);
+  uv_tcp_getsockname(&im.listener, reinterpret_cast<sockaddr*>(&bound), &len);
+  port_ = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                            : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  uv_timer_init(&im.loop, &im.tick);
+  im.tick.data = &im;
+  const auto every = static_cast<std::uint64_t>(std::max<std::int64_t>(1, im.opt.tick_interval_ms));
+  uv_timer_start(&im.tick, [](uv_timer_t* t) {
+    auto* m = static_cast<impl*>(t->data);
+    const std::string payload = "{\"ts\":" + std::to_string(now_ms()) + "}";
+    std::vector<conn*> open;
+    for (auto& [id, c] : m->conns)
+      if (c->m == conn::mode::ws && c->state.current() == connection_state::phase::open) open.push_back(c.get());
+    for (conn* c : open) m->send_event(c, "tick", payload);
+  }, every, every);
+  if (im.opt.handle_signals) {
+    for (auto* sig : {&im.sigterm, &im.sigint}) {
+      uv_signal_init(&im.loop, sig);
+      sig->data = this;
+    }
+    auto on = [](uv_signal_t* s, int) {
+      auto* t = static_cast<ws_transport*>(s->data);
+      if (t->on_signal) t->on_signal();
+    };
+    uv_signal_start(&im.sigterm, on, SIGTERM);
+    uv_signal_start(&im.sigint, on, SIGINT);
+  }
+  return {};
+}
+
+void ws_transport::run() { uv_run(&impl_->loop, UV_RUN_DEFAULT); }
+
+void ws_transport::request_stop() {
+  impl_->post([im = impl_.get()] { im->stop_on_loop(); });
+}
+
+void ws_transport::event_to(std::uint64_t conn_id, std::string name, bj::value payload) {
+  impl_->post([im = impl_.get(), conn_id, name = std::move(name), payload = std::move(payload)] {
+    conn* c = im->find(conn_id);
+    if (!c || c->m != conn::mode::ws || c->state.current() != connection_state::phase::open) return;
+    im->send_event(c, name, json::to_compact(payload));
+  });
+}
+
+void ws_transport::broadcast(audience who, std::string name, bj::value payload) {
+  impl_->post([im = impl_.get(), who, name = std::move(name), payload = std::move(payload)] {
+    const std::string body = json::to_compact(payload);
+    std::vector<conn*> targets;
+    for (auto& [id, c] : im->conns)
+      if (c->m == conn::mode::ws && c->state.current() == connection_state::phase::open &&
+          (who == audience::operators || c->state.sessions_subscribed))
+        targets.push_back(c.get());
+    for (conn* c : targets) im->send_event(c, name, body);
+  });
+}
+
+void ws_transport::run_later(std::function<void()> fn) {
+  impl_->post([im = impl_.get(), fn = std::move(fn)]() mutable {
+    auto* w = new work{};
+    w->t = im;
+    w->fn = std::move(fn);
+    im->queue(w);
+  });
+}
+
+}  // namespace sessionrt::gateway

@@ -1,0 +1,190 @@
+#include "sim/fault_window_fs.hpp"
+
+#include <fcntl.h>
+
+#include <cerrno>
+
+namespace sessionrt::sim {
+
+namespace {
+bool targets(fault_target t, const std::string& path) {
+  switch (t) {
+    case fault_target::any:
+      return true;
+    case fault_target::store:
+      return path.find("sessions.json") != std::string::npos;
+    case fault_target::transcript:
+      return path.find(".jsonl") != std::string::npos;
+  }
+  return false;
+}
+}  // namespace
+
+std::size_t fault_window_fs::add_window(const fault_spec& spec, std::int64_t from_ms) {
+  std::lock_guard<std::mutex> g(mu_);
+  windows_.push_back({spec, from_ms, from_ms + spec.duration_ms, 0});
+  any_.store(true);
+  return windows_.size() - 1;
+}
+
+std::int64_t fault_window_fs::injected(std::size_t w) const {
+  std::lock_guard<std::mutex> g(mu_);
+  return w < windows_.size() ? windows_[w].injected : 0;
+}
+
+fault_window_fs::window* fault_window_fs::active(const std::string& path, std::initializer_list<fault_kind> kinds) {
+  const std::int64_t now = time_.now_ms();
+  for (auto& w : windows_) {
+    if (now < w.from || now >= w.until || !targets(w.spec.target, path)) continue;
+    for (auto k : kinds)
+      if (w.spec.kind == k) return &w;
+  }
+  return nullptr;
+}
+
+std::string fault_window_fs::path_of(int fd) const {
+  auto it = fds_.find(fd);
+  return it == fds_.end() ? std::string() : it->second;
+}
+
+result<int> fault_window_fs::open(const std::string& path, int flags, mode_t mode) {
+  if (any_.load() && (flags & O_CREAT)) {
+    std::lock_guard<std::mutex> g(mu_);
+    if (window* w = active(path, {fault_kind::enospc}); w && !inner_.lstat(path).ok()) {
+      ++w->injected;
+      return storage::errno_status(ENOSPC, "open", path);
+    }
+  }
+  const bool may_create = (flags & (O_CREAT | O_TRUNC)) != 0;
+  const bool existed = !may_create || inner_.lstat(path).ok();
+  auto fd = inner_.open(path, flags, mode);
+  if (fd.ok()) {
+    std::lock_guard<std::mutex> g(mu_);
+    fds_[*fd] = path;
+    if (!existed || (flags & O_TRUNC)) touch(path);
+  }
+  return fd;
+}
+
+status fault_window_fs::close(int fd) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    fds_.erase(fd);
+  }
+  return inner_.close(fd);
+}
+
+result<std::size_t> fault_window_fs::write(int fd, const char* data, std::size_t n) {
+  if (any_.load()) {
+    std::lock_guard<std::mutex> g(mu_);
+    if (window* w = active(path_of(fd), {fault_kind::enospc, fault_kind::eio, fault_kind::short_write})) {
+      ++w->injected;
+      if (w->spec.kind == fault_kind::enospc) return storage::errno_status(ENOSPC, "write", "");
+      if (w->spec.kind == fault_kind::eio) return storage::errno_status(EIO, "write", "");
+      if (n > 1) n /= 2;
+    }
+  }
+  auto r = inner_.write(fd, data, n);
+  if (r.ok()) {
+    std::lock_guard<std::mutex> g(mu_);
+    if (auto p = path_of(fd); !p.empty()) touch(p);
+  }
+  return r;
+}
+
+status fault_window_fs::fsync(int fd) {
+  if (any_.load()) {
+    std::lock_guard<std::mutex> g(mu_);
+    if (window* w = active(path_of(fd), {fault_kind::eio})) {
+      ++w->injected;
+      return storage::errno_status(EIO, "fsync", "");
+    }
+  }
+  return inner_.fsync(fd);
+}
+
+status fault_window_fs::fdatasync(int fd) {
+  if (any_.load()) {
+    std::lock_guard<std::mutex> g(mu_);
+    if (window* w = active(path_of(fd), {fault_kind::eio})) {
+      ++w->injected;
+      return storage::errno_status(EIO, "fdatasync", "");
+    }
+  }
+  return inner_.fdatasync(fd);
+}
+
+status fault_window_fs::syncfs(int fd) {
+  if (any_.load()) {
+    std::lock_guard<std::mutex> g(mu_);
+    if (window* w = active(path_of(fd), {fault_kind::eio})) {
+      ++w->injected;
+      return storage::errno_status(EIO, "syncfs", "");
+    }
+  }
+  return inner_.syncfs(fd);
+}
+
+status fault_window_fs::rename(const std::string& from, const std::string& to) {
+  if (any_.load()) {
+    std::lock_guard<std::mutex> g(mu_);
+    if (window* w = active(to, {fault_kind::eio})) {
+      ++w->injected;
+      return storage::errno_status(EIO, "rename", to);
+    }
+  }
+  SRT_RETURN_IF_ERROR(inner_.rename(from, to));
+  std::lock_guard<std::mutex> g(mu_);
+  if (auto it = mtimes_.find(from); it != mtimes_.end()) {
+    const std::int64_t t = it->second;  // a rename keeps the file's mtime
+    mtimes_.erase(it);
+    mtimes_[to] = t;
+  } else {
+    mtimes_.erase(to);
+  }
+  return {};
+}
+
+status fault_window_fs::link(const std::string& from, const std::string& to) {
+  SRT_RETURN_IF_ERROR(inner_.link(from, to));
+  std::lock_guard<std::mutex> g(mu_);
+  if (auto it = mtimes_.find(from); it != mtimes_.end()) mtimes_[to] = it->second;
+  return {};
+}
+
+status fault_window_fs::unlink(const std::string& path) {
+  SRT_RETURN_IF_ERROR(inner_.unlink(path));
+  std::lock_guard<std::mutex> g(mu_);
+  mtimes_.erase(path);
+  return {};
+}
+
+status fault_window_fs::ftruncate(int fd, std::uint64_t length) {
+  SRT_RETURN_IF_ERROR(inner_.ftruncate(fd, length));
+  std::lock_guard<std::mutex> g(mu_);
+  if (auto p = path_of(fd); !p.empty()) touch(p);
+  return {};
+}
+
+void fault_window_fs::touch(const std::string& path) { mtimes_[path] = time_.now_ms(); }
+
+result<storage::file_info> fault_window_fs::with_mtime(result<storage::file_info> info, const std::string& path) const {
+  if (!info.ok() || path.empty()) return info;
+  std::lock_guard<std::mutex> g(mu_);
+  if (auto it = mtimes_.find(path); it != mtimes_.end()) info->mtime_ns = info->ctime_ns = it->second * 1'000'000;
+  return info;
+}
+
+result<storage::file_info> fault_window_fs::fstat(int fd) {
+  std::string path;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    path = path_of(fd);
+  }
+  return with_mtime(inner_.fstat(fd), path);
+}
+
+result<storage::file_info> fault_window_fs::stat(const std::string& path) { return with_mtime(inner_.stat(path), path); }
+result<storage::file_info> fault_window_fs::lstat(const std::string& path) { return with_mtime(inner_.lstat(path), path); }
+
+}  // namespace sessionrt::sim

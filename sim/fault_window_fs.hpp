@@ -1,0 +1,70 @@
+// fault_window_fs: an fs that makes storage fail during spans of simulated time (a scenario's
+// fault steps). Each window has a kind (ENOSPC, EIO, short writes), a target (any file, the
+// sessions.json store and its temp files, or transcripts) and [from, until) in the clock's
+// time. Inside a window:
+// - enospc: writes and creating files on the target fail with ENOSPC;
+// - eio: writes, fsync / fdatasync / syncfs and renames onto the target fail with EIO;
+// - short_write: writes on the target write at most half of what is asked (storage loops).
+// Every injected failure is counted per window (the report's cost of the fault). Paths are
+// tracked per descriptor for the target test.
+// Virtual mtimes: a file written, created, truncated or renamed through this fs reports the
+// clock's time of that change as its mtime / ctime (stat, lstat, fstat), so rules that order
+// files by age (the disk budget evicts the oldest first) follow virtual time, not the order in
+// which the machine's threads happened to write. Thread-safe.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "messages/clock.hpp"
+#include "sim/scenario.hpp"
+#include "storage/forwarding_fs.hpp"
+
+namespace sessionrt::sim {
+
+class fault_window_fs final : public storage::forwarding_fs {
+ public:
+  fault_window_fs(storage::fs& inner, const clock& time) : forwarding_fs(inner), time_(time) {}
+
+  // Returns the window's index (for injected()).
+  std::size_t add_window(const fault_spec& spec, std::int64_t from_ms);
+  std::int64_t injected(std::size_t window) const;
+
+  result<int> open(const std::string& path, int flags, mode_t mode) override;
+  status close(int fd) override;
+  result<std::size_t> write(int fd, const char* data, std::size_t n) override;
+  status fsync(int fd) override;
+  status fdatasync(int fd) override;
+  status syncfs(int fd) override;
+  status rename(const std::string& from, const std::string& to) override;
+  status link(const std::string& from, const std::string& to) override;
+  status unlink(const std::string& path) override;
+  status ftruncate(int fd, std::uint64_t length) override;
+  result<storage::file_info> fstat(int fd) override;
+  result<storage::file_info> stat(const std::string& path) override;
+  result<storage::file_info> lstat(const std::string& path) override;
+
+ private:
+  void touch(const std::string& path);  // under mu_
+  result<storage::file_info> with_mtime(result<storage::file_info> info, const std::string& path) const;
+  struct window {
+    fault_spec spec;
+    std::int64_t from = 0, until = 0;
+    std::int64_t injected = 0;
+  };
+  // The active window whose target matches `path` and whose kind is in `kinds`, or nullptr.
+  window* active(const std::string& path, std::initializer_list<fault_kind> kinds);
+  std::string path_of(int fd) const;
+
+  const clock& time_;
+  mutable std::mutex mu_;
+  std::vector<window> windows_;
+  std::map<int, std::string> fds_;
+  std::map<std::string, std::int64_t> mtimes_;  // path -> virtual ms of its last change
+  std::atomic<bool> any_{false};
+};
+
+}  // namespace sessionrt::sim

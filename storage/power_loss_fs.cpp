@@ -1,0 +1,252 @@
+#include "storage/power_loss_fs.hpp"
+
+#include <fcntl.h>
+
+#include <cerrno>
+#include <optional>
+
+#include "storage/durable_file.hpp"
+
+namespace sessionrt::storage {
+
+namespace {
+status lost(const char* op) { return errno_status(EIO, op, "(power lost)"); }
+}  // namespace
+
+std::uint64_t power_loss_fs::draw(std::uint64_t bound) {
+  // splitmix64: small, seedable, the same on every platform.
+  std::uint64_t z = (rng_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return bound == 0 ? 0 : z % bound;
+}
+
+void power_loss_fs::name_created(const std::string& path) { new_names_[path_dirname(path)].insert(path); }
+
+void power_loss_fs::name_gone(const std::string& path) {
+  auto d = new_names_.find(path_dirname(path));
+  if (d != new_names_.end()) d->second.erase(path);
+  auto it = by_name_.find(path);
+  if (it == by_name_.end()) return;
+  auto f = files_.find(it->second);
+  if (f != files_.end()) {
+    f->second.names.erase(path);
+    if (f->second.names.empty()) files_.erase(f);
+  }
+  by_name_.erase(it);
+}
+
+result<int> power_loss_fs::open(const std::string& path, int flags, mode_t mode) {
+  if (dead()) return lost("open");
+  bool existed = true;
+  if (flags & O_CREAT) existed = inner_.lstat(path).ok();
+  auto fd = inner_.open(path, flags, mode);
+  if (!fd.ok()) return fd;
+  auto info = inner_.fstat(*fd);
+  if (!info.ok()) return *fd;  // untracked: treated as durable
+  std::lock_guard<std::mutex> g(mu_);
+  const inode node{info->dev, info->ino};
+  fds_[*fd] = {node, path, info->is_dir()};
+  if (info->is_dir()) return *fd;
+  auto [it, fresh] = files_.try_emplace(node);
+  if (fresh) it->second.size = it->second.durable = info->size;
+  it->second.size = info->size;
+  if (it->second.durable > info->size) it->second.durable = info->size;
+  if (it->second.names.insert(path).second) by_name_[path] = node;
+  if (!existed) name_created(path);
+  return *fd;
+}
+
+status power_loss_fs::close(int fd) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    fds_.erase(fd);
+  }
+  return inner_.close(fd);  // closing is allowed when dead: descriptors must not leak
+}
+
+result<std::size_t> power_loss_fs::write(int fd, const char* data, std::size_t n) {
+  if (dead()) return lost("write");
+  auto r = inner_.write(fd, data, n);
+  if (!r.ok()) return r;
+  bytes_written_.fetch_add(*r);
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = fds_.find(fd);
+  if (it != fds_.end()) {
+    auto f = files_.find(it->second.node);
+    if (f != files_.end()) f->second.size += *r;
+  }
+  return r;
+}
+
+result<std::size_t> power_loss_fs::pread(int fd, char* buf, std::size_t n, std::uint64_t offset) {
+  if (dead()) return lost("read");
+  return inner_.pread(fd, buf, n, offset);
+}
+
+status power_loss_fs::fsync(int fd) {
+  if (dead()) return lost("fsync");
+  SRT_RETURN_IF_ERROR(inner_.fsync(fd));
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = fds_.find(fd);
+  if (it == fds_.end()) return {};
+  if (it->second.dir) {
+    new_names_.erase(it->second.path);
+  } else if (auto f = files_.find(it->second.node); f != files_.end()) {
+    f->second.durable = f->second.size;
+  }
+  return {};
+}
+
+status power_loss_fs::fdatasync(int fd) {
+  if (dead()) return lost("fdatasync");
+  SRT_RETURN_IF_ERROR(inner_.fdatasync(fd));
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = fds_.find(fd);
+  if (it == fds_.end() || it->second.dir) return {};
+  if (auto f = files_.find(it->second.node); f != files_.end()) f->second.durable = f->second.size;
+  return {};
+}
+
+status power_loss_fs::syncfs(int fd) {
+  if (dead()) return lost("syncfs");
+  SRT_RETURN_IF_ERROR(inner_.syncfs(fd));
+  std::lock_guard<std::mutex> g(mu_);
+  for (auto& [node, f] : files_) f.durable = f.size;
+  new_names_.clear();
+  return {};
+}
+
+status power_loss_fs::ftruncate(int fd, std::uint64_t length) {
+  if (dead()) return lost("ftruncate");
+  SRT_RETURN_IF_ERROR(inner_.ftruncate(fd, length));
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = fds_.find(fd);
+  if (it == fds_.end()) return {};
+  if (auto f = files_.find(it->second.node); f != files_.end()) {
+    f->second.size = length;
+    if (f->second.durable > length) f->second.durable = length;
+  }
+  return {};
+}
+
+result<file_info> power_loss_fs::fstat(int fd) {
+  if (dead()) return lost("fstat");
+  return inner_.fstat(fd);
+}
+result<file_info> power_loss_fs::stat(const std::string& path) {
+  if (dead()) return lost("stat");
+  return inner_.stat(path);
+}
+result<file_info> power_loss_fs::lstat(const std::string& path) {
+  if (dead()) return lost("lstat");
+  return inner_.lstat(path);
+}
+
+status power_loss_fs::rename(const std::string& from, const std::string& to) {
+  if (dead()) return lost("rename");
+  const bool existed = inner_.lstat(to).ok();
+  SRT_RETURN_IF_ERROR(inner_.rename(from, to));
+  std::lock_guard<std::mutex> g(mu_);
+  std::optional<inode> node;
+  if (auto it = by_name_.find(from); it != by_name_.end()) node = it->second;
+  name_gone(to);  // a replaced file's inode loses that name
+  name_gone(from);
+  if (node) {
+    auto [f, fresh] = files_.try_emplace(*node);
+    (void)fresh;
+    f->second.names.insert(to);
+    by_name_[to] = *node;
+  }
+  // Replacing an existing name is taken as durable (the old file is gone from this model);
+  // a new name vanishes at a power loss unless its directory is synced first.
+  if (!existed) name_created(to);
+  return {};
+}
+
+status power_loss_fs::link(const std::string& from, const std::string& to) {
+  if (dead()) return lost("link");
+  SRT_RETURN_IF_ERROR(inner_.link(from, to));
+  std::lock_guard<std::mutex> g(mu_);
+  if (auto it = by_name_.find(from); it != by_name_.end()) {
+    const inode node = it->second;
+    files_[node].names.insert(to);
+    by_name_[to] = node;
+  }
+  name_created(to);
+  return {};
+}
+
+status power_loss_fs::unlink(const std::string& path) {
+  if (dead()) return lost("unlink");
+  SRT_RETURN_IF_ERROR(inner_.unlink(path));
+  std::lock_guard<std::mutex> g(mu_);
+  name_gone(path);
+  return {};
+}
+
+status power_loss_fs::mkdir(const std::string& path, mode_t mode) {
+  if (dead()) return lost("mkdir");
+  return inner_.mkdir(path, mode);  // directories are kept: fs has no rmdir to undo one
+}
+status power_loss_fs::chmod(const std::string& path, mode_t mode) {
+  if (dead()) return lost("chmod");
+  return inner_.chmod(path, mode);
+}
+result<std::vector<std::string>> power_loss_fs::list_dir(const std::string& path) {
+  if (dead()) return lost("list_dir");
+  return inner_.list_dir(path);
+}
+result<std::string> power_loss_fs::realpath(const std::string& path) {
+  if (dead()) return lost("realpath");
+  return inner_.realpath(path);
+}
+
+std::uint64_t power_loss_fs::unsynced_bytes() const {
+  std::lock_guard<std::mutex> g(mu_);
+  std::uint64_t n = 0;
+  for (const auto& [node, f] : files_) n += f.size - f.durable;
+  return n;
+}
+
+result<power_loss_report> power_loss_fs::power_loss() {
+  dead_.store(true);
+  std::lock_guard<std::mutex> g(mu_);
+  power_loss_report rep;
+  // Path order, so that one seed gives one outcome whatever the inode numbers are.
+  std::map<std::string, const file_state*> cut;
+  for (const auto& [node, f] : files_)
+    if (f.size > f.durable && !f.names.empty()) cut.emplace(*f.names.begin(), &f);
+  for (const auto& [path, f] : cut) {
+    const std::uint64_t unsynced = f->size - f->durable;
+    const std::uint64_t keep = f->durable + draw(unsynced);
+    auto fd = inner_.open(path, O_WRONLY | O_NOFOLLOW, 0600);
+    if (!fd.ok()) return fd.error().with_context("power loss: cutting " + path);
+    status st = inner_.ftruncate(*fd, keep);
+    (void)inner_.close(*fd);
+    if (!st.ok()) return st.with_context("power loss: cutting " + path);
+    ++rep.files_torn;
+    rep.bytes_dropped += f->size - keep;
+    rep.torn.push_back(path);
+  }
+  std::set<std::string> fresh;
+  for (const auto& [dir, names] : new_names_) fresh.insert(names.begin(), names.end());
+  for (const auto& path : fresh) {
+    if (draw(2) == 0) continue;
+    auto info = inner_.lstat(path);
+    if (!info.ok() || info->is_dir()) continue;
+    if (status st = inner_.unlink(path); !st.ok() && st.code() != errc::not_found)
+      return st.with_context("power loss: dropping the unsynced entry " + path);
+    ++rep.entries_vanished;
+    rep.vanished.push_back(path);
+  }
+  fds_.clear();
+  files_.clear();
+  by_name_.clear();
+  new_names_.clear();
+  dead_.store(false);
+  return rep;
+}
+
+}  // namespace sessionrt::storage
