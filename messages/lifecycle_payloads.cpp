@@ -7,6 +7,16 @@ void put_if(boost::json::object& o, std::string_view key, const std::string& v) 
   if (!v.empty()) o[key] = v;
 }
 
+// A run's end, as cron.completed and subagent.completed say it: the error, else the reply.
+void put_run_result(boost::json::object& o, const std::optional<std::string>& error,
+                    const std::optional<std::string>& reply, bool suppressed) {
+  if (error)
+    o["error"] = *error;
+  else if (reply)
+    o["reply"] = *reply;
+  o["suppressed"] = suppressed;
+}
+
 boost::json::value or_null(const std::optional<std::int64_t>& v) {
   return v ? boost::json::value(*v) : boost::json::value(nullptr);
 }
@@ -110,11 +120,7 @@ boost::json::object context_pressure::data() const {
 
 boost::json::object cron_completed::data() const {
   boost::json::object o{{"jobId", job_id}, {"sessionId", session_id}};
-  if (error)
-    o["error"] = *error;
-  else if (reply)
-    o["reply"] = *reply;
-  o["suppressed"] = suppressed;
+  put_run_result(o, error, reply, suppressed);
   return o;
 }
 
@@ -126,11 +132,7 @@ boost::json::object subagent_completed::data() const {
   boost::json::object o{{"childSessionKey", child_session_key}, {"childSessionId", child_session_id},
                         {"spawnDepth", spawn_depth}};
   put_if(o, "fork", fork);
-  if (error)
-    o["error"] = *error;
-  else if (reply)
-    o["reply"] = *reply;
-  o["suppressed"] = suppressed;
+  put_run_result(o, error, reply, suppressed);
   return o;
 }
 

@@ -300,37 +300,39 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   return std::unique_ptr<runtime>(new runtime(std::move(st)));
 }
 
-std::future<turn_outcome> runtime::send(chat_event ev) {
+namespace {
+
+// The future form of a send(ev, done).
+template <class Event>
+std::future<turn_outcome> future_of(runtime& rt, Event ev) {
   auto p = std::make_shared<std::promise<turn_outcome>>();
   auto f = p->get_future();
-  send(std::move(ev), [p](turn_outcome out) { p->set_value(std::move(out)); });
+  rt.send(std::move(ev), [p](turn_outcome out) { p->set_value(std::move(out)); });
   return f;
 }
 
+// After stop() every send is answered at once.
+bool refused_when_stopped(bool stopped, const std::function<void(turn_outcome)>& done) {
+  if (!stopped) return false;
+  turn_outcome out;
+  out.st = status(errc::cancelled, "the runtime is stopped");
+  done(std::move(out));
+  return true;
+}
+
+}  // namespace
+
+std::future<turn_outcome> runtime::send(chat_event ev) { return future_of(*this, std::move(ev)); }
+
 void runtime::send(chat_event ev, std::function<void(turn_outcome)> done) {
-  if (impl_->stopped) {
-    turn_outcome out;
-    out.st = status(errc::cancelled, "the runtime is stopped");
-    done(std::move(out));
-    return;
-  }
+  if (refused_when_stopped(impl_->stopped, done)) return;
   caf::anon_send(impl_->relay, chat_atom::value, impl_->pending->add(std::move(done)), std::move(ev));
 }
 
-std::future<turn_outcome> runtime::send(system_event ev) {
-  auto p = std::make_shared<std::promise<turn_outcome>>();
-  auto f = p->get_future();
-  send(std::move(ev), [p](turn_outcome out) { p->set_value(std::move(out)); });
-  return f;
-}
+std::future<turn_outcome> runtime::send(system_event ev) { return future_of(*this, std::move(ev)); }
 
 void runtime::send(system_event ev, std::function<void(turn_outcome)> done) {
-  if (impl_->stopped) {
-    turn_outcome out;
-    out.st = status(errc::cancelled, "the runtime is stopped");
-    done(std::move(out));
-    return;
-  }
+  if (refused_when_stopped(impl_->stopped, done)) return;
   // Through the relay: behind the turns sent before it.
   caf::anon_send(impl_->relay, system_atom::value, impl_->pending->add(std::move(done)), std::move(ev));
 }
