@@ -33,7 +33,9 @@ inline constexpr int going_away = 1001;
 inline constexpr int protocol_error = 1002;  // protocol mismatch
 inline constexpr int policy = 1008;          // token mismatch, bad handshake, slow consumer
 inline constexpr int too_big = 1009;         // a frame over the payload limit
-inline constexpr int try_again = 1013;       // too many connections
+// Too many connections: 1008 with the reason, not 1013 (Try Again Later), which libwslay's
+// clients reject as an invalid status and then report no code at all (Node's ws accepts both).
+inline constexpr int too_many = 1008;
 }  // namespace close_code
 
 enum class method_scope { read, write, admin };

@@ -525,7 +525,7 @@ struct ws_transport::impl {
       uv_timer_start(&c->timer, [](uv_timer_t* t) {
         auto* cc = static_cast<conn*>(t->data);
         const bool stop = cc->t->stopping;
-        cc->t->close_ws(cc, stop ? close_code::going_away : close_code::try_again,
+        cc->t->close_ws(cc, stop ? close_code::going_away : close_code::too_many,
                         stop ? "gateway stopping" : "too many connections");
       }, 20, 0);
       return;

@@ -6,7 +6,7 @@
 // Each connection's protocol state is a connection_state; requests go through method_table:
 // on_loop methods run on the loop, the others on a thread each (see queue()), and their answers come
 // back to the loop (a connection gone meanwhile is counted and skipped).
-// Limits: gateway.maxConnections (past it: close 1013), 64 KiB per message before connect then
+// Limits: gateway.maxConnections (past it: close 1008 "too many connections"), 64 KiB per message before connect then
 // maxPayload (wslay closes 1009), maxBufferedBytes of unsent output (past it: the connection
 // is dropped as a slow consumer, never buffered further), handshake timeout (close 1008).
 // frame_sink is implemented here: event_to / broadcast / run_later post to the loop and are
