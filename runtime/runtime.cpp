@@ -18,6 +18,7 @@
 #include "actors/router/router_actor.hpp"
 #include "actors/router/session_key.hpp"
 #include "actors/session/session_core.hpp"
+#include "actors/session/session_rollover.hpp"
 #include "actors/store/store_actor.hpp"
 #include "actors/subagent/subagent_actor.hpp"
 #include "actors/syncer/transcript_syncer.hpp"
@@ -583,8 +584,27 @@ status passivate_key(caf::scoped_actor& self, const caf::actor& router, const st
 
 }  // namespace
 
-result<session_row> runtime::patch_session(const std::string& key, const session_patch& patch) {
+struct runtime::admin_target {
+  std::string agent;
+  caf::actor store;
+  std::optional<session_entry> row;
+};
+
+result<runtime::admin_target> runtime::take_for_admin(caf::scoped_actor& self, const std::string& key) {
   if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
+  admin_target t;
+  t.agent = agent_of_key(key, impl_->settings);
+  auto store = impl_->stores.find(t.agent);
+  if (store == impl_->stores.end()) return status(errc::not_found, fmt::format("no agent {} is configured", t.agent));
+  t.store = store->second;
+  SRT_RETURN_IF_ERROR(passivate_key(self, impl_->router, key));
+  auto row = session(key, t.agent);
+  if (!row.ok()) return row.error();
+  t.row = std::move(*row);
+  return t;
+}
+
+result<session_row> runtime::patch_session(const std::string& key, const session_patch& patch) {
   std::optional<actors::queue_mode> mode;
   if (patch.queue_mode && *patch.queue_mode) {
     mode = actors::parse_queue_mode(**patch.queue_mode);
@@ -592,16 +612,13 @@ result<session_row> runtime::patch_session(const std::string& key, const session
       return status(errc::invalid_argument, "queueMode " + **patch.queue_mode +
                                                 " is not one of followup, collect, interrupt, steer");
   }
-  const std::string agent = agent_of_key(key, impl_->settings);
-  auto store = impl_->stores.find(agent);
-  if (store == impl_->stores.end()) return status(errc::not_found, fmt::format("no agent {} is configured", agent));
   caf::scoped_actor self{*impl_->sys};
-  SRT_RETURN_IF_ERROR(passivate_key(self, impl_->router, key));
-  auto row = session(key, agent);
-  if (!row.ok()) return row.error();
+  auto target = take_for_admin(self, key);
+  if (!target.ok()) return target.error();
+  const std::string& agent = target->agent;
   session_entry entry;
-  if (row->has_value()) {
-    entry = std::move(**row);
+  if (target->row) {
+    entry = std::move(*target->row);
   } else {
     entry.set_session_id(new_session_id());
   }
@@ -614,24 +631,19 @@ result<session_row> runtime::patch_session(const std::string& key, const session
         [&] { entry.clear_thinking_level(); });
   apply(patch.queue_mode, [&](const std::string&) { entry.set_queue_mode(actors::queue_mode_name(*mode)); },
         [&] { entry.clear_queue_mode(); });
+  // A model set here is the user's choice, as /new <model> makes it (source "user", kept on
+  // reset); "provider/model", or a model of the configured provider.
   apply(patch.model,
         [&](const std::string& v) {
           const auto slash = v.find('/');
-          if (slash != std::string::npos && slash > 0) {
-            entry.set_provider_override(v.substr(0, slash));
-            entry.set_model_override(v.substr(slash + 1));
-          } else {
-            entry.clear_provider_override();
-            entry.set_model_override(v);
-          }
+          const bool split = slash != std::string::npos && slash > 0;
+          actors::apply_model_selection(
+              entry, {split ? v.substr(0, slash) : impl_->settings.model.provider, split ? v.substr(slash + 1) : v});
         },
-        [&] {
-          entry.clear_provider_override();
-          entry.clear_model_override();
-        });
+        [&] { actors::apply_model_selection(entry, {"", "", true}); });
   entry.set_updated_at(impl_->time->now_ms());
   status failed;
-  self->request(store->second, caf::infinite, put_atom::value, key, entry, flush_atom::value)
+  self->request(target->store, caf::infinite, put_atom::value, key, entry, flush_atom::value)
       .receive([&](bool ok) { if (!ok) failed = status(errc::io_error, "writing the store of agent " + agent + " failed"); },
                [&](caf::error& e) { failed = status(errc::io_error, "writing the row of " + key + ": " + self->system().render(e)); });
   if (!failed.ok()) return failed;
@@ -639,19 +651,15 @@ result<session_row> runtime::patch_session(const std::string& key, const session
 }
 
 result<runtime::deleted_session> runtime::delete_session(const std::string& key, bool archive) {
-  if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
-  const std::string agent = agent_of_key(key, impl_->settings);
-  auto store = impl_->stores.find(agent);
-  if (store == impl_->stores.end()) return status(errc::not_found, fmt::format("no agent {} is configured", agent));
   caf::scoped_actor self{*impl_->sys};
-  SRT_RETURN_IF_ERROR(passivate_key(self, impl_->router, key));
-  auto row = session(key, agent);
-  if (!row.ok()) return row.error();
+  auto target = take_for_admin(self, key);
+  if (!target.ok()) return target.error();
+  const std::string& agent = target->agent;
   deleted_session out;
-  if (!row->has_value()) return out;
-  const session_entry& entry = **row;
+  if (!target->row) return out;
+  const session_entry& entry = *target->row;
   status failed;
-  self->request(store->second, caf::infinite, erase_atom::value, std::vector<std::string>{key},
+  self->request(target->store, caf::infinite, erase_atom::value, std::vector<std::string>{key},
                 std::vector<std::int64_t>{entry.updated_at().value_or(erase_no_updated_at)})
       .receive([&](std::size_t n) { out.deleted = n > 0; },
                [&](caf::error& e) { failed = status(errc::io_error, "removing the row of " + key + ": " + self->system().render(e)); });
@@ -660,10 +668,9 @@ result<runtime::deleted_session> runtime::delete_session(const std::string& key,
   if (archive && entry.session_id()) {
     auto dir = storage::agent_sessions_dir(impl_->state_dir, agent);
     if (!dir.ok()) return dir.error();
-    auto path = entry.session_file() ? storage::confine_session_file(*impl_->files, *dir, std::string(*entry.session_file()))
-                                     : storage::transcript_path(*dir, *entry.session_id());
-    if (path.ok()) {
-      auto moved = storage::archive_transcript(*impl_->files, *impl_->time, *path, storage::archive_reason::deleted);
+    const std::string path = storage::row_transcript_path(*impl_->files, *dir, *entry.session_id(), entry.session_file());
+    if (!path.empty()) {
+      auto moved = storage::archive_transcript(*impl_->files, *impl_->time, path, storage::archive_reason::deleted);
       if (moved.ok()) out.archived.push_back(*moved);
       else if (moved.error().code() != errc::not_found) return moved.error().with_context("the row of " + key + " was removed");
     }
@@ -682,10 +689,9 @@ result<runtime::session_history> runtime::history(const std::string& key) {
   auto dir = storage::agent_sessions_dir(impl_->state_dir, agent);
   if (!dir.ok()) return dir.error();
   if (out.session_id.empty() && !entry.session_file()) return out;
-  auto path = entry.session_file() ? storage::confine_session_file(*impl_->files, *dir, std::string(*entry.session_file()))
-                                   : storage::transcript_path(*dir, out.session_id);
-  if (!path.ok()) return path.error();
-  auto reader = storage::transcript_reader::open(*impl_->files, *path);
+  const std::string path = storage::row_transcript_path(*impl_->files, *dir, out.session_id, entry.session_file());
+  if (path.empty()) return status(errc::invalid_argument, "the row of " + key + " names no usable transcript");
+  auto reader = storage::transcript_reader::open(*impl_->files, path);
   if (!reader.ok()) {
     if (reader.error().code() == errc::not_found) return out;  // no turn yet
     return reader.error();

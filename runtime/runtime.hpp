@@ -45,6 +45,7 @@
 
 namespace caf {
 class actor;
+class scoped_actor;
 }
 
 namespace sessionrt::runtime {
@@ -184,6 +185,10 @@ class runtime {
 
  private:
   struct impl;
+  // What the session administration calls share: the key's agent and store, its actor
+  // passivated, its row read back (runtime.cpp).
+  struct admin_target;
+  result<admin_target> take_for_admin(caf::scoped_actor& self, const std::string& key);
   explicit runtime(std::unique_ptr<impl> p);
   std::unique_ptr<impl> impl_;
 };

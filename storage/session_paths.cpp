@@ -164,6 +164,15 @@ result<std::string> encode_uri_component(std::string_view text) {
   return out;
 }
 
+std::string row_transcript_path(fs& files, const std::string& sessions_dir, std::string_view session_id,
+                                std::optional<std::string_view> session_file) {
+  if (session_file)
+    if (auto confined = confine_session_file(files, sessions_dir, std::string(*session_file)); confined.ok())
+      return *confined;
+  auto path = transcript_path(sessions_dir, session_id);
+  return path.ok() ? *path : std::string();
+}
+
 result<std::string> confine_session_file(fs& files, const std::string& sessions_dir, const std::string& session_file) {
   auto refuse = [&](std::string_view why) {
     return status(errc::unsafe_path, fmt::format("stored sessionFile '{}' refused: {} (sessions dir {})", session_file,

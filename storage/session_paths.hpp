@@ -59,4 +59,9 @@ result<std::string> encode_uri_component(std::string_view text);
 // not_found / io_error when the sessions dir or the file's dir cannot be resolved.
 result<std::string> confine_session_file(fs& files, const std::string& sessions_dir, const std::string& session_file);
 
+// Where a row's transcript is: its stored sessionFile when it has one that confine_session_file
+// accepts, else <sessionId>.jsonl in the sessions dir; "" when the id is not a valid one either.
+std::string row_transcript_path(fs& files, const std::string& sessions_dir, std::string_view session_id,
+                                std::optional<std::string_view> session_file);
+
 }  // namespace sessionrt::storage

@@ -72,13 +72,9 @@ payloads::event_subject session_core::subject() const {
 }
 
 std::string session_core::transcript_path_for(const std::string& session_id) const {
-  if (row_ && row_->session_id() == std::optional<std::string_view>(session_id))
-    if (auto file = row_->session_file()) {
-      auto confined = storage::confine_session_file(*deps_->files, deps_->sessions_dir, std::string(*file));
-      if (confined.ok()) return *confined;
-    }
-  auto path = storage::transcript_path(deps_->sessions_dir, session_id);
-  return path.ok() ? *path : std::string();
+  const bool is_row = row_ && row_->session_id() == std::optional<std::string_view>(session_id);
+  return storage::row_transcript_path(*deps_->files, deps_->sessions_dir, session_id,
+                                      is_row ? row_->session_file() : std::nullopt);
 }
 
 status session_core::open_current(core_effects& fx) {
@@ -213,12 +209,7 @@ std::string session_core::session_id() const {
 void session_core::set_fork_parent(std::string parent_key, const std::optional<session_entry>& parent_row) {
   if (!parent_row || !parent_row->session_id()) return;  // nothing to fork: the thread starts empty
   const std::string id(*parent_row->session_id());
-  std::string path;
-  if (auto file = parent_row->session_file())
-    if (auto confined = storage::confine_session_file(*deps_->files, deps_->sessions_dir, std::string(*file)); confined.ok())
-      path = *confined;
-  if (path.empty())
-    if (auto p = storage::transcript_path(deps_->sessions_dir, id); p.ok()) path = *p;
+  std::string path = storage::row_transcript_path(*deps_->files, deps_->sessions_dir, id, parent_row->session_file());
   fork_parent_key_ = std::move(parent_key);
   fork_parent_path_ = std::move(path);
 }

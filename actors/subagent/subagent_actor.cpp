@@ -30,12 +30,8 @@ std::string agent_of(const subagent_actor_config& cfg, const std::string& key) {
 
 // The parent's transcript: its row's sessionFile (confined to its sessions dir), else <id>.jsonl.
 std::string parent_transcript(const subagent_actor_config& cfg, const std::string& agent, const session_entry& row) {
-  const std::string& dir = cfg.sessions_dir.at(agent);
-  if (auto file = row.session_file())
-    if (auto confined = storage::confine_session_file(*cfg.files, dir, std::string(*file)); confined.ok())
-      return *confined;
-  auto path = storage::transcript_path(dir, row.session_id().value_or(""));
-  return path.ok() ? *path : std::string();
+  return storage::row_transcript_path(*cfg.files, cfg.sessions_dir.at(agent), row.session_id().value_or(""),
+                                      row.session_file());
 }
 
 // The child's transcript: forks take pi's fork name (<ISO>_<id>.jsonl), others <id>.jsonl.
