@@ -266,7 +266,6 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   st->timers = caf::actor_cast<caf::actor>(sys.spawn(timer_actor, tc));
   rc.timers = st->timers;
   st->router = caf::actor_cast<caf::actor>(actors::spawn_router(sys, rc));
-  st->relay = sys.spawn(outcome_relay, st->router, st->pending);
   {
     subagent_actor_config sc;
     sc.settings = &st->settings;
@@ -279,6 +278,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     sc.hub = st->hub;
     st->subagents = sys.spawn<caf::detached>(subagent_actor, std::move(sc));  // a fork reads and fsyncs files
   }
+  st->relay = sys.spawn(outcome_relay, st->router, st->subagents, st->pending);
   self->send(st->timers, spawned_atom::value, st->router);
   self->send(st->maintenance, spawned_atom::value, maintenance_links{st->stores, caf::actor_cast<caf::actor>(st->router)});
 
@@ -349,30 +349,10 @@ std::future<turn_outcome> runtime::spawn_subagent(const std::string& parent_key,
 
 void runtime::spawn_subagent(const std::string& parent_key, actors::subagent_spec spec,
                              std::function<void(turn_outcome)> done) {
-  if (impl_->stopped) {
-    turn_outcome out;
-    out.session_key = parent_key;
-    out.st = status(errc::cancelled, "the runtime is stopped");
-    done(std::move(out));
-    return;
-  }
-  // A one-shot asker: the outcome reaches `done` through `pending` (stop() cancels what is
-  // still unanswered).
-  const std::uint64_t id = impl_->pending->add(std::move(done));
-  impl_->sys->spawn([target = impl_->subagents, pending = impl_->pending, id, parent_key,
-                     spec = std::move(spec)](caf::event_based_actor* self) mutable {
-    self->request(target, caf::infinite, spawn_atom::value, parent_key, std::move(spec))
-        .then(
-            [pending, id](turn_outcome& out) {
-              if (auto fn = pending->take(id)) fn(std::move(out));
-            },
-            [self, pending, id, parent_key](caf::error& err) {
-              turn_outcome out;
-              out.session_key = parent_key;
-              out.st = status(errc::io_error, "the sub-agent spawner did not answer: " + self->system().render(err));
-              if (auto fn = pending->take(id)) fn(std::move(out));
-            });
-  });
+  if (refused_when_stopped(impl_->stopped, done)) return;
+  // Through the relay, as the turns: the outcome reaches `done` through `pending` (stop()
+  // cancels what is still unanswered).
+  caf::anon_send(impl_->relay, spawn_atom::value, impl_->pending->add(std::move(done)), parent_key, std::move(spec));
 }
 
 const caf::actor& runtime::subagents() const { return impl_->subagents; }

@@ -371,27 +371,27 @@ router_actor_type spawn_router(caf::actor_system& sys, router_config cfg) {
   return sys.spawn(router_behavior, std::move(cfg));
 }
 
-caf::behavior outcome_relay(caf::event_based_actor* self, caf::actor router, std::shared_ptr<pending_outcomes> pending) {
-  auto answer = [pending](std::uint64_t id, turn_outcome out) {
-    if (auto fn = pending->take(id)) fn(std::move(out));
+caf::behavior outcome_relay(caf::event_based_actor* self, caf::actor router, caf::actor subagents,
+                            std::shared_ptr<pending_outcomes> pending) {
+  // Asks `target` and hands its outcome (or why there is none) to the callback under `id`.
+  auto ask = [self, pending](const caf::actor& target, std::uint64_t id, std::string who, auto&&... msg) {
+    auto answer = [pending, id](turn_outcome out) {
+      if (auto fn = pending->take(id)) fn(std::move(out));
+    };
+    self->request(target, caf::infinite, std::forward<decltype(msg)>(msg)...)
+        .then([answer](turn_outcome& out) { answer(std::move(out)); },
+              [self, answer, who](caf::error& err) {
+                answer(failed_outcome(status(errc::io_error, who + " did not answer: " + self->system().render(err))));
+              });
   };
   return {
-      [self, router, answer](chat_atom, std::uint64_t id, chat_event& ev) {
-        self->request(router, caf::infinite, chat_atom::value, std::move(ev))
-            .then([answer, id](turn_outcome& out) { answer(id, std::move(out)); },
-                  [self, answer, id](caf::error& err) {
-                    answer(id, failed_outcome(status(errc::io_error, "the router did not answer the turn: " +
-                                                                         self->system().render(err))));
-                  });
-      },
+      [router, ask](chat_atom a, std::uint64_t id, chat_event& ev) { ask(router, id, "the router", a, std::move(ev)); },
       // The host's other messages to the router go the same way, so they stay behind its turns.
-      [self, router, answer](system_atom, std::uint64_t id, system_event& ev) {
-        self->request(router, caf::infinite, system_atom::value, std::move(ev))
-            .then([answer, id](turn_outcome& out) { answer(id, std::move(out)); },
-                  [self, answer, id](caf::error& err) {
-                    answer(id, failed_outcome(status(errc::io_error, "the router did not answer the system event: " +
-                                                                         self->system().render(err))));
-                  });
+      [router, ask](system_atom a, std::uint64_t id, system_event& ev) {
+        ask(router, id, "the router", a, std::move(ev));
+      },
+      [subagents, ask](spawn_atom a, std::uint64_t id, std::string& parent_key, subagent_spec& spec) {
+        ask(subagents, id, "the sub-agent spawner", a, std::move(parent_key), std::move(spec));
       },
       [self, router](system_atom a, system_event& ev) {
         self->request(router, caf::infinite, a, std::move(ev)).then([](turn_outcome&) {}, [](caf::error&) {});

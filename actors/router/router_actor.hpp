@@ -61,12 +61,13 @@ using router_actor_type = caf::typed_actor<
 // Spawns the router; its state is private to router_actor.cpp.
 router_actor_type spawn_router(caf::actor_system& sys, router_config cfg);
 
-// outcome_relay: the host's side of the router's (chat, chat_event) -> turn_outcome, for the
-// runtime's callback API. (chat, id, chat_event) asks the router and calls the callback
-// `pending` holds under `id` with the outcome (or with an io_error outcome when the router
-// does not answer); (system, id, system_event) likewise. (system, ev), (settle), (tick, settle)
-// and (stop) go on to the router
-// (delegated: the router answers), behind the turns sent before them.
-caf::behavior outcome_relay(caf::event_based_actor* self, caf::actor router, std::shared_ptr<pending_outcomes> pending);
+// outcome_relay: the host's side of the requests answered with a turn_outcome, for the
+// runtime's callback API. (chat, id, chat_event) and (system, id, system_event) ask the router,
+// (spawn, id, parent key, subagent_spec) asks the sub-agent spawner; each calls the callback
+// `pending` holds under `id` with the outcome (or with an io_error outcome naming who did not
+// answer). (system, ev), (settle), (tick, settle) and (stop) go on to the router (delegated:
+// the router answers), behind the turns sent before them.
+caf::behavior outcome_relay(caf::event_based_actor* self, caf::actor router, caf::actor subagents,
+                            std::shared_ptr<pending_outcomes> pending);
 
 }  // namespace sessionrt::actors
