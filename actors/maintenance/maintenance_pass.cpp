@@ -48,12 +48,10 @@ std::unordered_set<std::string> sessions_to_keep(const maintenance_job& job, con
   return keep;
 }
 
-namespace {
-
-boost::json::object action_json(const plan_action& a) {
+boost::json::object action_json(const plan_action& a, std::string_view kind_key) {
   boost::json::object o;
   o["step"] = maintenance_step_name(a.step);
-  o["kind"] = action_kind_name(a.kind);
+  o[kind_key] = action_kind_name(a.kind);
   if (a.kind == action_kind::remove_row) {
     o["key"] = a.key;
     o["label"] = row_action_label(a.step);
@@ -65,6 +63,8 @@ boost::json::object action_json(const plan_action& a) {
   o["bytes"] = a.bytes;
   return o;
 }
+
+namespace {
 
 boost::json::object job_json(const maintenance_job& job, bool applied, std::size_t max_actions) {
   const auto& p = job.plan;

@@ -55,6 +55,11 @@ struct batch_checks {
 std::unordered_set<std::string> sessions_to_keep(const maintenance_job& job, const maintenance_batch& batch,
                                                  const batch_checks& checks);
 
+// One planned or applied action as JSON: {step, <kind_key>, key + label | file (+ target),
+// sessionId?, bytes}. The maintenance.report event says "kind"; `sessions cleanup --json`
+// keeps the "action" its output has always had.
+boost::json::object action_json(const plan_action& a, std::string_view kind_key = "kind");
+
 lifecycle_event maintenance_report_event(const std::vector<maintenance_job>& jobs, maintenance_mode mode,
                                          const std::string& trigger, std::int64_t now_ms,
                                          std::size_t max_actions_listed = 100);

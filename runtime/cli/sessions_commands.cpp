@@ -12,6 +12,7 @@
 #include <memory>
 #include <ostream>
 
+#include "actors/maintenance/maintenance_pass.hpp"
 #include "actors/maintenance/maintenance_planner.hpp"
 #include "actors/maintenance/plan_applier.hpp"
 #include "actors/router/session_key.hpp"
@@ -166,20 +167,6 @@ struct store_cleanup {
   std::vector<std::string> notes;
 };
 
-bj::object action_json(const actors::plan_action& a) {
-  bj::object o{{"step", actors::maintenance_step_name(a.step)}, {"action", actors::action_kind_name(a.kind)}};
-  if (a.kind == actors::action_kind::remove_row) {
-    o["key"] = a.key;
-    o["label"] = actors::row_action_label(a.step);
-  } else {
-    o["file"] = a.file;
-    if (!a.target.empty()) o["target"] = a.target;
-  }
-  if (!a.session_id.empty()) o["sessionId"] = a.session_id;
-  o["bytes"] = a.bytes;
-  return o;
-}
-
 bj::object summary_json(const store_cleanup& c, bool dry_run) {
   const auto& p = c.plan;
   bj::object o;
@@ -211,7 +198,7 @@ bj::object summary_json(const store_cleanup& c, bool dry_run) {
   }
   o["wouldMutate"] = p.would_mutate();
   bj::array actions;
-  for (const auto& a : (c.applied ? c.applied->applied : p.actions)) actions.push_back(action_json(a));
+  for (const auto& a : (c.applied ? c.applied->applied : p.actions)) actions.push_back(actors::action_json(a, "action"));
   o[c.applied ? "appliedActions" : "actions"] = std::move(actions);
   if (c.applied) {
     o["appliedCount"] = c.applied->applied.size();
