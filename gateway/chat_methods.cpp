@@ -64,7 +64,7 @@ method_outcome chat_send(method_call& call) {
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     auto fin = core->runs->finish(run_id);
     if (!fin) return;
-    auto closing = run_closing_event(*fin, out, now_ms());
+    auto closing = run_closing_event(*fin, out, core->now_ms());
     if (closing.state == "final") core->metrics->turns_completed.fetch_add(1);
     else if (closing.state == "aborted") core->metrics->turns_aborted.fetch_add(1);
     else core->metrics->turns_failed.fetch_add(1);

@@ -9,7 +9,9 @@
 #include <string>
 
 #include "gateway/gateway_metrics.hpp"
+#include "messages/clock.hpp"
 #include "runtime/runtime.hpp"
+#include "storage/system_clock.hpp"
 
 namespace sessionrt::gateway {
 
@@ -37,6 +39,10 @@ struct gateway_core {
   runner_pool* runners = nullptr;
   std::string bind;
   int port = 0;
+  // The runtime's clock (gateway_options::runtime.time, else the real one): every timestamp and
+  // age the gateway shows comes from it, as the runtime's own do.
+  const clock* time = &storage::real_clock();
+  std::int64_t now_ms() const { return time->now_ms(); }
   std::int64_t started_ms = 0;
   std::string server_version = "sessionrt-0.1.0";
   std::string default_provider, default_model;  // what rows show when they name none

@@ -142,7 +142,8 @@ result<std::unique_ptr<gateway_server>> gateway_server::start(gateway_options op
   st->core.bind = o.bind;
   st->core.default_provider = provider;
   st->core.default_model = model;
-  st->core.started_ms = now_ms();
+  if (o.runtime.time) st->core.time = o.runtime.time;
+  st->core.started_ms = st->core.now_ms();
   st->transport = std::make_unique<ws_transport>(to, st->core);
   st->core.sink = st->transport.get();
   if (local || !o.runtime.runner) {
@@ -165,7 +166,7 @@ result<std::unique_ptr<gateway_server>> gateway_server::start(gateway_options op
                                        if (auto d = raw->runs.on_piece(e.session_key, text, discarded,
                                                                        json::get_int(e.data, "index").value_or(0)))
                                          raw->transport->broadcast(frame_sink::audience::operators, "chat",
-                                                                   delta_event(*d, now_ms()));
+                                                                   delta_event(*d, raw->core.now_ms()));
                                      }});
   o.runtime.subscriptions.push_back({{{"store.flushed", "session.passivated"}, "", ""}, [raw](const lifecycle_event& e) {
                                        if (e.type == "store.flushed") raw->metrics.store_writes.fetch_add(1);

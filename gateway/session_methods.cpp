@@ -62,8 +62,7 @@ method_outcome sessions_list(method_call& call) {
   const std::string search(json::get_string(call.params, "search").value_or(""));
   const std::string label(json::get_string(call.params, "label").value_or(""));
   const auto active = json::get_int(call.params, "activeMinutes");
-  const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::system_clock::now().time_since_epoch()).count();
+  const std::int64_t now = call.core.now_ms();
   std::vector<runtime::session_row> kept;
   for (auto& r : *rows) {
     if (!agent.empty() && r.agent_id != agent) continue;
@@ -230,7 +229,7 @@ method_outcome sessions_delete(method_call& call) {
   if (out->deleted)
     call.core.sink->broadcast(frame_sink::audience::sessions_subscribers, "sessions.changed",
                               bj::object{{"sessionKey", key.key}, {"agentId", key.agent_id}, {"reason", "delete"},
-                                         {"ts", now_ms()}});
+                                         {"ts", call.core.now_ms()}});
   return bj::value(bj::object{{"ok", true}, {"key", key.key}, {"deleted", out->deleted}, {"archived", std::move(archived)}});
 }
 

@@ -8,18 +8,13 @@
 namespace sessionrt::gateway {
 namespace bj = boost::json;
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 void notify_session_changed(gateway_core& core, const runtime::session_row& row, const std::string& reason) {
   const auto d = defaults_of(*core.rt, core.default_provider, core.default_model);
   core.sink->broadcast(frame_sink::audience::sessions_subscribers, "sessions.changed",
                        bj::object{{"sessionKey", row.key},
                                   {"agentId", row.agent_id},
                                   {"reason", reason},
-                                  {"ts", now_ms()},
+                                  {"ts", core.now_ms()},
                                   {"session", session_row_json(row, d, core.runs->open_runs(row.key))}});
 }
 

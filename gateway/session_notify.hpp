@@ -9,7 +9,6 @@
 
 namespace sessionrt::gateway {
 
-std::int64_t now_ms();  // the wall clock, epoch ms (event timestamps)
 void notify_session_changed(gateway_core& core, const runtime::session_row& row, const std::string& reason);
 // The same for a key whose row is read from the store first (nothing sent when it has none).
 void notify_session_changed(gateway_core& core, const std::string& key, const std::string& agent_id,

@@ -38,12 +38,12 @@ bj::object sessions_summary(gateway_core& c, std::int64_t now) {
 }
 
 method_outcome health(method_call& call) {
-  const auto t0 = now_ms();
+  const auto t0 = call.core.now_ms();
   auto sessions = sessions_summary(call.core, t0);
   const std::string agent = actors::default_agent_of(call.core.rt->settings().routing);
   bj::object out{{"ok", !call.core.rt->stopped()},
                  {"ts", t0},
-                 {"durationMs", now_ms() - t0},
+                 {"durationMs", call.core.now_ms() - t0},
                  {"defaultAgentId", agent},
                  {"sessions", sessions},
                  {"agents", bj::array{bj::object{{"agentId", agent}, {"isDefault", true}, {"sessions", sessions}}}}};
@@ -51,7 +51,7 @@ method_outcome health(method_call& call) {
 }
 
 method_outcome status_method(method_call& call) {
-  const auto now = now_ms();
+  const auto now = call.core.now_ms();
   const auto calls = call.core.rt->model_calls();
   return bj::value(bj::object{
       {"runtimeVersion", call.core.server_version},

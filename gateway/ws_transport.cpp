@@ -284,7 +284,7 @@ struct ws_transport::impl {
          bj::object{{"presence", bj::array{}},
                     {"health", bj::object{}},
                     {"stateVersion", bj::object{{"presence", 0}, {"health", 0}}},
-                    {"uptimeMs", now_ms() - core.started_ms},
+                    {"uptimeMs", core.now_ms() - core.started_ms},
                     {"stateDir", core.rt->state_dir()},
                     {"sessionDefaults", bj::object{{"defaultAgentId", def_agent},
                                                    {"mainKey", main_key},
@@ -448,7 +448,7 @@ struct ws_transport::impl {
     }
     if (path == "/healthz") {
       bj::object o{{"ok", !core.rt->stopped()},
-                   {"uptimeMs", now_ms() - core.started_ms},
+                   {"uptimeMs", core.now_ms() - core.started_ms},
                    {"connections", static_cast<std::int64_t>(ws_open)},
                    {"port", port_of()},
                    {"protocol", kGatewayProtocol}};
@@ -536,7 +536,7 @@ struct ws_transport::impl {
     // The challenge goes first and carries no seq.
     bj::object challenge{{"type", "event"},
                          {"event", "connect.challenge"},
-                         {"payload", bj::object{{"nonce", new_uuid_v4()}, {"ts", now_ms()}}}};
+                         {"payload", bj::object{{"nonce", new_uuid_v4()}, {"ts", core.now_ms()}}}};
     send_text(c, json::to_compact(challenge));
     uv_timer_start(&c->timer, [](uv_timer_t* t) {
       auto* cc = static_cast<conn*>(t->data);
@@ -780,7 +780,7 @@ status ws_transport::listen() {
   const auto every = static_cast<std::uint64_t>(std::max<std::int64_t>(1, im.opt.tick_interval_ms));
   uv_timer_start(&im.tick, [](uv_timer_t* t) {
     auto* m = static_cast<impl*>(t->data);
-    const std::string payload = "{\"ts\":" + std::to_string(now_ms()) + "}";
+    const std::string payload = "{\"ts\":" + std::to_string(m->core.now_ms()) + "}";
     std::vector<conn*> open;
     for (auto& [id, c] : m->conns)
       if (c->m == conn::mode::ws && c->state.current() == connection_state::phase::open) open.push_back(c.get());
