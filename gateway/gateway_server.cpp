@@ -7,8 +7,6 @@
 #include <condition_variable>
 #include <csignal>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "gateway/chat_events.hpp"
@@ -73,12 +71,11 @@ result<std::string> resolve_token(const gateway_options& o, const std::string& s
   if (const char* env = std::getenv("SESSIONRT_GATEWAY_TOKEN"); env && *env) return std::string(env);
   if (!o.config_token.empty()) return o.config_token;
   const std::string path = state_dir + "/gateway.token";
-  std::ifstream in(path);
-  if (in) {
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string t = trim(ss.str());
+  if (auto text = storage::read_file(files, path, 4096); text.ok()) {
+    std::string t = trim(*text);
     if (!t.empty()) return t;
+  } else if (text.error().code() != errc::not_found) {
+    return text.error().with_context("reading the gateway token");
   }
   std::string t = random_token();
   if (t.empty()) return status(errc::io_error, "cannot draw random bytes for a gateway token (OpenSSL RAND_bytes)");

@@ -27,6 +27,7 @@
 #include "sim/report_json.hpp"
 #include "sim/scenario_model.hpp"
 #include "sim/workload.hpp"
+#include "storage/durable_file.hpp"
 #include "storage/power_loss_fs.hpp"
 #include "storage/process_probe.hpp"
 #include "storage/transcript_check.hpp"
@@ -430,7 +431,9 @@ result<std::string> engine::transcript_of(const std::string& key) {
 // Message texts of a transcript, oldest first; unreadable lines (a torn tail) are skipped.
 std::vector<std::pair<std::string, std::string>> transcript_messages(const std::string& path) {
   std::vector<std::pair<std::string, std::string>> out;
-  std::ifstream in(path);
+  auto text = storage::read_file(storage::posix_fs(), path, std::size_t(1) << 30);
+  if (!text.ok()) return out;
+  std::istringstream in(*text);
   for (std::string line; std::getline(in, line);) {
     auto v = json::parse(line);
     if (!v || !v->is_object()) continue;
@@ -681,10 +684,8 @@ void engine::handle_crash(const step& s, const std::string& why) {
   // to the runtime's own stale-lock rules (their pid is dead).
   std::int64_t locks_cleared = 0;
   for (const auto& rel : files_matching("agents/*/sessions/*.lock")) {
-    std::ifstream in(state_dir_ + "/" + rel);
-    std::stringstream text;
-    text << in.rdbuf();
-    auto v = json::parse(text.str());
+    auto text = storage::read_file(storage::posix_fs(), state_dir_ + "/" + rel, 1 << 16);
+    auto v = json::parse(text.ok() ? *text : std::string());
     if (v && v->is_object() && v->get_object().contains("pid")) continue;
     if (storage::posix_fs().unlink(state_dir_ + "/" + rel).ok()) ++locks_cleared;
   }
