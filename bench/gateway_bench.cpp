@@ -4,14 +4,20 @@
 //   1,000), each with its own session (agent:main:bench-<i>), and drives T turns per connection
 //   (default 3), closed loop: chat.send, then the next once its `chat` final event arrived.
 //   Printed: turns/s and the p50 / p99 of chat.send -> final; the child's RSS before the
-//   connections, with all of them idle, and the difference per connection.
+//   connections, with all of them idle, and the difference per connection; how many finals
+//   waited out the hold bound (from the gateway's /metrics).
 // - Then the same N sessions x T turns through runtime::send() in this process on another temp
 //   dir, same model: turns/s, p50, p99 (send -> acknowledged outcome), and the ratios.
-// Usage: gateway_bench [--connections N] [--turns T]
+// - RLIMIT_NOFILE is raised to its hard limit first (each connection costs two descriptors here,
+//   the client's and the child gateway's); too low a hard limit is said before anything runs.
+// Usage: gateway_bench [--connections N] [--turns T] [--help]
+#include <arpa/inet.h>
 #include <fmt/format.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "gateway/chat_delivery.hpp"
 #include "gateway/gateway_client.hpp"
 #include "gateway/gateway_server.hpp"
 #include "messages/json_access.hpp"
@@ -47,6 +54,26 @@ std::int64_t rss_kib(pid_t pid) {
   while (std::getline(in, line))
     if (line.rfind("VmRSS:", 0) == 0) return std::atoll(line.c_str() + 6);
   return -1;
+}
+
+// One sample of the gateway's /metrics (-1 when it cannot be read).
+double scrape(int port, const std::string& token, const std::string& series) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string resp;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+    const std::string req = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token + "\r\n\r\n";
+    if (::send(fd, req.data(), req.size(), 0) == static_cast<ssize_t>(req.size())) {
+      char buf[8192];
+      for (ssize_t k; (k = ::recv(fd, buf, sizeof buf, 0)) > 0;) resp.append(buf, static_cast<std::size_t>(k));
+    }
+  }
+  ::close(fd);
+  const auto at = resp.find("\n" + series + " ");
+  return at == std::string::npos ? -1 : std::atof(resp.c_str() + at + series.size() + 2);
 }
 
 double pct(std::vector<double> v, double p) {
@@ -100,15 +127,28 @@ struct conn {
 int main(int argc, char** argv) {
   std::size_t n = 1000;
   int turns = 3;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string a = argv[i];
-    if (a == "--connections") n = static_cast<std::size_t>(std::atol(argv[i + 1]));
-    else if (a == "--turns") turns = std::atoi(argv[i + 1]);
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (a == "--connections" && has_value) n = static_cast<std::size_t>(std::atol(argv[++i]));
+    else if (a == "--turns" && has_value) turns = std::atoi(argv[++i]);
+    else {
+      fmt::print(a == "--help" ? stdout : stderr,
+                 "usage: gateway_bench [--connections N (1000)] [--turns T (3)]\n"
+                 "  N WebSocket connections to a gateway child, each with its own session, T turns each\n"
+                 "  (chat.send -> final event), then the same turns through runtime::send in this process.\n");
+      return a == "--help" ? 0 : 2;
+    }
   }
   rlimit rl{};
   ::getrlimit(RLIMIT_NOFILE, &rl);
   rl.rlim_cur = rl.rlim_max;
   ::setrlimit(RLIMIT_NOFILE, &rl);
+  // Per connection: the client's socket here and the gateway's in the child (plus its sessions'
+  // files, which the runtime budgets itself).
+  if (rl.rlim_cur < n + 64)
+    fmt::print(stderr, "gateway_bench: RLIMIT_NOFILE is {} (hard limit): {} connections may not fit\n",
+               static_cast<std::uint64_t>(rl.rlim_cur), n);
 
   const std::string gw_dir = temp_dir("gw"), emb_dir = temp_dir("emb");
   const std::string token = "bench-token";
@@ -198,6 +238,8 @@ int main(int argc, char** argv) {
   fmt::print("gateway RSS: {} KiB before the connections, {} KiB with {} idle connections: {:.1f} KiB per idle "
              "connection (sessions not yet created)\n",
              rss_before, rss_idle, n, static_cast<double>(rss_idle - rss_before) / static_cast<double>(n));
+  fmt::print("gateway: {} chat finals waited out the {} ms hold for their turn's end on the event bus\n",
+             scrape(port, token, "sessionrt_gateway_chat_holds_expired_total"), gateway::kClosingHold.count());
   const double gw_p50 = pct(lat, 0.5), gw_p99 = pct(lat, 0.99);
   for (auto& c : conns) (void)c.client->close();
   conns.clear();

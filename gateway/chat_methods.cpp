@@ -1,14 +1,14 @@
 // chat.send / chat.abort / chat.history (the reference's "Chat events"): chat.send answers
 // {runId, status:"started"} at once; the run's `chat` events (delta, final, aborted, error) go
-// to every operator connection (clients show those of the session they show).
+// to the sending connection and to those watching the session (chat_delivery.hpp).
 #include <chrono>
 
+#include "gateway/chat_delivery.hpp"
 #include "gateway/chat_events.hpp"
 #include "gateway/chat_runs.hpp"
 #include "gateway/method_table.hpp"
 #include "gateway/param_check.hpp"
 #include "gateway/session_keys.hpp"
-#include "gateway/session_notify.hpp"
 #include "gateway/session_rows.hpp"
 #include "messages/json_access.hpp"
 
@@ -42,7 +42,7 @@ method_outcome chat_send(method_call& call) {
     return from_status(key.error());
   }
   const std::string idem(*json::get_string(call.params, "idempotencyKey"));
-  auto begun = c.runs->begin(idem, key->key, key->agent_id);
+  auto begun = c.runs->begin(idem, key->key, key->agent_id, call.conn_id);
   if (begun.duplicate) {
     c.metrics->refused(refusal::duplicate_idempotency_key);
     return bj::value(bj::object{{"runId", begun.run_id}, {"status", begun.running ? "in_flight" : "ok"}});
@@ -62,17 +62,7 @@ method_outcome chat_send(method_call& call) {
   c.rt->send(std::move(ev), [core, run_id, t0](turn_outcome out) {
     core->metrics->ack_latency_ms(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    auto fin = core->runs->finish(run_id);
-    if (!fin) return;
-    auto closing = run_closing_event(*fin, out, core->now_ms());
-    if (closing.state == "final") core->metrics->turns_completed.fetch_add(1);
-    else if (closing.state == "aborted") core->metrics->turns_aborted.fetch_add(1);
-    else core->metrics->turns_failed.fetch_add(1);
-    core->sink->broadcast(frame_sink::audience::operators, "chat", std::move(closing.payload));
-    // The row changed (tokens, updatedAt): read it off the actor threads.
-    core->sink->run_later([core, key = fin->session_key, agent = fin->agent_id] {
-      notify_session_changed(*core, key, agent, "send");
-    });
+    chat_acknowledged(*core, run_id, std::move(out));
   });
   return bj::value(bj::object{{"runId", run_id}, {"status", "started"}});
 }
@@ -153,7 +143,9 @@ method_outcome chat_history(method_call& call) {
 }  // namespace
 
 void add_chat_methods(std::vector<method_entry>& t) {
-  t.push_back({"chat.send", method_scope::write, false, chat_send});
+  // On the loop: it waits for nothing (the turn's outcome comes to a callback), so it needs no
+  // thread of its own.
+  t.push_back({"chat.send", method_scope::write, true, chat_send});
   t.push_back({"chat.abort", method_scope::write, false, chat_abort});
   t.push_back({"chat.history", method_scope::read, false, chat_history});
 }

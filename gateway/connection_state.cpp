@@ -174,6 +174,23 @@ connect_verdict connection_state::check_connect(const bj::value& params, std::st
   return v;
 }
 
+connection_state::watch_change connection_state::watch(const std::string& key) {
+  watch_change out;
+  if (auto it = watch_pos_.find(key); it != watch_pos_.end()) {
+    watched_.splice(watched_.begin(), watched_, it->second);
+    return out;
+  }
+  watched_.push_front(key);
+  watch_pos_[key] = watched_.begin();
+  out.added = true;
+  if (watched_.size() > kMaxWatchedKeys) {
+    out.evicted = std::move(watched_.back());
+    watch_pos_.erase(*out.evicted);
+    watched_.pop_back();
+  }
+  return out;
+}
+
 bool connection_state::allowed(method_scope needed) const {
   auto has = [&](std::string_view s) { return std::find(scopes_.begin(), scopes_.end(), s) != scopes_.end(); };
   if (has("operator.admin")) return true;

@@ -11,14 +11,18 @@
 //   - allowed() says whether the granted scopes cover a method's scope
 //     (operator.admin covers write and read, operator.write covers read);
 //   - buffered bytes: the transport reports what it queued and what was written; over_buffer()
-//     turns true past max_buffered_bytes (the transport then closes: never an unbounded queue).
+//     turns true past max_buffered_bytes (the transport then closes: never an unbounded queue);
+//   - watched session keys: the keys whose `chat` events the connection gets, at most
+//     kMaxWatchedKeys (the least recently used falls out), so a connection's cost stays bounded.
 #pragma once
 #include <boost/json.hpp>
 #include <cstdint>
+#include <list>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace sessionrt::gateway {
@@ -100,6 +104,18 @@ class connection_state {
   std::size_t buffered() const { return buffered_; }
   bool over_buffer() const { return buffered_ > max_buffered_; }
 
+  // chat.send / chat.history / sessions.describe on a key make the connection watch it (the
+  // transport keeps the reverse index). added: the key was not watched; evicted: the least
+  // recently used key that fell out to stay within kMaxWatchedKeys.
+  static constexpr std::size_t kMaxWatchedKeys = 256;
+  struct watch_change {
+    bool added = false;
+    std::optional<std::string> evicted;
+  };
+  watch_change watch(const std::string& key);
+  bool watches(const std::string& key) const { return watch_pos_.count(key) > 0; }
+  const std::list<std::string>& watched() const { return watched_; }  // most recent first
+
   // Subscriptions (the transport and the method handlers on its loop thread set them).
   bool sessions_subscribed = false;
   std::optional<std::uint64_t> events_subscription;  // runtime::subscribe id
@@ -112,6 +128,8 @@ class connection_state {
   std::size_t max_buffered_;
   std::vector<std::string> scopes_;
   client_info client_;
+  std::list<std::string> watched_;
+  std::unordered_map<std::string, std::list<std::string>::iterator> watch_pos_;
 };
 
 // The client ids of ConnectParamsSchema's enum (protocol-schemas.txt).

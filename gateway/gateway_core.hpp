@@ -4,6 +4,7 @@
 // every handler call.
 #pragma once
 #include <boost/json.hpp>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -26,6 +27,13 @@ class frame_sink {
   virtual ~frame_sink() = default;
   virtual void event_to(std::uint64_t conn, std::string name, boost::json::value payload) = 0;
   virtual void broadcast(audience who, std::string name, boost::json::value payload) = 0;
+  // Whether a broadcast to `who` would reach anyone now (work for nobody can be skipped).
+  virtual bool has_audience(audience who) const = 0;
+  // To the connection `origin` and to every connection watching `session_key` (each once).
+  virtual void to_session(std::uint64_t origin, std::string session_key, std::string name,
+                          boost::json::value payload) = 0;
+  // Runs fn on the loop thread once `delay` passed (never, if the transport stops first).
+  virtual void after(std::chrono::milliseconds delay, std::function<void()> fn) = 0;
   // Runs fn on a method worker (never on the loop, never on the caller's thread): for work
   // that asks the runtime and must not block an actor thread or the loop.
   virtual void run_later(std::function<void()> fn) = 0;

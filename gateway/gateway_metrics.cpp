@@ -52,6 +52,9 @@ std::string gateway_metrics::render(const runtime_sample& rt) const {
   counter("sessionrt_turns_completed_total", "chat.send runs that ended final.", turns_completed.load());
   counter("sessionrt_turns_failed_total", "chat.send runs that ended in error.", turns_failed.load());
   counter("sessionrt_turns_aborted_total", "chat.send runs that ended aborted.", turns_aborted.load());
+  counter("sessionrt_gateway_chat_holds_expired_total",
+          "chat closing events sent when the hold bound passed before the turn's end came through the event bus.",
+          chat_holds_expired.load());
   out += "# HELP sessionrt_turn_ack_latency_ms From chat.send received to the turn acknowledged (durable).\n"
          "# TYPE sessionrt_turn_ack_latency_ms histogram\n";
   for (std::size_t i = 0; i < kAckBucketsMs.size(); ++i)

@@ -53,6 +53,7 @@ class gateway_metrics {
   std::atomic<std::uint64_t> requests{0}, turns_started{0}, turns_completed{0}, turns_failed{0}, turns_aborted{0};
   std::atomic<std::uint64_t> passivations{0}, store_writes{0}, events_out{0};
   std::atomic<std::uint64_t> runner_calls{0}, runner_failovers{0}, runner_failures{0};
+  std::atomic<std::uint64_t> chat_holds_expired{0};  // closing events the bound let go (chat_delivery.hpp)
 
   std::string render(const runtime_sample& rt) const;
 

@@ -9,12 +9,11 @@
 #include <cstdlib>
 #include <thread>
 
-#include "gateway/chat_events.hpp"
+#include "gateway/chat_delivery.hpp"
 #include "gateway/chat_runs.hpp"
 #include "gateway/runner_pool.hpp"
 #include "gateway/session_notify.hpp"
 #include "gateway/ws_transport.hpp"
-#include "messages/json_access.hpp"
 #include "messages/json_writer.hpp"
 #include "runtime/config.hpp"
 #include "runtime/simulated_model.hpp"
@@ -155,16 +154,14 @@ result<std::unique_ptr<gateway_server>> gateway_server::start(gateway_options op
   SRT_RETURN_IF_ERROR(st->transport->listen());
   st->core.port = st->transport->port();
 
-  // Streamed replies become chat deltas; store writes and passivations are counted.
+  // Streamed replies become chat deltas; a turn's end on the bus lets its held closing event go
+  // (chat_delivery.hpp); store writes and passivations are counted.
   impl* raw = st.get();
-  o.runtime.subscriptions.push_back({{{"reply.delta"}, "", ""}, [raw](const lifecycle_event& e) {
-                                       const bool discarded = json::get_bool(e.data, "discarded").value_or(false);
-                                       const std::string text(json::get_string(e.data, "text").value_or(""));
-                                       if (auto d = raw->runs.on_piece(e.session_key, text, discarded,
-                                                                       json::get_int(e.data, "index").value_or(0)))
-                                         raw->transport->broadcast(frame_sink::audience::operators, "chat",
-                                                                   delta_event(*d, raw->core.now_ms()));
-                                     }});
+  o.runtime.subscriptions.push_back(
+      {{{"reply.delta", "turn.completed", "turn.failed", "turn.cancelled"}, "", ""}, [raw](const lifecycle_event& e) {
+         if (e.type == "reply.delta") chat_reply_delta(raw->core, e);
+         else chat_turn_ended(raw->core, e.session_key);
+       }});
   o.runtime.subscriptions.push_back({{{"store.flushed", "session.passivated"}, "", ""}, [raw](const lifecycle_event& e) {
                                        if (e.type == "store.flushed") raw->metrics.store_writes.fetch_add(1);
                                        else raw->metrics.passivations.fetch_add(1);

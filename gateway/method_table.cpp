@@ -31,6 +31,12 @@ boost::json::array event_names() {
           "sessionrt.event", "sessionrt.turn.request", "sessionrt.turn.cancel"};
 }
 
+std::string_view watch_param(std::string_view method) {
+  if (method == "chat.send" || method == "chat.history") return "sessionKey";
+  if (method == "sessions.describe") return "key";
+  return {};
+}
+
 frame_error error_of(std::string message, std::string code) {
   frame_error e;
   e.code = std::move(code);

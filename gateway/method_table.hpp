@@ -1,7 +1,7 @@
 // method_table: every method this gateway answers, in one table: its name, the scope it needs
 // (operator.read / write / admin, as OpenClaw's CLI asks for them), whether it runs on the loop
-// thread (it changes the connection's subscriptions) or on a worker (it may wait on the
-// runtime), and its handler. The same table gives hello-ok's features.methods. A method not in
+// thread (it changes the connection's subscriptions, or only hands work to the runtime without
+// waiting, as chat.send) or on a worker (it may wait on the runtime), and its handler. The same table gives hello-ok's features.methods. A method not in
 // it answers `unknown method: X`.
 // A handler takes the params (an object; absent params are {}) and returns the payload or a
 // frame_error; param checking (param_check.hpp) happens inside it, so messages name the field.
@@ -43,6 +43,11 @@ const std::vector<method_entry>& method_table();
 const method_entry* find_method(std::string_view name);
 boost::json::array method_names();
 boost::json::array event_names();
+
+// The param naming the session that a call of `method` makes its connection watch (it then gets
+// the `chat` events of that session's runs): chat.send and chat.history "sessionKey",
+// sessions.describe "key"; empty for the other methods.
+std::string_view watch_param(std::string_view method);
 
 frame_error error_of(std::string message, std::string code = "INVALID_REQUEST");
 

@@ -11,21 +11,31 @@
 #include <cstring>
 #include <condition_variable>
 #include <filesystem>
+#include <set>
 #include <thread>
+#include <utility>
 
 #include "actors/router/route_resolver.hpp"
 #include "gateway/chat_runs.hpp"
 #include "gateway/connection_state.hpp"
 #include "gateway/method_table.hpp"
 #include "gateway/runner_pool.hpp"
+#include "gateway/session_keys.hpp"
 #include "gateway/session_notify.hpp"
+#include "gateway/session_watchers.hpp"
 #include "messages/ids.hpp"
+#include "messages/json_access.hpp"
 #include "messages/json_writer.hpp"
 
 namespace sessionrt::gateway {
 namespace bj = boost::json;
 
 namespace {
+
+// How long a closing connection may take to read what was queued before its close frame: a
+// slow consumer first has up to maxBufferedBytes to drain.
+constexpr std::uint64_t kCloseGraceMs = 2000;
+constexpr std::uint64_t kSlowConsumerGraceMs = 10000;
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
@@ -89,6 +99,8 @@ struct ws_transport::conn {
   int handles_open = 0;
   bool counted = false;       // in connections_open
   bool oversize_counted = false;
+  bool dirty = false;         // frames queued in wslay, flushed after the posted batch
+  std::string out;            // what one wslay_event_send produced: one write for all of it
   explicit conn(std::size_t max_buffered) : state(max_buffered) {}
 };
 
@@ -116,8 +128,13 @@ struct ws_transport::impl {
   bool posts_open = true;
   std::vector<std::function<void()>> posted;
   std::map<std::uint64_t, std::unique_ptr<conn>> conns;
+  session_watchers watchers;  // session key -> the connections watching it
   std::uint64_t next_id = 0;
+  // While the posted work runs, frames are only queued; each connection is then written once.
+  bool batching = false;
+  std::vector<std::uint64_t> dirty;
   std::size_t ws_open = 0;
+  std::atomic<std::size_t> sessions_subscribers{0};  // open connections with sessions_subscribed
   bool stopping = false;
   http_parser_settings http{};
   wslay_event_callbacks callbacks{};
@@ -178,6 +195,9 @@ struct ws_transport::impl {
     c->state.events_subscription.reset();
     if (c->state.runner) core.runners->detach(c->id);
     c->state.runner = false;
+    for (const auto& key : c->state.watched()) watchers.remove(key, c->id);
+    if (c->state.sessions_subscribed) sessions_subscribers.fetch_sub(1);
+    c->state.sessions_subscribed = false;
     auto closed = [](uv_handle_t* h) {
       auto* cc = static_cast<conn*>(h->data);
       cc->t->on_handle_closed(cc);
@@ -202,8 +222,9 @@ struct ws_transport::impl {
     }
   }
 
-  // A WebSocket close frame, then the socket once the peer answers (or after 2 s).
-  void close_ws(conn* c, int code, const std::string& reason) {
+  // A WebSocket close frame (after what is queued), then the socket once the peer answers or
+  // grace_ms passed. Nothing more is queued to the connection meanwhile.
+  void close_ws(conn* c, int code, const std::string& reason, std::uint64_t grace_ms = kCloseGraceMs) {
     if (!c->ws || c->m == conn::mode::closing) return;
     c->state.mark_closed();
     wslay_event_queue_close(c->ws, static_cast<uint16_t>(code), reinterpret_cast<const uint8_t*>(reason.data()),
@@ -214,12 +235,14 @@ struct ws_transport::impl {
     uv_timer_start(&c->timer, [](uv_timer_t* h) {
       auto* cc = static_cast<conn*>(h->data);
       cc->t->close_now(cc);
-    }, 2000, 0);
+    }, grace_ms, 0);
   }
 
   void flush(conn* c) {
     if (!c->ws || c->m == conn::mode::closing) return;
-    if (wslay_event_send(c->ws) != 0) {
+    const int rc = wslay_event_send(c->ws);
+    if (!c->out.empty()) write_raw(c, std::exchange(c->out, std::string()));
+    if (rc != 0) {
       close_now(c);
       return;
     }
@@ -233,19 +256,19 @@ struct ws_transport::impl {
 
   // ---- frames -----------------------------------------------------------------------------
   void send_text(conn* c, const std::string& text) {
-    if (!c->ws || c->m != conn::mode::ws) return;
+    if (!c->ws || c->m != conn::mode::ws || c->state.current() == connection_state::phase::closed) return;
     const std::size_t queued = uv_stream_get_write_queue_size(reinterpret_cast<uv_stream_t*>(&c->tcp)) +
                                wslay_event_get_queued_msg_length(c->ws);
     // What is still unsent decides (a single frame larger than the limit may go out to a
-    // reader that keeps up; one that does not read is dropped at the next frame).
+    // reader that keeps up; one that does not read is closed at the next frame).
     c->state.set_buffered(queued);
     if (c->state.over_buffer()) {
-      // A slow consumer: dropped, never buffered past the limit (the close frame could not pass
-      // the queue in time anyway).
+      // A slow consumer: this frame and later ones are not queued; the close frame goes after
+      // what is (the client reads it once it caught up), as for the other policy closes.
       core.metrics->refused(refusal::slow_consumer);
       spdlog::warn("gateway: connection {} has {} bytes unsent (maxBufferedBytes {}): closed as a slow consumer", c->id,
                    queued, opt.max_buffered_bytes);
-      close_now(c);
+      close_ws(c, close_code::policy, "slow consumer", kSlowConsumerGraceMs);
       return;
     }
     wslay_event_msg msg{WSLAY_TEXT_FRAME, reinterpret_cast<const uint8_t*>(text.data()), text.size()};
@@ -254,7 +277,12 @@ struct ws_transport::impl {
       return;
     }
     core.metrics->frames_out.fetch_add(1);
-    flush(c);
+    if (!batching) {
+      flush(c);
+    } else if (!c->dirty) {
+      c->dirty = true;
+      dirty.push_back(c->id);
+    }
   }
 
   void send_event(conn* c, const std::string& name, const std::string& payload_json) {
@@ -353,9 +381,19 @@ struct ws_transport::impl {
       return;
     }
     bj::object params = f.params.is_object() ? f.params.get_object() : bj::object{};
+    // Before the call runs: a chat.send's first delta, or any run after the history was read,
+    // then reaches this connection.
+    if (const auto field = watch_param(f.method); !field.empty())
+      if (const auto raw = json::get_string(params, field))
+        if (auto key = resolve_session_key(*core.rt, std::string(*raw)); key.ok()) watch(c, key->key);
     if (m->on_loop) {
+      const bool subscribed = c->state.sessions_subscribed;
       method_call call{params, core, c->id, &c->state};
       answer(c, f.id, m->handler(call));
+      if (subscribed != c->state.sessions_subscribed) {
+        if (c->state.sessions_subscribed) sessions_subscribers.fetch_add(1);
+        else sessions_subscribers.fetch_sub(1);
+      }
       return;
     }
     auto* w = new work{};
@@ -365,6 +403,55 @@ struct ws_transport::impl {
     w->method = m;
     w->params = std::move(params);
     queue(w);
+  }
+
+  void watch(conn* c, const std::string& key) {
+    auto change = c->state.watch(key);
+    if (change.added) watchers.add(key, c->id);
+    if (change.evicted) watchers.remove(*change.evicted, c->id);
+  }
+
+  void to_session(std::uint64_t origin, const std::string& key, const std::string& name, const bj::value& payload) {
+    const auto& watching = watchers.of(key);
+    // A copy: sending may close a connection, which changes the index.
+    std::vector<std::uint64_t> targets(watching.begin(), watching.end());
+    if (std::find(targets.begin(), targets.end(), origin) == targets.end()) targets.push_back(origin);
+    std::string body;
+    for (std::uint64_t id : targets) {
+      conn* c = find(id);
+      if (!c || c->m != conn::mode::ws || c->state.current() != connection_state::phase::open) continue;
+      if (body.empty()) body = json::to_compact(payload);
+      send_event(c, name, body);
+    }
+  }
+
+  // ---- timers for frame_sink::after: closed unrun at stop -----------------------------------
+  struct later {
+    uv_timer_t timer{};
+    impl* t = nullptr;
+    std::function<void()> fn;
+  };
+  std::set<later*> laters;
+
+  void start_later(std::chrono::milliseconds delay, std::function<void()> fn) {
+    if (stopping) return;
+    auto* l = new later{};
+    l->t = this;
+    l->fn = std::move(fn);
+    uv_timer_init(&loop, &l->timer);
+    l->timer.data = l;
+    laters.insert(l);
+    uv_timer_start(&l->timer, [](uv_timer_t* h) {
+      auto* lt = static_cast<later*>(h->data);
+      auto fn = std::move(lt->fn);
+      lt->t->drop_later(lt);
+      fn();
+    }, static_cast<std::uint64_t>(std::max<std::int64_t>(0, delay.count())), 0);
+  }
+
+  void drop_later(later* l) {
+    laters.erase(l);
+    uv_close(reinterpret_cast<uv_handle_t*>(&l->timer), [](uv_handle_t* h) { delete static_cast<later*>(h->data); });
   }
 
   void answer(conn* c, const std::string& id, const method_outcome& out) {
@@ -669,7 +756,7 @@ struct ws_transport::impl {
         wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
         return -1;
       }
-      c->t->write_raw(c, std::string(reinterpret_cast<const char*>(data), len));
+      c->out.append(reinterpret_cast<const char*>(data), len);
       return static_cast<ssize_t>(len);
     };
     callbacks.on_msg_recv_callback = [](wslay_event_context_ptr, const wslay_event_on_msg_recv_arg* arg, void* user) {
@@ -689,7 +776,16 @@ struct ws_transport::impl {
       std::lock_guard lock(post_mu);
       todo.swap(posted);
     }
+    batching = true;
     for (auto& fn : todo) fn();
+    batching = false;
+    std::vector<std::uint64_t> written;
+    written.swap(dirty);
+    for (std::uint64_t id : written)
+      if (conn* c = find(id)) {
+        c->dirty = false;
+        flush(c);
+      }
   }
 
   void stop_on_loop() {
@@ -701,6 +797,7 @@ struct ws_transport::impl {
       uv_close(reinterpret_cast<uv_handle_t*>(&sigterm), nullptr);
       uv_close(reinterpret_cast<uv_handle_t*>(&sigint), nullptr);
     }
+    for (later* l : std::vector<later*>(laters.begin(), laters.end())) drop_later(l);
     std::vector<conn*> all;
     for (auto& [id, c] : conns) all.push_back(c.get());
     for (conn* c : all) {
@@ -825,6 +922,19 @@ void ws_transport::broadcast(audience who, std::string name, bj::value payload) 
         targets.push_back(c.get());
     for (conn* c : targets) im->send_event(c, name, body);
   });
+}
+
+void ws_transport::to_session(std::uint64_t origin, std::string session_key, std::string name, bj::value payload) {
+  impl_->post([im = impl_.get(), origin, key = std::move(session_key), name = std::move(name),
+               payload = std::move(payload)] { im->to_session(origin, key, name, payload); });
+}
+
+void ws_transport::after(std::chrono::milliseconds delay, std::function<void()> fn) {
+  impl_->post([im = impl_.get(), delay, fn = std::move(fn)]() mutable { im->start_later(delay, std::move(fn)); });
+}
+
+bool ws_transport::has_audience(audience who) const {
+  return who == audience::operators || impl_->sessions_subscribers.load() > 0;
 }
 
 void ws_transport::run_later(std::function<void()> fn) {

@@ -7,10 +7,12 @@
 // on_loop methods run on the loop, the others on a thread each (see queue()), and their answers come
 // back to the loop (a connection gone meanwhile is counted and skipped).
 // Limits: gateway.maxConnections (past it: close 1008 "too many connections"), 64 KiB per message before connect then
-// maxPayload (wslay closes 1009), maxBufferedBytes of unsent output (past it: the connection
-// is dropped as a slow consumer, never buffered further), handshake timeout (close 1008).
-// frame_sink is implemented here: event_to / broadcast / run_later post to the loop and are
-// safe from any thread, also after stop (then they do nothing).
+// maxPayload (wslay closes 1009), maxBufferedBytes of unsent output (past it: close 1008 "slow
+// consumer" queued after what is unsent, nothing more queued, the socket closed when the peer
+// answers or 10 s later), handshake timeout (close 1008).
+// frame_sink is implemented here: event_to / broadcast / to_session / after / run_later post to
+// the loop and are safe from any thread, also after stop (then they do nothing). to_session
+// finds the connections watching a session key in a session_watchers index (O(watchers)).
 #pragma once
 #include <atomic>
 #include <functional>
@@ -50,6 +52,10 @@ class ws_transport final : public frame_sink {
 
   void event_to(std::uint64_t conn, std::string name, boost::json::value payload) override;
   void broadcast(audience who, std::string name, boost::json::value payload) override;
+  bool has_audience(audience who) const override;
+  void to_session(std::uint64_t origin, std::string session_key, std::string name,
+                  boost::json::value payload) override;
+  void after(std::chrono::milliseconds delay, std::function<void()> fn) override;
   void run_later(std::function<void()> fn) override;
 
   struct conn;

@@ -109,3 +109,20 @@ TEST_CASE("connection_state: buffered bytes past the limit mark a slow consumer"
   CHECK_FALSE(s.over_buffer());
   CHECK(s.buffered() == 70);
 }
+
+TEST_CASE("connection_state: watched keys are bounded the least recently used falling out first") {
+  connection_state s(100);
+  const auto n = connection_state::kMaxWatchedKeys;
+  for (std::size_t i = 0; i < n; ++i) CHECK(s.watch("k" + std::to_string(i)).added);
+  auto again = s.watch("k0");  // touched: now the most recent
+  CHECK_FALSE(again.added);
+  CHECK_FALSE(again.evicted);
+  auto over = s.watch("new");
+  CHECK(over.added);
+  REQUIRE(over.evicted);
+  CHECK(*over.evicted == "k1");
+  CHECK(s.watched().size() == n);
+  CHECK(s.watched().front() == "new");
+  CHECK(s.watches("k0"));
+  CHECK_FALSE(s.watches("k1"));
+}
