@@ -24,6 +24,7 @@
 #include "actors/syncer/transcript_syncer.hpp"
 #include "actors/timers/timer_actor.hpp"
 #include "messages/iso_time.hpp"
+#include "storage/change_feed_fs.hpp"
 #include "storage/durable_file.hpp"
 #include "runtime/blocking_pool.hpp"
 #include "runtime/config.hpp"
@@ -45,6 +46,9 @@ struct runtime::impl {
   runtime_options opt;
   actors::runtime_settings settings;
   clock* time = nullptr;
+  // Every file call of the runtime goes through the feed, which tells the maintenance pass
+  // what changed in the sessions dirs (declared before the actor system: outlives it).
+  std::unique_ptr<storage::change_feed_fs> feed;
   storage::fs* files = nullptr;
   storage::process_probe* probe = nullptr;
   const date::time_zone* zone = nullptr;
@@ -107,7 +111,8 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   st->opt = options;
   st->settings = options.settings;
   st->time = options.time ? options.time : &storage::real_clock();
-  st->files = options.files ? options.files : &storage::posix_fs();
+  st->feed = std::make_unique<storage::change_feed_fs>(options.files ? *options.files : storage::posix_fs());
+  st->files = st->feed.get();
   st->probe = options.probe ? options.probe : &storage::real_process_probe();
   if (options.virtual_time && !options.time)
     return status(errc::invalid_argument, "virtual_time needs a manual clock in runtime_options.time");
@@ -192,6 +197,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     st->report.adopted.insert(st->report.adopted.end(), rec->adopted.begin(), rec->adopted.end());
     loaded[agent] = file;
     agents.sessions_dir[agent] = *dir;
+    st->feed->watch(*dir);
   }
 
   // The actor system and the actors.
@@ -199,6 +205,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   const unsigned threads = options.threads ? options.threads : std::max(2u, std::thread::hardware_concurrency());
   st->cfg->set("scheduler.max-threads", static_cast<std::size_t>(threads));
   st->cfg->set("logger.verbosity", caf::atom("quiet"));
+  if (options.work_sharing.value_or(options.virtual_time)) st->cfg->set("scheduler.policy", caf::atom("sharing"));
   // The message types that could cross nodes (caf_types.hpp: the others stay process-local).
   st->cfg->add_message_type<status>("sessionrt::status")
       .add_message_type<system_event>("sessionrt::system_event")
@@ -224,6 +231,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     mc.bus = st->bus;
     mc.hub = st->hub;
     mc.self_scheduling = !options.virtual_time;
+    mc.feed = st->feed.get();
     st->maintenance = sys.spawn<caf::detached>(maintenance_actor, mc);
   }
   for (auto& [agent, file] : loaded) {
@@ -456,28 +464,49 @@ status runtime::flush() {
 }
 
 status runtime::advance(std::int64_t ms) {
+  SRT_RETURN_IF_ERROR(advance_clock(ms));
+  auto ran = run_due_maintenance();
+  return ran.ok() ? status() : ran.error();
+}
+
+namespace {
+// A blocking request's error, as the first failure of a virtual-time step.
+auto step_failure(caf::scoped_actor& self, status& failed, const char* what) {
+  return [&self, &failed, what](caf::error& e) {
+    if (failed.ok()) failed = status(errc::io_error, fmt::format("advance: {}: {}", what, self->system().render(e)));
+  };
+}
+}  // namespace
+
+status runtime::advance_clock(std::int64_t ms) {
   if (!impl_->opt.virtual_time) return status(errc::unsupported, "advance() needs virtual time (runtime_options.virtual_time)");
   auto* manual = dynamic_cast<manual_clock*>(impl_->time);
   if (!manual) return status(errc::invalid_argument, "virtual time needs a manual_clock");
   manual->advance(ms);  // fires the alarms that became due (model answers, timeouts)
   caf::scoped_actor self{*impl_->sys};
   status failed;
-  auto fail = [&](const char* what) {
-    return [&, what](caf::error& e) {
-      if (failed.ok()) failed = status(errc::io_error, fmt::format("advance: {}: {}", what, self->system().render(e)));
-    };
-  };
   // The timers fire what became due (their passivation requests reach the router before the
   // sweep below, being sent earlier to the same router).
-  self->request(impl_->timers, caf::infinite, tick_atom::value).receive([] {}, fail("the timers"));
+  self->request(impl_->timers, caf::infinite, tick_atom::value).receive([] {}, step_failure(self, failed, "the timers"));
   // The router sweeps, and answers once every passivation it started (or the timers asked
   // for) is done; then the bus has every event those passivations published.
   self->request(impl_->relay, caf::infinite, tick_atom::value, settle_atom::value)
-      .receive([](bool) {}, fail("the router"));
-  self->request(impl_->maintenance, caf::infinite, tick_atom::value, settle_atom::value)
-      .receive([](bool) {}, fail("the maintenance actor"));
-  self->request(impl_->bus, caf::infinite, settle_atom::value).receive([] {}, fail("the event bus"));
+      .receive([](bool) {}, step_failure(self, failed, "the router"));
+  self->request(impl_->bus, caf::infinite, settle_atom::value).receive([] {}, step_failure(self, failed, "the event bus"));
   return failed;
+}
+
+result<bool> runtime::run_due_maintenance() {
+  if (!impl_->opt.virtual_time) return status(errc::unsupported, "run_due_maintenance() needs virtual time");
+  caf::scoped_actor self{*impl_->sys};
+  status failed;
+  bool ran = false;
+  self->request(impl_->maintenance, caf::infinite, tick_atom::value, settle_atom::value)
+      .receive([&](bool pass) { ran = pass; }, step_failure(self, failed, "the maintenance actor"));
+  // The bus then has the events of the pass.
+  if (ran) self->request(impl_->bus, caf::infinite, settle_atom::value).receive([] {}, step_failure(self, failed, "the event bus"));
+  if (!failed.ok()) return failed;
+  return ran;
 }
 
 status runtime::stop(std::chrono::milliseconds deadline) {

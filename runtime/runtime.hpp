@@ -63,6 +63,11 @@ struct runtime_options {
   clock* time = nullptr;                  // nullptr: the system clock
   bool virtual_time = false;              // `time` is a manual_clock moved by advance()
   unsigned threads = 0;                   // scheduler threads; 0 = number of cores
+  // CAF's scheduler: work stealing (idle workers poll, sleeping up to 10 ms between polls:
+  // throughput) or work sharing (one queue, idle workers wake on a condition variable:
+  // latency). Unset: sharing under virtual time, whose driver waits on one short request
+  // after another, stealing otherwise.
+  std::optional<bool> work_sharing;
   std::int64_t store_lock_timeout_ms = 2000;  // waiting for another runtime's store lock
   storage::fs* files = nullptr;           // nullptr: the real filesystem
   storage::process_probe* probe = nullptr;
@@ -120,9 +125,14 @@ class runtime {
   };
   model_call_stats model_calls() const;
 
-  // Virtual time: advance the manual clock by `ms` and let the timers and the idle sweep run;
-  // returns once the router and the timers have handled it.
+  // Virtual time: advance the manual clock by `ms` and let the timers and the idle sweep run,
+  // then the maintenance pass if one became due; returns once they have handled it.
   status advance(std::int64_t ms);
+  // The same in two halves, for a driver that lets the turns woken by the clock finish first
+  // (the simulator): the pass then plans from a state that is a function of virtual time, not
+  // of which thread got there first.
+  status advance_clock(std::int64_t ms);  // advance() without the maintenance pass
+  result<bool> run_due_maintenance();    // the pass when one is due at the clock's time: ran?
   // Waits until every event sent so far has been handled by the router and its session
   // (system events included) and their lifecycle events were delivered (testing aid; a session
   // waiting for a transcript lock answers before the events it holds back).

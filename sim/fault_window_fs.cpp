@@ -100,6 +100,7 @@ status fault_window_fs::fsync(int fd) {
       return storage::errno_status(EIO, "fsync", "");
     }
   }
+  const syncing busy(syncs_);
   return inner_.fsync(fd);
 }
 
@@ -111,6 +112,7 @@ status fault_window_fs::fdatasync(int fd) {
       return storage::errno_status(EIO, "fdatasync", "");
     }
   }
+  const syncing busy(syncs_);
   return inner_.fdatasync(fd);
 }
 
@@ -122,6 +124,7 @@ status fault_window_fs::syncfs(int fd) {
       return storage::errno_status(EIO, "syncfs", "");
     }
   }
+  const syncing busy(syncs_);
   return inner_.syncfs(fd);
 }
 

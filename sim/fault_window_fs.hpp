@@ -32,6 +32,9 @@ class fault_window_fs final : public storage::forwarding_fs {
   // Returns the window's index (for injected()).
   std::size_t add_window(const fault_spec& spec, std::int64_t from_ms);
   std::int64_t injected(std::size_t window) const;
+  // Syncs running now: a turn waiting on the disk, which the engine waits for however long
+  // the disk takes (a busy disk is not a session stuck on a timer of its own).
+  int syncs_in_flight() const { return syncs_.load(); }
 
   result<int> open(const std::string& path, int flags, mode_t mode) override;
   status close(int fd) override;
@@ -65,6 +68,12 @@ class fault_window_fs final : public storage::forwarding_fs {
   std::map<int, std::string> fds_;
   std::map<std::string, std::int64_t> mtimes_;  // path -> virtual ms of its last change
   std::atomic<bool> any_{false};
+  std::atomic<int> syncs_{0};
+  struct syncing {
+    explicit syncing(std::atomic<int>& n) : n_(n) { ++n_; }
+    ~syncing() { --n_; }
+    std::atomic<int>& n_;
+  };
 };
 
 }  // namespace sessionrt::sim

@@ -46,8 +46,6 @@ constexpr std::int64_t kTurnDeadlineMs = kDay;
 // Acknowledged texts kept per session for the crash checks (the recent ones are the ones a
 // power loss can take).
 constexpr std::size_t kAckedKept = 16;
-// The runtime's maintenance interval under virtual time (actors/maintenance).
-constexpr std::int64_t kMaintenancePeriodMs = 5 * kMinute;
 
 std::string fault_kind_name(fault_kind k) {
   return k == fault_kind::enospc ? "enospc" : k == fault_kind::eio ? "eio" : "short_write";
@@ -114,6 +112,8 @@ class engine {
   // when `stop` holds. Returns false when the run must end (the runtime is gone).
   bool run_until(std::int64_t t, const std::function<bool()>& stop = {});
   void dispatch_workload();
+  // The maintenance pass due at the clock's time, if any; false when the runtime failed.
+  bool maintain_if_due();
   void sample(bool force = false);
   void flush_store();  // rt_->flush(), a failure counted against the fault spans open now
   void handle_crash(const step& s, const std::string& why);
@@ -281,12 +281,14 @@ void engine::quiesce() {
     if (after != before) continue;
     if (blocked_on_time()) return;
     // A turn is between actors (a group commit's sync, the blocking pool): wait for it to
-    // report back. A session that waits on a timer of its own never will, hence the bound.
+    // report back. A session that waits on a timer of its own never will, hence the bound;
+    // a sync still running does not count towards it, however slow the disk.
     std::unique_lock<std::mutex> lk(mu_);
     ++waits_;
     if (!cv_.wait_for(lk, std::chrono::milliseconds(50), [&] {
           return progress_.load() + static_cast<std::uint64_t>(model_->started()) != before;
-        })) {
+        }) &&
+        faults_.syncs_in_flight() == 0) {
       ++stalls_;
       if (++stalls >= 3) return;
     }
@@ -367,21 +369,30 @@ bool engine::run_until(std::int64_t t, const std::function<bool()>& stop) {
     if (next_sample_ > now) target = std::min(target, next_sample_);
     if (const std::int64_t q = sc_.resolution_ms; q > 0)
       target = std::min(t, std::max(target, sc_.start_ms + ((now - sc_.start_ms) / q + 1) * q));
-    // A maintenance pass may fire in this step (every 5 minutes of virtual time); it plans
-    // from sessions.json's size on disk, which the store writes on the real clock. Writing it
-    // now makes what the pass sees a function of virtual time only.
-    // Only a disk budget reads sizes; each such write costs a whole sessions.json.
-    if (sc_.settings.maintenance.max_disk_bytes &&
-        (target - sc_.start_ms) / kMaintenancePeriodMs != (now - sc_.start_ms) / kMaintenancePeriodMs)
-      (void)rt_->flush();
     ++steps_;
-    if (status st = rt_->advance(target - now); !st.ok()) {
+    if (status st = rt_->advance_clock(target - now); !st.ok()) {
       expect_named("run", false, "virtual time advances", st.message());
       return false;
     }
+    // The turns the clock woke finish (or wait on the model again) before a maintenance pass
+    // plans: what the pass sees is then a function of virtual time only.
     quiesce();
+    if (!maintain_if_due()) return false;
     sample();
   }
+}
+
+bool engine::maintain_if_due() {
+  // The store writes sessions.json on the real clock; the pass counts the rows' projected
+  // size instead of the file's, and not the temp file of a write in flight, so when the store
+  // wrote does not change the plan.
+  auto ran = rt_->run_due_maintenance();
+  if (!ran.ok()) {
+    expect_named("run", false, "a maintenance pass runs", ran.error().message());
+    return false;
+  }
+  if (*ran) quiesce();
+  return true;
 }
 
 std::int64_t engine::disk_bytes() const {

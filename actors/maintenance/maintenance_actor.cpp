@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
+#include <utility>
 #include <vector>
 
 #include "actors/events/event_bus.hpp"
 #include "actors/maintenance/cron_retention.hpp"
+#include "actors/maintenance/dir_listing.hpp"
 #include "actors/maintenance/maintenance_pass.hpp"
 #include "actors/maintenance/plan_applier.hpp"
 #include "actors/store/store_actor.hpp"
@@ -31,7 +34,9 @@ struct maintenance_state {
   bool again_reaper = false;
   std::vector<caf::response_promise> again_report_waiters;
   std::int64_t next_due_ms = 0;
+  std::string due_trigger = "schedule";  // what made the next pass due (virtual time)
   std::map<std::string, std::int64_t> reaped_at_ms;
+  std::map<std::string, dir_listing> listings;  // sessions dir -> its picture (with a feed)
 };
 using state_ptr = std::shared_ptr<maintenance_state>;
 using self_ptr = caf::event_based_actor*;
@@ -201,10 +206,25 @@ void apply_batch(self_ptr self, const state_ptr& st) {
           });
 }
 
+// The files of a sessions dir for a pass: from its kept picture when a change feed says what
+// changed, else (or when a full scan is due) from a full scan.
+result<std::vector<dir_file>> list_for_pass(maintenance_state& st, const std::string& dir) {
+  if (!st.cfg.feed) return scan_sessions_dir(*st.cfg.files, dir);
+  auto& picture = st.listings[dir];
+  // Taken before a full scan, so that what changes while it runs is looked at next time.
+  auto changed = st.cfg.feed->take(dir);
+  const std::int64_t now = now_ms(st);
+  if (!changed || !picture.valid() || now - picture.scanned_at() >= st.cfg.full_scan_every_ms)
+    SRT_RETURN_IF_ERROR(picture.rescan(*st.cfg.files, dir, now));
+  else
+    SRT_RETURN_IF_ERROR(picture.refresh(*st.cfg.files, dir, *changed));
+  return picture.files();
+}
+
 void list_and_plan(self_ptr self, const state_ptr& st) {
   auto& job = st->todo.front();
   // The dir first: a transcript listed was created before the rows are read.
-  auto files = scan_sessions_dir(*st->cfg.files, job.sessions_dir);
+  auto files = list_for_pass(*st, job.sessions_dir);
   if (!files.ok()) {
     job.error = files.error().message();
     job.planned = true;
@@ -261,11 +281,11 @@ caf::result<lifecycle_event> on_maintain(self_ptr self, const state_ptr& st) {
   return rp;
 }
 
-// Virtual time: a pass when one is due, answered once it ended.
+// Virtual time: a pass when one is due, answered (true) once it ended; false: none was due.
 caf::result<bool> on_tick_settle(self_ptr self, const state_ptr& st) {
-  if (!st->running && now_ms(*st) < st->next_due_ms) return true;
+  if (!st->running && now_ms(*st) < st->next_due_ms) return false;
   auto rp = self->make_response_promise();
-  if (!st->running) start_pass(self, st, "schedule", false);
+  if (!st->running) start_pass(self, st, std::exchange(st->due_trigger, "schedule"), false);
   st->settle_waiters.push_back(rp);
   return rp;
 }
@@ -288,7 +308,14 @@ caf::behavior maintenance_actor(caf::event_based_actor* self, maintenance_actor_
       },
       [self, st](tick_atom, settle_atom) { return on_tick_settle(self, st); },
       [self, st](high_water_atom, const std::string&) {
-        if (!st->running) start_pass(self, st, "high-water", false);
+        // Under virtual time the pass waits for the driver's next tick: started here, it
+        // would plan while the turns that filled the store are still writing.
+        if (!st->cfg.self_scheduling) {
+          st->next_due_ms = std::min(st->next_due_ms, now_ms(*st));
+          st->due_trigger = "high-water";
+        } else if (!st->running) {
+          start_pass(self, st, "high-water", false);
+        }
       },
       [self, st](maintain_atom) { return on_maintain(self, st); },
       [self, st](mstep_atom) { step(self, st); },

@@ -11,6 +11,7 @@
 //   (spawned, maintenance_links)     the stores and the router (once, before any pass)
 //   (tick)                           the schedule (self-scheduled every interval_ms, real time)
 //   (tick, settle) -> bool           virtual time: a pass when one is due, answered after it
+//                                    (true), or false at once when none is due
 //   (high_water, agentId)            a store's rows reached the high-water mark: a pass soon
 //   (maintain) -> lifecycle_event    a pass now (after the one running), answered with its report
 //   (mstep)                          the next batch (its own)
@@ -22,6 +23,7 @@
 #include "actors/caf_types.hpp"
 #include "actors/events/event_hub.hpp"
 #include "actors/runtime_settings.hpp"
+#include "storage/change_feed_fs.hpp"
 #include "storage/fs.hpp"
 
 namespace sessionrt::actors {
@@ -40,6 +42,11 @@ struct maintenance_actor_config {
   std::int64_t interval_ms = 5 * 60 * 1000;    // a pass at least this often
   std::int64_t reaper_every_ms = 5 * 60 * 1000;  // the cron reaper at most this often per store
   std::size_t batch_actions = 256;             // actions per message
+  // When set (the runtime's own fs, watching every sessions dir): a pass stats only the files
+  // that changed since the last one (dir_listing.hpp), and lists a dir in full at least this
+  // often, to see what changed around the runtime. Unset: every pass lists in full.
+  storage::change_feed_fs* feed = nullptr;
+  std::int64_t full_scan_every_ms = 60 * 60 * 1000;
 };
 
 struct maintenance_links {

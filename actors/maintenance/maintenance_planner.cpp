@@ -159,6 +159,11 @@ class planner {
       file_state s{f.name, f.size, f.mtime_ms, storage::classify(f.name), true};
       names_.insert(f.name);
       if (f.name == in.store_file) continue;  // the projected store replaces it
+      // A young temp file is the store's write in flight: it becomes sessions.json, whose
+      // projected size is counted already. (Counting it would also make the total depend
+      // on whether the listing caught the write.)
+      if (s.kind.kind == storage::artifact_kind::store_temp && !storage::is_stale_store_temp(s.kind, f.mtime_ms, in.now_ms))
+        continue;
       if (!s.kind.session_id.empty()) files_of_session_[s.kind.session_id].push_back(files_.size());
       files_bytes_ += f.size;
       files_.push_back(std::move(s));

@@ -21,9 +21,10 @@ namespace sessionrt::actors {
 namespace {
 
 // Makes the round's files and directories durable (blocking) and answers each request. The
-// round's handles are released by the caller: a file its owner closed meanwhile closes then.
+// round's handles are released before the answers go (the round is left empty): a file its
+// owner closed meanwhile is closed by then, so an owner that got its answer finds it closed.
 template <class Self>
-void run_round(Self* self, storage::fs& files, const std::vector<sync_request>& round) {
+void run_round(Self* self, storage::fs& files, std::vector<sync_request>& round) {
   std::vector<storage::shared_fd_ptr> files_of_round;
   std::vector<std::string> dirs_of_round;
   for (const auto& r : round) {
@@ -31,12 +32,23 @@ void run_round(Self* self, storage::fs& files, const std::vector<sync_request>& 
     dirs_of_round.push_back(r.dir);
   }
   auto synced = storage::sync_together(files, files_of_round, dirs_of_round);
+  struct answer {
+    caf::actor to;
+    std::uint64_t file_id, seq;
+    std::string error;
+  };
+  std::vector<answer> answers;
+  answers.reserve(round.size());
   for (const auto& r : round) {
     std::string error = synced.files[r.file->id()];
     if (error.empty() && !r.dir.empty()) error = synced.dirs[r.dir];
-    // (Typed actors send() only to typed handles: the answer goes as the sender.)
-    caf::send_as(caf::actor_cast<caf::actor>(self), r.requester, synced_atom::value, r.file->id(), r.seq, error);
+    answers.push_back({r.requester, r.file->id(), r.seq, std::move(error)});
   }
+  files_of_round.clear();
+  round.clear();
+  // (Typed actors send() only to typed handles: the answer goes as the sender.)
+  for (auto& a : answers)
+    caf::send_as(caf::actor_cast<caf::actor>(self), a.to, synced_atom::value, a.file_id, a.seq, std::move(a.error));
 }
 
 using sync_worker_actor = caf::typed_actor<caf::reacts_to<flush_atom, sync_round>>;

@@ -114,6 +114,23 @@ TEST_CASE("scenario: two runs with one seed give byte-identical JSON") {
   CHECK(c != a);  // the seed matters: the workload and the latencies change
 }
 
+// The pass under a disk budget evicts rows and deletes files by size and age: it must plan from
+// the virtual time's state, not from whichever store write or turn the threads had finished.
+TEST_CASE("scenario: a disk budget that evicts under load gives byte-identical JSON in two runs") {
+  const std::string text = R"({"name": "budget", "start": "2026-10-05T00:00:00+02:00", "timeZone": "Europe/Berlin",
+    "config": {"session": {"dmScope": "per-channel-peer",
+               "maintenance": {"mode": "enforce", "maxDiskBytes": "48kb"}}},
+    "model": {"latency": {"kind": "lognormal", "medianMs": 800, "sigma": 0.5, "maxMs": 20000}},
+    "workload": {"users": 30, "days": 1, "messagesPerUserPerDay": 12, "newPerUserPerDay": 0.5,
+                 "messageBytes": {"median": 300, "sigma": 0.8, "max": 2000}},
+    "steps": []})";
+  const auto first = run(text, 3);
+  const std::string a = json::to_compact(boost::json::value(first.report));
+  const std::string b = json::to_compact(boost::json::value(run(text, 3).report));
+  CHECK(first.report.at("summary").as_object().at("maintenanceActions").as_int64() > 20);
+  CHECK(a == b);
+}
+
 TEST_CASE("scenario: a crash restarts on the same state dir and the recovery checks hold") {
   auto out = run(with_steps(R"([
     {"id": "a", "send": {"channel": "telegram", "peer": "1", "text": "keep this"}, "expect": {"ok": true}},
