@@ -575,21 +575,30 @@ std::string agent_of_key(const std::string& key, const actors::runtime_settings&
   return parsed ? parsed->agent_id : default_agent_of(s.routing);
 }
 
-// Until the key has no live actor (its running turn ends first); the router answers false while
-// the actor is still starting.
-status passivate_key(caf::scoped_actor& self, const caf::actor& router, const std::string& key) {
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    bool done = false;
-    status failed;
-    self->request(router, caf::infinite, passivate_atom::value, key, std::string("admin"), settle_atom::value)
-        .receive([&](bool d) { done = d; },
-                 [&](caf::error& e) { failed = status(errc::io_error, "passivating " + key + ": " + self->system().render(e)); });
-    if (!failed.ok()) return failed;
-    if (done) return {};
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the actor is starting: ask again
+// The router's hold on a key while an admin method rewrites its row: released when it goes
+// (on every path out of the method), so the key's next actor starts from the new row.
+class key_hold {
+ public:
+  key_hold() = default;
+  key_hold(caf::actor router, std::string key) : router_(std::move(router)), key_(std::move(key)) {}
+  key_hold(key_hold&& o) noexcept : router_(std::exchange(o.router_, caf::actor{})), key_(std::move(o.key_)) {}
+  key_hold& operator=(key_hold&& o) noexcept {
+    if (this != &o) {
+      release();
+      router_ = std::exchange(o.router_, caf::actor{});
+      key_ = std::move(o.key_);
+    }
+    return *this;
   }
-  return status(errc::timeout, "the session " + key + " did not stop its actor");
-}
+  ~key_hold() { release(); }
+
+ private:
+  void release() {
+    if (router_) caf::anon_send(std::exchange(router_, caf::actor{}), release_atom::value, key_);
+  }
+  caf::actor router_;
+  std::string key_;
+};
 
 }  // namespace
 
@@ -597,6 +606,7 @@ struct runtime::admin_target {
   std::string agent;
   caf::actor store;
   std::optional<session_entry> row;
+  key_hold hold;
 };
 
 result<runtime::admin_target> runtime::take_for_admin(caf::scoped_actor& self, const std::string& key) {
@@ -606,7 +616,13 @@ result<runtime::admin_target> runtime::take_for_admin(caf::scoped_actor& self, c
   auto store = impl_->stores.find(t.agent);
   if (store == impl_->stores.end()) return status(errc::not_found, fmt::format("no agent {} is configured", t.agent));
   t.store = store->second;
-  SRT_RETURN_IF_ERROR(passivate_key(self, impl_->router, key));
+  // The key's actor passivates (after its running turn) and no new one starts until t goes:
+  // a chat that arrives meanwhile waits in the router instead of starting from the old row.
+  status failed;
+  self->request(impl_->router, caf::infinite, hold_atom::value, key)
+      .receive([](bool) {}, [&](caf::error& e) { failed = status(errc::io_error, "holding " + key + ": " + self->system().render(e)); });
+  if (!failed.ok()) return failed;
+  t.hold = key_hold(impl_->router, key);
   auto row = session(key, t.agent);
   if (!row.ok()) return row.error();
   t.row = std::move(*row);

@@ -46,6 +46,8 @@ struct router_state {
   slot_table slots{1};
   caf::response_promise stop_promise;
   std::vector<caf::response_promise> quiet_waiters;  // (tick, settle): answered when nothing passivates
+  // (hold, key): answered when the key has no actor.
+  std::map<std::string, std::vector<caf::response_promise>> hold_waiters;
   // (passivate, key, why, settle): answered when the key's passivation is done.
   std::unordered_map<std::string, std::vector<caf::response_promise>> passivation_waiters;
   std::uint64_t turns = 0;
@@ -59,6 +61,10 @@ void refuse(router_self self, std::vector<deliver_fn> events, const std::string&
 }
 
 void activate(router_self self, state_ptr st, const std::string& key);
+void answer_hold_waiters(router_state& st, const std::string& key);
+void passivate_if_idle(router_self self, const state_ptr& st, const std::string& key, const session_actor_type& actor,
+                       const std::string& why);
+void deliver_if_quiet(router_state& st);
 
 // Does what the slot table planned: forgets dropped routes, asks actors to passivate or trim,
 // starts activations.
@@ -68,7 +74,16 @@ void carry_out(router_self self, const state_ptr& st, slot_plan& plan) {
       st->route_cache.size() * 8 < st->route_cache.bucket_count())
     st->route_cache.rehash(0);
   for (const auto& [key, why] : plan.passivate)
-    if (auto* s = st->slots.find(key)) self->send(s->actor, passivate_atom::value, why);
+    if (auto* s = st->slots.find(key)) {
+      // The idle sweep and the expiry timers ask only if the actor is idle: the table's clock
+      // counts from the last event, and a turn that waits long on the model must not hold
+      // the sweep (under virtual time the clock waits for it). A session that declines
+      // stays live; one that expired rolls over at its next turn all the same.
+      if (why == "idle" || why == "expired")
+        passivate_if_idle(self, st, key, s->actor, why);
+      else
+        self->send(s->actor, passivate_atom::value, why);
+    }
   for (const auto& key : plan.trim)
     if (auto* s = st->slots.find(key)) self->send(s->actor, trim_atom::value);
   for (const auto& key : plan.activate) activate(self, st, key);
@@ -120,6 +135,7 @@ void on_row(router_self self, const state_ptr& st, const std::string& key, entry
     // The row exists but cannot be read (sessions.json changed under the runtime): no actor,
     // no new session over it.
     refuse(self, st->slots.activation_failed(key, plan), "the session row cannot be read: " + row.error);
+    answer_hold_waiters(*st, key);
   } else {
     auto actor = spawn_session_actor(self->system(), key, std::move(row), deps_of(*st, s->agent));
     for (auto& fn : st->slots.activated(key, actor, now_ms(*st), plan)) fn(self, actor, std::string());
@@ -131,6 +147,7 @@ void on_row_failed(router_self self, const state_ptr& st, const std::string& key
   slot_plan plan;
   refuse(self, st->slots.activation_failed(key, plan), "reading the session row failed: " + self->system().render(err));
   carry_out(self, st, plan);
+  answer_hold_waiters(*st, key);
 }
 
 void activate(router_self self, state_ptr st, const std::string& key) {
@@ -162,16 +179,72 @@ void passivate(router_self self, const state_ptr& st, const std::string& key, co
 
 // The maintenance actor's request: true once `key` has no live actor (passivated now, or none
 // was live or queued); false while its actor is starting (it may hold a row read before the
-// request), so the caller leaves its files alone.
+// request) or while it runs a turn (it declines: passivate_if_idle), so the caller leaves its
+// files alone.
 caf::result<bool> passivate_and_wait(router_self self, const state_ptr& st, const std::string& key,
                                      const std::string& why) {
   auto* s = st->slots.find(key);
-  if (!s || s->state == slot_phase::queued) return true;
+  if (!s || s->state == slot_phase::queued || s->state == slot_phase::held) return true;
   if (s->state == slot_phase::activating) return false;
-  passivate(self, st, key, why);
   auto rp = self->make_response_promise();
+  if (s->state == slot_phase::passivating) {  // already on its way out
+    st->passivation_waiters[key].push_back(rp);
+    return rp;
+  }
+  // Passivating in the table while the actor is asked, so events that arrive meanwhile wait.
+  auto actor = s->actor;
+  slot_plan plan;
+  st->slots.passivate(key, why, plan);
+  plan.passivate.clear();  // asked below, on condition
+  carry_out(self, st, plan);
   st->passivation_waiters[key].push_back(rp);
+  passivate_if_idle(self, st, key, actor, why);
   return rp;
+}
+
+// Asks a key the table has passivating to go if it is idle. If it declines (a turn runs), the
+// key is live again with what arrived meanwhile, and whoever waited for the passivation
+// learns it did not happen (false); held or stopping, the key is asked again without condition.
+void passivate_if_idle(router_self self, const state_ptr& st, const std::string& key, const session_actor_type& actor,
+                       const std::string& why) {
+  self->request(actor, caf::infinite, passivate_atom::value, why, settle_atom::value)
+      .then(
+          [self, st, key, actor](bool passivating) {
+            if (passivating) return;  // (passivated) follows and answers the waiters
+            slot_plan again;
+            for (auto& fn : st->slots.declined(key, now_ms(*st), again)) fn(self, actor, std::string());
+            carry_out(self, st, again);
+            if (!again.passivate.empty()) return;
+            if (auto it = st->passivation_waiters.find(key); it != st->passivation_waiters.end()) {
+              for (auto& w : it->second) w.deliver(false);
+              st->passivation_waiters.erase(it);
+            }
+            deliver_if_quiet(*st);
+          },
+          [](caf::error&) {});  // the actor is gone: as for an unconditional passivation
+}
+
+void answer_hold_waiters(router_state& st, const std::string& key) {
+  auto it = st.hold_waiters.find(key);
+  if (it == st.hold_waiters.end() || !st.slots.actorless(key)) return;
+  for (auto& rp : it->second) rp.deliver(true);
+  st.hold_waiters.erase(it);
+}
+
+caf::result<bool> hold(router_self self, const state_ptr& st, const std::string& key) {
+  slot_plan plan;
+  const bool actorless = st->slots.hold(key, plan);
+  carry_out(self, st, plan);
+  if (actorless) return true;
+  auto rp = self->make_response_promise();
+  st->hold_waiters[key].push_back(rp);
+  return rp;
+}
+
+void release(router_self self, const state_ptr& st, const std::string& key) {
+  slot_plan plan;
+  st->slots.release(key, plan);
+  carry_out(self, st, plan);
 }
 
 void answer_passivation_waiters(router_state& st, const std::string& key) {
@@ -186,6 +259,7 @@ void on_passivated(router_self self, const state_ptr& st, const std::string& key
   slot_plan plan;
   refuse(self, st->slots.passivated(key, plan));  // stopping: events that arrived during the passivation
   carry_out(self, st, plan);
+  answer_hold_waiters(*st, key);
   if (st->slots.stopping() && st->slots.empty() && st->stop_promise.pending()) st->stop_promise.deliver(true);
   deliver_if_quiet(*st);
 }
@@ -354,6 +428,8 @@ router_actor_type::behavior_type router_behavior(router_self self, router_config
       [self, st](passivate_atom, const std::string& key, const std::string& why, settle_atom) {
         return passivate_and_wait(self, st, key, why);
       },
+      [self, st](hold_atom, const std::string& key) { return hold(self, st, key); },
+      [self, st](release_atom, const std::string& key) { release(self, st, key); },
       [self, st](tick_atom) {
         sweep(self, st);
         schedule_sweep(self, *st);

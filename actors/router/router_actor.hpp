@@ -16,6 +16,8 @@
 //   (stats) -> std::string
 //   (passivate, key, why, settle) -> bool  true once the key has no live actor (it passivated,
 //                                   or none was live); false while its actor is starting
+//   (hold, key) -> bool    session administration: true once the key has no actor, and it gets
+//                          none until (release, key); what arrives meanwhile waits, in order
 #pragma once
 #include <map>
 #include <memory>
@@ -52,6 +54,8 @@ using router_actor_type = caf::typed_actor<
     caf::reacts_to<passivate_atom, std::string, std::string>,  // key, why
     caf::reacts_to<passivated_atom, std::string>,               // key
     caf::replies_to<passivate_atom, std::string, std::string, settle_atom>::with<bool>,
+    caf::replies_to<hold_atom, std::string>::with<bool>,
+    caf::reacts_to<release_atom, std::string>,
     caf::reacts_to<tick_atom>,
     caf::replies_to<tick_atom, settle_atom>::with<bool>,
     caf::replies_to<stop_atom>::with<bool>,

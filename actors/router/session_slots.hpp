@@ -5,6 +5,9 @@
 // in arrival order while the least recently used live key is passivated to make room, one
 // passivation in flight per waiting key. Events for a key that is not live wait in its slot, in
 // order, and are handed back when it becomes live (or fails, or the runtime stops).
+// A key can be held (session administration: a row rewritten while no actor has it): a live
+// actor is passivated, and until the last release the key gets no actor; what arrives waits in
+// its slot (phase held) and is admitted, in order, after the release.
 // No CAF: every call returns what the caller must do in a plan (keys to activate, to
 // passivate, to trim) and the events it must deliver or refuse; the caller owns the actors.
 // `Actor` is the handle of a live key's actor, `Event` what waits for it; both movable.
@@ -20,7 +23,7 @@
 
 namespace sessionrt::actors {
 
-enum class slot_phase { queued, activating, live, passivating };
+enum class slot_phase { queued, activating, live, passivating, held };
 
 // What the caller does after a call, in this order: activate (read the row, spawn, then
 // activated() or activation_failed()), passivate (ask the actor; passivated() when it says
@@ -67,7 +70,9 @@ class session_slots {
     s.waiting.push_back(std::move(ev));
     if (!fresh) return nullptr;
     s.agent = agent;
-    if (open_ < cap_) {
+    if (holds_.count(key)) {
+      s.state = slot_phase::held;
+    } else if (open_ < cap_) {
       ++open_;
       s.state = slot_phase::activating;
       out.activate.push_back(key);
@@ -94,6 +99,8 @@ class session_slots {
     std::vector<Event> ready = std::exchange(s.waiting, {});
     if (stopping_)
       passivate(key, "stop", out);
+    else if (holds_.count(key))
+      passivate(key, "admin", out);  // after the events sent before the hold
     else if (!admission_.empty())
       admit(out);  // keys queued while this one activated: someone must make room
     return ready;
@@ -121,6 +128,26 @@ class session_slots {
     lru_.erase(it->second.lru);
   }
 
+  // The key's actor declined a passivation it was asked for only if idle (it is running a
+  // turn): the key is live again, most recently used, and gets the returned events (those that
+  // arrived meanwhile), in order. Held or stopping, it is asked again without condition
+  // (`out`) and keeps its events.
+  std::vector<Event> declined(const std::string& key, std::int64_t now, slot_plan& out) {
+    auto it = slots_.find(key);
+    if (it == slots_.end() || it->second.state != slot_phase::passivating) return {};
+    if (stopping_ || holds_.count(key)) {
+      out.passivate.emplace_back(key, stopping_ ? "stop" : "admin");
+      return {};
+    }
+    slot& s = it->second;
+    s.state = slot_phase::live;
+    --passivating_;
+    touch(s, now);
+    lru_.push_front(key);
+    s.lru = lru_.begin();
+    return std::exchange(s.waiting, {});
+  }
+
   // The key's actor passivated. Events that arrived meanwhile queue the key again (behind the
   // keys already waiting), unless stopping: then they are returned to be refused.
   std::vector<Event> passivated(const std::string& key, slot_plan& out) {
@@ -131,7 +158,9 @@ class session_slots {
     --passivating_;
     it->second.actor = Actor{};
     std::vector<Event> refused;
-    if (!it->second.waiting.empty() && !stopping_) {
+    if (!it->second.waiting.empty() && !stopping_ && holds_.count(key)) {
+      it->second.state = slot_phase::held;
+    } else if (!it->second.waiting.empty() && !stopping_) {
       it->second.state = slot_phase::queued;
       admission_.push_back(key);
     } else {
@@ -174,10 +203,52 @@ class session_slots {
       erase(it, out);
     }
     admission_.clear();
+    for (auto it = slots_.begin(); it != slots_.end();) {
+      auto next = std::next(it);
+      if (it->second.state == slot_phase::held) {
+        for (auto& e : it->second.waiting) refused.push_back(std::move(e));
+        erase(it, out);
+      }
+      it = next;
+    }
     std::vector<std::string> keys;
     for (auto& [key, s] : slots_) keys.push_back(key);
     for (auto& key : keys) passivate(key, "stop", out);
     return refused;
+  }
+
+  // Holds `key` (holds nest): a live actor is asked to passivate ("admin"); one still
+  // activating is once it is up (after the events that were waiting for it); a queued key
+  // leaves the queue. Returns true when the key has no actor now (none, queued or held).
+  bool hold(const std::string& key, slot_plan& out) {
+    ++holds_[key];
+    auto it = slots_.find(key);
+    if (it == slots_.end()) return true;
+    slot& s = it->second;
+    if (s.state == slot_phase::queued) {
+      s.state = slot_phase::held;
+      admission_.erase(std::find(admission_.begin(), admission_.end(), key));
+    }
+    if (s.state == slot_phase::live) passivate(key, "admin", out);
+    return s.state == slot_phase::held;
+  }
+  // Ends one hold; at the last, events that waited meanwhile queue the key (behind the keys
+  // already waiting) and are admitted as there is room.
+  void release(const std::string& key, slot_plan& out) {
+    auto h = holds_.find(key);
+    if (h == holds_.end()) return;
+    if (--h->second > 0) return;
+    holds_.erase(h);
+    auto it = slots_.find(key);
+    if (it == slots_.end() || it->second.state != slot_phase::held) return;
+    it->second.state = slot_phase::queued;
+    admission_.push_back(key);
+    admit(out);
+  }
+  // No actor has the key (no slot, or it waits queued or held).
+  bool actorless(const std::string& key) const {
+    auto it = slots_.find(key);
+    return it == slots_.end() || it->second.state == slot_phase::queued || it->second.state == slot_phase::held;
   }
 
   // Remembers a route memo key for `key`'s slot (dropped with it), up to `per_slot` of them.
@@ -260,6 +331,7 @@ class session_slots {
   std::unordered_map<std::string, slot> slots_;
   std::list<std::string> lru_;          // live keys, most recently active first
   std::deque<std::string> admission_;   // queued keys, in arrival order
+  std::unordered_map<std::string, int> holds_;  // held keys -> number of holds
   std::size_t open_ = 0;                // activating, live or passivating
   std::size_t passivating_ = 0;
   std::size_t live_ = 0;

@@ -514,6 +514,16 @@ void on_passivate(session_state& st, const std::string& why) {
   finish_passivation(st);
 }
 
+// Store maintenance asks before it moves a session's files: a session running or holding a
+// turn declines (false) and goes on; its files stay for a later pass. (Waiting for the turn
+// would hold the pass behind a slow model, and under virtual time for ever: the clock waits
+// for the pass.)
+bool passivate_if_idle(session_state& st, const std::string& why) {
+  if (st.turn || st.lock_wait || st.fetching_row || st.debounce || !st.queue.empty()) return false;
+  on_passivate(st, why);
+  return true;
+}
+
 void finish_passivation(session_state& st) {
   if (!st.passivating || st.turn || st.lock_wait || st.fetching_row || !st.acks.empty() || !st.queue.empty()) return;
   status closed = st.core->close();
@@ -635,6 +645,7 @@ session_actor_type::behavior_type session_actor(session_self self, std::string k
         pump(*st, false);
       },
       [st](passivate_atom, const std::string& why) { on_passivate(*st, why); },
+      [st](passivate_atom, const std::string& why, settle_atom) { return passivate_if_idle(*st, why); },
       [st](trim_atom) { on_trim(*st); },
       [st](stats_atom) { return describe(*st); },
   };

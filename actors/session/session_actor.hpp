@@ -65,6 +65,7 @@ using session_actor_type = caf::typed_actor<
     caf::reacts_to<retry_atom>,                // the write lock's backoff ended
     caf::reacts_to<wake_atom>,                 // the debounce ended
     caf::reacts_to<passivate_atom, std::string>,  // why
+    caf::replies_to<passivate_atom, std::string, settle_atom>::with<bool>,  // why; only if idle
     caf::reacts_to<trim_atom>,
     caf::replies_to<stats_atom>::with<std::string>>;
 

@@ -131,6 +131,22 @@ TEST_CASE("scenario: a disk budget that evicts under load gives byte-identical J
   CHECK(a == b);
 }
 
+// The entry cap evicts sessions whose turns wait on a slow model when the pass runs: their
+// actors decline to passivate (the pass skips their files) instead of holding the pass, and
+// with it virtual time, until the turn ends (which it never would).
+TEST_CASE("scenario: a pass that would evict sessions with turns in flight does not stop the clock") {
+  const std::string text = R"({"name": "cap", "start": "2026-10-05T08:00:00+02:00", "timeZone": "Europe/Berlin",
+    "config": {"session": {"dmScope": "per-channel-peer", "maintenance": {"mode": "enforce", "maxEntries": 2}}},
+    "model": {"latency": {"kind": "fixed", "ms": 480000}},
+    "workload": {"users": 60, "days": 1, "messagesPerUserPerDay": 24},
+    "steps": []})";
+  const auto out = run(text, 9);
+  const auto& summary = out.report.at("summary").as_object();
+  CHECK(summary.at("turns").as_int64() > 60);
+  CHECK(summary.at("maintenanceActions").as_int64() > 0);
+  CHECK(out.failed == 0);
+}
+
 TEST_CASE("scenario: a crash restarts on the same state dir and the recovery checks hold") {
   auto out = run(with_steps(R"([
     {"id": "a", "send": {"channel": "telegram", "peer": "1", "text": "keep this"}, "expect": {"ok": true}},

@@ -179,3 +179,76 @@ TEST_CASE("session_slots: a key still activating when stop comes is passivated a
   CHECK(s.activated("a", 1, 1, up) == std::vector<std::string>{"a1"});
   CHECK(passivated_keys(up) == std::vector<std::string>{"a:stop"});
 }
+
+TEST_CASE("session_slots: a held key gets no actor until released and keeps what arrived in order") {
+  slots_t s(4);
+  slot_plan p;
+  arrive(s, "a", "a1", 0, p);
+  s.activated("a", 1, 0, p);
+  slot_plan h;
+  CHECK_FALSE(s.hold("a", h));  // live: asked to go first
+  CHECK(passivated_keys(h) == std::vector<std::string>{"a:admin"});
+  CHECK(arrive(s, "a", "a2", 10, h) == 0);
+  slot_plan gone;
+  CHECK(s.passivated("a", gone).empty());
+  CHECK(gone.activate.empty());  // held: no new actor from the old row
+  CHECK(s.actorless("a"));
+  CHECK(s.find("a")->state == slot_phase::held);
+  CHECK(arrive(s, "a", "a3", 11, gone) == 0);
+  CHECK(s.counts().open == 0);
+
+  slot_plan r;
+  s.release("a", r);
+  CHECK(r.activate == std::vector<std::string>{"a"});
+  CHECK(s.activated("a", 2, 12, r) == std::vector<std::string>{"a2", "a3"});
+}
+
+TEST_CASE("session_slots: holds nest, a fresh key waits held, and one still activating goes once up") {
+  slots_t s(4);
+  slot_plan p;
+  CHECK(s.hold("x", p));  // no slot: nothing to wait for
+  CHECK(s.hold("x", p));
+  CHECK(arrive(s, "x", "x1", 0, p) == 0);
+  CHECK(p.activate.empty());
+  s.release("x", p);
+  CHECK(p.activate.empty());  // one hold is left
+  s.release("x", p);
+  CHECK(p.activate == std::vector<std::string>{"x"});
+
+  slot_plan q;
+  arrive(s, "y", "y1", 0, q);  // activating
+  CHECK_FALSE(s.hold("y", q));
+  slot_plan up;
+  CHECK(s.activated("y", 5, 1, up) == std::vector<std::string>{"y1"});  // sent before the hold
+  CHECK(passivated_keys(up) == std::vector<std::string>{"y:admin"});
+  s.passivated("y", up);
+  CHECK(s.actorless("y"));
+  CHECK(s.find("y") == nullptr);  // nothing waited: the slot went
+}
+
+TEST_CASE("session_slots: a declined passivation makes the key live again with what arrived meanwhile") {
+  slots_t s(4);
+  slot_plan p;
+  arrive(s, "a", "a1", 0, p);
+  s.activated("a", 1, 0, p);
+  slot_plan m;
+  s.passivate("a", "maintenance", m);
+  CHECK(arrive(s, "a", "a2", 5, m) == 0);
+  CHECK_FALSE(s.quiet());
+  slot_plan d;
+  CHECK(s.declined("a", 6, d) == std::vector<std::string>{"a2"});
+  CHECK(d.passivate.empty());
+  CHECK(s.quiet());
+  CHECK(s.counts().live == 1);
+  CHECK(arrive(s, "a", "a3", 7, d) == 1);  // live: straight to its actor
+
+  // Held meanwhile: it is asked again, without condition, and keeps its events.
+  slot_plan m2;
+  s.passivate("a", "maintenance", m2);
+  CHECK_FALSE(s.hold("a", m2));
+  CHECK(arrive(s, "a", "a4", 8, m2) == 0);
+  slot_plan d2;
+  CHECK(s.declined("a", 9, d2).empty());
+  CHECK(passivated_keys(d2) == std::vector<std::string>{"a:admin"});
+  CHECK(s.find("a")->state == slot_phase::passivating);
+}
