@@ -3,6 +3,7 @@
 #include <fcntl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -75,7 +76,8 @@ class row_normalizer {
         needs_identity_check_ |= !kv.value().is_string();
       } else if (k == "updatedAt") {
         auto n = json::as_number(kv.value());
-        needs_updated_check_ = !n || *n < 0;
+        // Not finite (an exponent past a double's range): JSON.stringify would write null.
+        needs_updated_check_ = !n || !std::isfinite(*n) || *n < 0;
       }
     }
   }

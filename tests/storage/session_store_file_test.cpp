@@ -110,6 +110,21 @@ TEST_CASE("store file: a 17-digit double survives a rewrite") {
   CHECK(serialize_store(parsed->store, parsed->trailing_newline) == text);
 }
 
+// Found by the store fuzzer: a number past a double's range reads as infinity, which is written
+// as null (as JSON.stringify does), so the next load changed the row again.
+TEST_CASE("store file: an updatedAt past a double's range is set to 0 at once, and a reload changes nothing") {
+  const std::string text = "{\n  \"k\": {\n    \"sessionId\": \"0a1b2c00000000003\",\n    \"updatedAt\": 10817e890\n  }\n}\n";
+  auto first = load_from_text(text);
+  REQUIRE(first.ok());
+  REQUIRE(first->changes.size() == 1);
+  CHECK(first->changes[0].what == "set updatedAt to 0");
+  const std::string bytes = serialize_store(first->store, first->trailing_newline);
+  CHECK(bytes.find("\"updatedAt\": 0") != std::string::npos);
+  auto second = load_from_text(bytes);
+  REQUIRE(second.ok());
+  CHECK(second->changes.empty());
+}
+
 TEST_CASE("store file: no trailing newline stays without one") {
   temp_dir dir;
   const std::string path = dir.file("sessions.json");
