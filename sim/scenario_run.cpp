@@ -46,6 +46,8 @@ constexpr std::int64_t kTurnDeadlineMs = kDay;
 // Acknowledged texts kept per session for the crash checks (the recent ones are the ones a
 // power loss can take).
 constexpr std::size_t kAckedKept = 16;
+// quiesce(): rounds of 50 ms without progress before a step is taken as waiting on time.
+constexpr int kStallRounds = 20;
 
 std::string fault_kind_name(fault_kind k) {
   return k == fault_kind::enospc ? "enospc" : k == fault_kind::eio ? "eio" : "short_write";
@@ -281,8 +283,10 @@ void engine::quiesce() {
     if (after != before) continue;
     if (blocked_on_time()) return;
     // A turn is between actors (a group commit's sync, the blocking pool): wait for it to
-    // report back. A session that waits on a timer of its own never will, hence the bound;
-    // a sync still running does not count towards it, however slow the disk.
+    // report back. A session that waits on a timer of its own never will, hence the bound
+    // (1 s without progress: rare in a run, see the progress line's stalls, and long enough
+    // for a loaded or sanitized build); a sync still running does not count towards it,
+    // however slow the disk.
     std::unique_lock<std::mutex> lk(mu_);
     ++waits_;
     if (!cv_.wait_for(lk, std::chrono::milliseconds(50), [&] {
@@ -290,7 +294,7 @@ void engine::quiesce() {
         }) &&
         faults_.syncs_in_flight() == 0) {
       ++stalls_;
-      if (++stalls >= 3) return;
+      if (++stalls >= kStallRounds) return;
     }
   }
 }
