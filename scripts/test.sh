@@ -4,7 +4,7 @@
 # out-of-tree host, and a short fuzz run.
 #   scripts/test.sh            the default run (what CI runs)
 #   scripts/test.sh --long     soak: 1000 kills per appender crash test (100 for the runtime one), 10 minutes per fuzz
-#                              target, and the 500-user simulated month (examples/scenarios/month_ci.json)
+#                              target, and any test labelled long
 set -euo pipefail
 cd "$(dirname "$0")/.."
 long=0
@@ -14,7 +14,7 @@ jobs=${SESSIONRT_JOBS:-$(nproc)}
 cmake -S . -B build -G Ninja -DSESSIONRT_WERROR=ON >/dev/null
 cmake --build build -j "$jobs"
 if [ $long = 1 ]; then export SESSIONRT_CRASH_KILLS=1000; fi
-# Tests labelled long (the 500-user simulated month, ~25 min) run only with --long.
+# Tests labelled long run only with --long.
 if [ $long = 1 ]; then ctest --test-dir build --output-on-failure -j "$jobs"
 else ctest --test-dir build --output-on-failure -j "$jobs" -LE long; fi
 ./scripts/install_check.sh build   # the installed package, and a host built out of tree against it
