@@ -73,16 +73,12 @@ void carry_out(router_self self, const state_ptr& st, slot_plan& plan) {
   if (!plan.dropped_routes.empty() && st->route_cache.bucket_count() > 1024 &&
       st->route_cache.size() * 8 < st->route_cache.bucket_count())
     st->route_cache.rehash(0);
-  for (const auto& [key, why] : plan.passivate)
-    if (auto* s = st->slots.find(key)) {
-      // The idle sweep and the expiry timers ask only if the actor is idle: the table's clock
-      // counts from the last event, and a turn that waits long on the model must not hold
-      // the sweep (under virtual time the clock waits for it). A session that declines
-      // stays live; one that expired rolls over at its next turn all the same.
-      if (why == "idle" || why == "expired")
-        passivate_if_idle(self, st, key, s->actor, why);
+  for (const auto& p : plan.passivate)
+    if (auto* s = st->slots.find(p.key)) {
+      if (p.only_if_idle)
+        passivate_if_idle(self, st, p.key, s->actor, p.why);
       else
-        self->send(s->actor, passivate_atom::value, why);
+        self->send(s->actor, passivate_atom::value, p.why);
     }
   for (const auto& key : plan.trim)
     if (auto* s = st->slots.find(key)) self->send(s->actor, trim_atom::value);
@@ -171,9 +167,12 @@ void activate(router_self self, state_ptr st, const std::string& key) {
           [self, st, key](caf::error& err) { on_row_failed(self, st, key, err); });
 }
 
+// The expiry timers' request: only if idle (under virtual time a turn that waits on the model
+// must not hold the clock). A session that declines stays live; it rolls over at its next
+// turn all the same.
 void passivate(router_self self, const state_ptr& st, const std::string& key, const std::string& why) {
   slot_plan plan;
-  st->slots.passivate(key, why, plan);
+  st->slots.passivate(key, why, plan, true);
   carry_out(self, st, plan);
 }
 
@@ -191,14 +190,10 @@ caf::result<bool> passivate_and_wait(router_self self, const state_ptr& st, cons
     st->passivation_waiters[key].push_back(rp);
     return rp;
   }
-  // Passivating in the table while the actor is asked, so events that arrive meanwhile wait.
-  auto actor = s->actor;
-  slot_plan plan;
-  st->slots.passivate(key, why, plan);
-  plan.passivate.clear();  // asked below, on condition
-  carry_out(self, st, plan);
   st->passivation_waiters[key].push_back(rp);
-  passivate_if_idle(self, st, key, actor, why);
+  slot_plan plan;
+  st->slots.passivate(key, why, plan, true);
+  carry_out(self, st, plan);
   return rp;
 }
 

@@ -28,9 +28,16 @@ enum class slot_phase { queued, activating, live, passivating, held };
 // What the caller does after a call, in this order: activate (read the row, spawn, then
 // activated() or activation_failed()), passivate (ask the actor; passivated() when it says
 // so), trim (ask the live actor to drop its caches); forget the dropped routes.
+struct slot_passivation {
+  std::string key, why;
+  // Ask the actor to go only if no turn runs (it may decline: declined()); else it goes after
+  // its running turn.
+  bool only_if_idle = false;
+};
+
 struct slot_plan {
   std::vector<std::string> activate;
-  std::vector<std::pair<std::string, std::string>> passivate;  // (key, why)
+  std::vector<slot_passivation> passivate;
   std::vector<std::string> trim;
   std::vector<std::string> dropped_routes;  // routes memoized for keys that went (or trimmed)
 };
@@ -119,12 +126,12 @@ class session_slots {
 
   // Asks a live key's actor to passivate (no effect in any other phase). `key` may be an
   // element of lru(): it is copied before its node goes.
-  void passivate(const std::string& key, const std::string& why, slot_plan& out) {
+  void passivate(const std::string& key, const std::string& why, slot_plan& out, bool only_if_idle = false) {
     auto it = slots_.find(key);
     if (it == slots_.end() || it->second.state != slot_phase::live) return;
     it->second.state = slot_phase::passivating;
     ++passivating_;
-    out.passivate.emplace_back(key, why);
+    out.passivate.push_back({key, why, only_if_idle});
     lru_.erase(it->second.lru);
   }
 
@@ -136,7 +143,7 @@ class session_slots {
     auto it = slots_.find(key);
     if (it == slots_.end() || it->second.state != slot_phase::passivating) return {};
     if (stopping_ || holds_.count(key)) {
-      out.passivate.emplace_back(key, stopping_ ? "stop" : "admin");
+      out.passivate.push_back({key, stopping_ ? "stop" : "admin"});
       return {};
     }
     slot& s = it->second;
@@ -171,14 +178,15 @@ class session_slots {
     return refused;
   }
 
-  // Live keys idle for passivate_idle_ms are passivated ("idle"); live keys idle for
+  // Live keys idle for passivate_idle_ms are passivated ("idle", only if no turn runs: the
+  // table's clock counts from the last event, not the turn's end); live keys idle for
   // trim_idle_ms are trimmed once per idle spell (their routes dropped). 0 disables either.
   void sweep(std::int64_t now, std::int64_t passivate_idle_ms, std::int64_t trim_idle_ms, slot_plan& out) {
     if (passivate_idle_ms > 0)
       while (!lru_.empty()) {
         const std::string key = lru_.back();
         if (now - slots_.at(key).last_active_ms < passivate_idle_ms) break;
-        passivate(key, "idle", out);
+        passivate(key, "idle", out, true);
       }
     if (trim_idle_ms > 0)
       for (auto it = lru_.rbegin(); it != lru_.rend(); ++it) {

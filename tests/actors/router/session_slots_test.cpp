@@ -21,7 +21,7 @@ int arrive(slots_t& s, const std::string& key, std::string ev, std::int64_t now,
 
 std::vector<std::string> passivated_keys(const slot_plan& p) {
   std::vector<std::string> keys;
-  for (const auto& [k, why] : p.passivate) keys.push_back(k + ":" + why);
+  for (const auto& q : p.passivate) keys.push_back(q.key + ":" + q.why);
   return keys;
 }
 
@@ -59,6 +59,7 @@ TEST_CASE("session_slots: past the cap keys are admitted in arrival order as the
   CHECK(full.activate.empty());
   // One passivation per waiting key, least recently used first.
   CHECK(passivated_keys(full) == std::vector<std::string>{"b:lru", "a:lru"});
+  CHECK_FALSE(full.passivate[0].only_if_idle);  // room is needed: after the running turn
   auto c = s.counts();
   CHECK(c.open == 2);
   CHECK(c.queued == 2);
@@ -86,6 +87,7 @@ TEST_CASE("session_slots: events arriving during a passivation queue the key aga
   slot_plan idle;
   s.sweep(1000, 500, 0, idle);
   CHECK(passivated_keys(idle) == std::vector<std::string>{"a:idle"});
+  CHECK(idle.passivate[0].only_if_idle);  // a turn may still run: the actor decides
   CHECK(arrive(s, "a", "a2", 1001, idle) == 0);  // waits: the actor is going
   CHECK(arrive(s, "b", "b1", 1002, idle) == 0);  // waits: no room
   auto c = s.counts();
