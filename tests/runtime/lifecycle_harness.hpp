@@ -57,11 +57,13 @@ struct lifecycle_harness {
 
   explicit lifecycle_harness(runtime::simulated_model_options o = {}) : model(std::make_shared<recording_runner>(clk, o)) {}
 
-  std::unique_ptr<runtime::runtime> start(const std::function<void(actors::runtime_settings&)>& tweak = {}) {
+  // `runner`: instead of the recording one.
+  std::unique_ptr<runtime::runtime> start(const std::function<void(actors::runtime_settings&)>& tweak = {},
+                                          std::shared_ptr<model_runner> runner = nullptr) {
     runtime::runtime_options o;
     o.settings.state_dir = dir.path();
     o.settings.session.reset.timezone = "UTC";
-    o.runner = model;
+    o.runner = runner ? std::move(runner) : model;
     o.time = &clk;
     o.virtual_time = true;
     o.threads = 2;

@@ -92,20 +92,9 @@ bool within_10s(Pred&& pred) {
 // Before the router's hold, the patch passivated the key and then wrote the row, and a chat
 // arriving in between started an actor from the old row, whose next write dropped the patch.
 TEST_CASE("patch_session: a chat that arrives while the row is rewritten waits and runs on the patched row") {
-  temp_dir dir;
-  manual_clock clk{lifecycle_harness::kT0};
-  auto runner = std::make_shared<gated_runner>(clk);
-  runtime::runtime_options o;
-  o.settings.state_dir = dir.path();
-  o.settings.session.reset.timezone = "UTC";
-  o.settings.model.provider = "anthropic";
-  o.runner = runner;
-  o.time = &clk;
-  o.virtual_time = true;
-  o.threads = 2;
-  auto started = runtime::runtime::start(std::move(o));
-  REQUIRE(started.ok());
-  auto& rt = *started;
+  lifecycle_harness h;
+  auto runner = std::make_shared<gated_runner>(h.clk);
+  auto rt = h.start([](actors::runtime_settings& s) { s.model.provider = "anthropic"; }, runner);
   const std::string key = "agent:main:main";
 
   auto first = rt->send(dm("1", "first"));
