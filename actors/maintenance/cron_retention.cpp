@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -35,19 +36,31 @@ std::optional<std::string> trim_run_log(std::string_view text, const cron_settin
 maintenance_plan plan_cron_reaper(const std::vector<maintenance_row>& rows, const std::vector<dir_file>& files,
                                   const cron_settings& settings, std::int64_t now_ms,
                                   const std::vector<std::string>& preserve_keys, maintenance_mode mode) {
+  return plan_cron_reaper(rows, dir_index::of(files), settings, now_ms, preserve_keys, mode);
+}
+
+maintenance_plan plan_cron_reaper(const std::vector<maintenance_row>& rows, const dir_index& files,
+                                  const cron_settings& settings, std::int64_t now_ms,
+                                  const std::vector<std::string>& preserve_keys, maintenance_mode mode) {
   maintenance_plan plan;
   plan.mode = mode;
   plan.before_count = plan.after_count = rows.size();
   if (!settings.session_retention_ms) return plan;
   const std::int64_t cutoff = now_ms - *settings.session_retention_ms;
   std::unordered_set<std::string_view> preserve(preserve_keys.begin(), preserve_keys.end());
-  std::unordered_map<std::string, int> refs;
-  for (const auto& r : rows)
-    if (!r.session_id.empty()) ++refs[r.session_id];
-  std::vector<std::string> orphaned;
+  std::vector<const maintenance_row*> reaped;
   for (const auto& r : rows) {
-    if (!is_cron_run_key(r.key) || preserve.count(r.key) || r.is_protected) continue;
     if (!r.updated_at || *r.updated_at >= cutoff) continue;
+    if (!is_cron_run_key(r.key) || preserve.count(r.key) || r.is_protected) continue;
+    reaped.push_back(&r);
+  }
+  std::unordered_map<std::string_view, int> refs;
+  if (!reaped.empty())
+    for (const auto& r : rows)
+      if (!r.session_id.empty()) ++refs[r.session_id];
+  std::vector<std::string> orphaned;
+  for (const auto* row : reaped) {
+    const auto& r = *row;
     plan_action a;
     a.step = maintenance_step::cron_reaper;
     a.kind = action_kind::remove_row;
@@ -60,11 +73,21 @@ maintenance_plan plan_cron_reaper(const std::vector<maintenance_row>& rows, cons
     ++plan.pruned;
     if (!r.session_id.empty() && --refs[r.session_id] == 0) orphaned.push_back(r.session_id);
   }
-  std::unordered_set<std::string> names;
-  for (const auto& f : files) names.insert(f.name);
+  // The files to act on, in name order: those of the orphaned sessions and the `.deleted.`
+  // archives older than the retention.
+  std::set<std::string_view> candidates;
+  for (const auto& id : orphaned)
+    if (const auto* names = files.session_files(id)) candidates.insert(names->begin(), names->end());
+  for (const auto& [ts, name] : files.deleted_archives()) {
+    if (ts >= cutoff) break;
+    candidates.insert(name);
+  }
+  std::unordered_set<std::string> made;  // archive names given by this plan
   std::unordered_set<std::string> gone(orphaned.begin(), orphaned.end());
-  for (const auto& f : files) {
-    auto name = storage::classify(f.name);
+  for (auto candidate : candidates) {
+    const indexed_file* entry = files.find(candidate);
+    const auto& f = entry->file;
+    const auto& name = entry->kind;
     plan_action a;
     a.step = maintenance_step::cron_reaper;
     a.file = f.name;
@@ -75,8 +98,9 @@ maintenance_plan plan_cron_reaper(const std::vector<maintenance_row>& rows, cons
       if (storage::is_transcript_kind(name.kind)) {
         std::int64_t ts = now_ms;
         std::string target = storage::archive_name(f.name, storage::archive_reason::deleted, ts);
-        while (names.count(target)) target = storage::archive_name(f.name, storage::archive_reason::deleted, ++ts);
-        names.insert(target);
+        while (files.find(target) || made.count(target))
+          target = storage::archive_name(f.name, storage::archive_reason::deleted, ++ts);
+        made.insert(target);
         a.kind = action_kind::archive_file;
         a.target = std::move(target);
         ++plan.archived_files;

@@ -36,6 +36,11 @@ maintenance_plan plan_cron_reaper(const std::vector<maintenance_row>& rows, cons
                                   const cron_settings& settings, std::int64_t now_ms,
                                   const std::vector<std::string>& preserve_keys = {},
                                   maintenance_mode mode = maintenance_mode::enforce);
+// The same over a kept index of the dir: costs the rows plus what it finds.
+maintenance_plan plan_cron_reaper(const std::vector<maintenance_row>& rows, const dir_index& files,
+                                  const cron_settings& settings, std::int64_t now_ms,
+                                  const std::vector<std::string>& preserve_keys = {},
+                                  maintenance_mode mode = maintenance_mode::enforce);
 
 inline constexpr std::size_t max_run_log_read_bytes = 64u << 20;
 result<bool> trim_run_log_file(storage::fs& files, const std::string& path, const cron_settings& settings);

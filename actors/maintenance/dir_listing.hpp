@@ -5,12 +5,11 @@
 // misses changes made around it). files() is in name order, as scan_sessions_dir's.
 #pragma once
 #include <cstdint>
-#include <map>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
-#include "actors/maintenance/maintenance_planner.hpp"
+#include "actors/maintenance/dir_index.hpp"
 #include "messages/status.hpp"
 #include "storage/fs.hpp"
 
@@ -27,10 +26,11 @@ class dir_listing {
 
   bool valid() const { return valid_; }
   std::int64_t scanned_at() const { return scanned_at_; }
-  std::vector<dir_file> files() const;
+  const dir_index& index() const { return index_; }
+  std::vector<dir_file> files() const { return index_.files(); }
 
  private:
-  std::map<std::string, dir_file> by_name_;
+  dir_index index_;
   bool valid_ = false;
   std::int64_t scanned_at_ = 0;
 };

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <limits>
+#include <set>
 #include <unordered_map>
 
 #include "actors/router/session_key.hpp"
@@ -63,6 +65,7 @@ maintenance_row maintenance_row_of(std::string_view key, const session_entry& en
     std::string dir = storage::path_dirname(*file);
     bool here = file->find('/') == std::string_view::npos || sessions_dir.empty() || dir == sessions_dir;
     if (here) row.session_file = storage::path_basename(*file);
+    if (!row.session_file.empty()) row.file_session_id = storage::classify(row.session_file).session_id;
   }
   row.updated_at = entry.updated_at();
   if (auto label = entry.label()) row.label = std::string(*label);
@@ -127,6 +130,8 @@ bool is_model_run_key(std::string_view key) {
 
 constexpr std::int64_t no_time = std::numeric_limits<std::int64_t>::min();
 
+// A file the plan acted on or looked at closely: its state as the plan leaves it (an archived
+// file has its archive's name and kind).
 struct file_state {
   std::string name;
   std::uint64_t size = 0;
@@ -137,7 +142,7 @@ struct file_state {
 
 class planner {
  public:
-  explicit planner(const planner_input& in) : in_(in), rows_(*in.rows) {
+  planner(const planner_input& in, const dir_index& index) : in_(in), rows_(*in.rows), index_(index) {
     plan_.mode = in.settings.mode;
     plan_.forced = in.forced;
     plan_.before_count = rows_.size();
@@ -150,24 +155,16 @@ class planner {
       const auto& r = rows_[i];
       keep_always_[i] = r.is_protected || preserve.count(r.key) > 0;
       text_sum += r.text_bytes;
-      for (auto& id : ids_of(r)) ++refs_[std::move(id)];
+      for (auto id : ids_of(r))
+        if (!id.empty()) ++refs_[id];
     }
     live_rows_ = rows_.size();
     store_text_sum_ = text_sum;
-    files_.reserve(in.files->size());
-    for (const auto& f : *in.files) {
-      file_state s{f.name, f.size, f.mtime_ms, storage::classify(f.name), true};
-      names_.insert(f.name);
-      if (f.name == in.store_file) continue;  // the projected store replaces it
-      // A young temp file is the store's write in flight: it becomes sessions.json, whose
-      // projected size is counted already. (Counting it would also make the total depend
-      // on whether the listing caught the write.)
-      if (s.kind.kind == storage::artifact_kind::store_temp && !storage::is_stale_store_temp(s.kind, f.mtime_ms, in.now_ms))
-        continue;
-      if (!s.kind.session_id.empty()) files_of_session_[s.kind.session_id].push_back(files_.size());
-      files_bytes_ += f.size;
-      files_.push_back(std::move(s));
-    }
+    // Every file counts but the store (its projected size replaces it) and young store temps.
+    files_bytes_ = index_.bytes();
+    if (const auto* store = index_.find(in.store_file)) files_bytes_ -= store->file.size;
+    for (const auto& name : index_.store_temps())
+      if (const auto* t = index_.find(name); t && !counted(*t)) files_bytes_ -= t->file.size;
     plan_.total_bytes_before = total();
   }
 
@@ -190,21 +187,35 @@ class planner {
 
  private:
   // The session ids a row keeps referenced: its sessionId and the id its sessionFile names.
-  static std::vector<std::string> ids_of(const maintenance_row& r) {
-    std::vector<std::string> ids;
-    if (!r.session_id.empty()) ids.push_back(r.session_id);
-    if (!r.session_file.empty()) {
-      auto name = storage::classify(r.session_file);
-      if (!name.session_id.empty() && name.session_id != r.session_id) ids.push_back(std::move(name.session_id));
-    }
-    return ids;
+  static std::array<std::string_view, 2> ids_of(const maintenance_row& r) {
+    return {r.session_id, r.file_session_id == r.session_id ? std::string_view() : std::string_view(r.file_session_id)};
+  }
+
+  // A young temp file is the store's write in flight: it becomes sessions.json, whose projected
+  // size is counted already. (Counting it would also make the total depend on whether the
+  // listing caught the write.)
+  bool counted(const indexed_file& f) const {
+    if (f.file.name == in_.store_file) return false;
+    return f.kind.kind != storage::artifact_kind::store_temp ||
+           storage::is_stale_store_temp(f.kind, f.file.mtime_ms, in_.now_ms);
+  }
+
+  // The plan's state of a counted file of the index, entered on first use.
+  std::size_t touch(const indexed_file& f) {
+    auto [it, added] = touched_.try_emplace(f.file.name, files_.size());
+    if (added) files_.push_back(file_state{f.file.name, f.file.size, f.file.mtime_ms, f.kind, true});
+    return it->second;
+  }
+  const file_state* touched(const std::string& name) const {
+    auto it = touched_.find(name);
+    return it == touched_.end() ? nullptr : &files_[it->second];
   }
 
   std::uint64_t total() const {
     return files_bytes_ + projected_store_bytes(store_text_sum_, live_rows_);
   }
 
-  bool referenced(const std::string& session_id) const {
+  bool referenced(std::string_view session_id) const {
     auto it = refs_.find(session_id);
     return it != refs_.end() && it->second > 0;
   }
@@ -215,9 +226,9 @@ class planner {
     removed_[i] = true;
     --live_rows_;
     store_text_sum_ -= r.text_bytes;
-    for (auto& id : ids_of(r)) {
-      auto it = refs_.find(id);
-      if (it != refs_.end() && --it->second == 0) orphaned_.push_back(std::move(id));
+    for (auto id : ids_of(r)) {
+      auto it = id.empty() ? refs_.end() : refs_.find(id);
+      if (it != refs_.end() && --it->second == 0) orphaned_.emplace_back(id);
     }
     plan_action a;
     a.step = step;
@@ -243,8 +254,9 @@ class planner {
   std::string unique_archive_name(const std::string& file) {
     std::int64_t ts = in_.now_ms;
     std::string name = storage::archive_name(file, storage::archive_reason::deleted, ts);
-    while (names_.count(name)) name = storage::archive_name(file, storage::archive_reason::deleted, ++ts);
-    names_.insert(name);
+    while (index_.find(name) || made_names_.count(name))
+      name = storage::archive_name(file, storage::archive_reason::deleted, ++ts);
+    made_names_.insert(name);
     return name;
   }
 
@@ -273,9 +285,12 @@ class planner {
 
   // Archives the transcripts and deletes the sidecars of a session no row references.
   void retire_session_files(const std::string& session_id, maintenance_step step, bool delete_outright) {
-    auto it = files_of_session_.find(session_id);
-    if (it == files_of_session_.end()) return;
-    for (std::size_t fi : it->second) {
+    const auto* names = index_.session_files(session_id);
+    if (!names) return;
+    for (const auto& name : *names) {
+      const auto* indexed = index_.find(name);
+      if (!indexed || !counted(*indexed)) continue;
+      const std::size_t fi = touch(*indexed);
       file_state& f = files_[fi];
       if (!f.alive) continue;
       const auto k = f.kind.kind;
@@ -288,15 +303,17 @@ class planner {
   }
 
   void step_fix_missing() {
-    std::unordered_set<std::string_view> listed;
-    for (const auto& f : files_) listed.insert(f.name);
+    auto listed = [&](const std::string& name) {
+      const auto* f = index_.find(name);
+      return f && counted(*f);
+    };
     for (std::size_t i = 0; i < rows_.size(); ++i) {
       if (!removable(i)) continue;
       const auto& r = rows_[i];
       std::string file = !r.session_file.empty() ? r.session_file
                          : r.session_id.empty()  ? std::string()
                                                  : r.session_id + ".jsonl";
-      bool missing = file.empty() || !listed.count(file) ||
+      bool missing = file.empty() || !listed(file) ||
                      (in_.empty_transcripts && in_.empty_transcripts->count(file));
       if (missing) remove_row(i, maintenance_step::fix_missing);
     }
@@ -361,7 +378,9 @@ class planner {
     auto& rep = plan_.unreferenced;
     rep.older_than_ms = in_.settings.prune_after_ms;
     const std::int64_t cutoff = in_.now_ms - in_.settings.prune_after_ms;
-    for (std::size_t fi = 0; fi < files_.size(); ++fi) {
+    for (const auto& [name, indexed] : index_.by_name()) {
+      if (!counted(indexed)) continue;
+      const std::size_t fi = touch(indexed);
       file_state& f = files_[fi];
       if (!f.alive) continue;
       ++rep.scanned_files;
@@ -390,8 +409,22 @@ class planner {
 
   void step_archive_retention() {
     const auto reset_keep = reset_archive_retention(in_.settings);
-    for (std::size_t fi = 0; fi < files_.size(); ++fi) {
-      file_state& f = files_[fi];
+    // The candidates from the index's archive timestamps, acted on in name order. An archive
+    // this plan made is stamped now or later: never older than a retention.
+    std::set<std::string_view> candidates;
+    auto older = [&](const dir_index::time_order& order, std::int64_t keep) {
+      for (const auto& [ts, name] : order) {
+        if (ts >= in_.now_ms - keep) break;
+        candidates.insert(name);
+      }
+    };
+    older(index_.deleted_archives(), in_.settings.prune_after_ms);
+    if (reset_keep) older(index_.reset_archives(), *reset_keep);
+    for (auto name : candidates) {
+      const auto* indexed = index_.find(name);
+      if (!indexed || !counted(*indexed)) continue;
+      const std::size_t fi = touch(*indexed);
+      const file_state& f = files_[fi];
       if (!f.alive || !f.kind.timestamp_ms) continue;
       std::optional<std::int64_t> keep;
       if (f.kind.kind == storage::artifact_kind::deleted_archive)
@@ -403,13 +436,13 @@ class planner {
     }
   }
 
-  bool budget_removable_file(const file_state& f) const {
-    const auto k = f.kind.kind;
-    if (k == storage::artifact_kind::store_temp) return storage::is_stale_store_temp(f.kind, f.mtime_ms, in_.now_ms);
+  bool budget_removable_file(const storage::artifact_name& name, std::int64_t mtime_ms) const {
+    const auto k = name.kind;
+    if (k == storage::artifact_kind::store_temp) return storage::is_stale_store_temp(name, mtime_ms, in_.now_ms);
     if (storage::is_archive_kind(k)) return true;
     if (storage::is_transcript_kind(k) || k == storage::artifact_kind::trajectory ||
         k == storage::artifact_kind::trajectory_pointer)
-      return !f.kind.session_id.empty() && !referenced(f.kind.session_id);
+      return !name.session_id.empty() && !referenced(name.session_id);
     return false;
   }
 
@@ -421,16 +454,18 @@ class planner {
     rep.over_budget = rep.total_bytes_before > static_cast<std::uint64_t>(rep.max_bytes);
     const auto target = static_cast<std::uint64_t>(rep.high_water_bytes);
     if (rep.over_budget) {
-      // Phase A: prompt blobs (none in sessionrt). Phase B: removable files, oldest mtime first.
-      std::vector<std::size_t> order;
-      for (std::size_t fi = 0; fi < files_.size(); ++fi)
-        if (files_[fi].alive && budget_removable_file(files_[fi])) order.push_back(fi);
-      std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        if (files_[a].mtime_ms != files_[b].mtime_ms) return files_[a].mtime_ms < files_[b].mtime_ms;
-        return files_[a].name < files_[b].name;
-      });
-      for (std::size_t fi : order) {
+      // Phase A: prompt blobs (none in sessionrt). Phase B: removable files, oldest mtime first
+      // (ties by name as listed), until the target is met.
+      for (const auto& [mtime, name] : index_.by_mtime()) {
         if (total() <= target) break;
+        const auto* indexed = index_.find(name);
+        if (!indexed || !counted(*indexed)) continue;
+        if (const file_state* seen = touched(name)) {
+          if (!seen->alive || !budget_removable_file(seen->kind, seen->mtime_ms)) continue;
+        } else if (!budget_removable_file(indexed->kind, indexed->file.mtime_ms)) {
+          continue;
+        }
+        const std::size_t fi = touch(*indexed);
         ++rep.removed_files;
         rep.freed_bytes += files_[fi].size;
         file_action(fi, maintenance_step::budget_files, action_kind::delete_file);
@@ -471,22 +506,24 @@ class planner {
   std::size_t live_rows_ = 0;
   std::uint64_t store_text_sum_ = 0;
   std::uint64_t files_bytes_ = 0;
-  std::unordered_map<std::string, int> refs_;  // session id (or sessionFile name) -> rows naming it
+  std::unordered_map<std::string_view, int> refs_;  // session id -> rows naming it (views into rows_)
   std::vector<std::string> orphaned_;          // session ids whose last row was just removed
-  std::vector<file_state> files_;
-  std::unordered_map<std::string, std::vector<std::size_t>> files_of_session_;
-  std::unordered_set<std::string> names_;
+  const dir_index& index_;
+  std::vector<file_state> files_;                           // the files the plan touched
+  std::unordered_map<std::string, std::size_t> touched_;  // listed name -> its place in files_
+  std::unordered_set<std::string> made_names_;              // archive names this plan gives
+
 };
 
 }  // namespace
 
 maintenance_plan plan_maintenance(const planner_input& input) {
   static const std::vector<maintenance_row> no_rows;
-  static const std::vector<dir_file> no_files;
   planner_input in = input;
   if (!in.rows) in.rows = &no_rows;
-  if (!in.files) in.files = &no_files;
-  return planner(in).run();
+  if (in.index) return planner(in, *in.index).run();
+  const dir_index index = in.files ? dir_index::of(*in.files) : dir_index();
+  return planner(in, index).run();
 }
 
 }  // namespace sessionrt::actors

@@ -36,6 +36,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "actors/maintenance/dir_index.hpp"
 #include "actors/maintenance/maintenance_settings.hpp"
 #include "storage/session_store.hpp"
 
@@ -46,6 +47,7 @@ struct maintenance_row {
   std::string key;
   std::string session_id;    // "" when the row has none
   std::string session_file;  // base name of sessionFile when it is in the sessions dir, else ""
+  std::string file_session_id;  // the session id session_file's name carries ("" for none)
   std::optional<std::int64_t> updated_at;
   std::string label;         // the row's label ("" = unlabeled)
   std::string model;         // modelOverride ?? model ("" = none)
@@ -57,13 +59,6 @@ struct maintenance_row {
 // values are in the dir: an absolute path elsewhere gives session_file "".
 std::vector<maintenance_row> maintenance_rows(const storage::session_store& store, std::string_view sessions_dir = {});
 maintenance_row maintenance_row_of(std::string_view key, const session_entry& entry, std::string_view sessions_dir = {});
-
-// A regular file directly in the sessions dir.
-struct dir_file {
-  std::string name;
-  std::uint64_t size = 0;
-  std::int64_t mtime_ms = 0;
-};
 
 enum class maintenance_step {
   fix_missing,
@@ -141,7 +136,10 @@ struct maintenance_plan {
 
 struct planner_input {
   const std::vector<maintenance_row>* rows = nullptr;  // required
-  const std::vector<dir_file>* files = nullptr;        // required (may be empty)
+  // The sessions dir: `index` when the caller keeps one (a plan then costs what it finds),
+  // else `files`, indexed for this plan. One of them is required (`files` may be empty).
+  const std::vector<dir_file>* files = nullptr;
+  const dir_index* index = nullptr;
   maintenance_settings settings;
   std::int64_t now_ms = 0;
   std::string active_key;                  // never removed ("" = none)
