@@ -27,6 +27,7 @@ using system_atom = caf::atom_constant<caf::atom("system")>;
 using get_atom = caf::atom_constant<caf::atom("get")>;
 using put_atom = caf::atom_constant<caf::atom("put")>;
 using list_atom = caf::atom_constant<caf::atom("list")>;
+using changes_atom = caf::atom_constant<caf::atom("changes")>;
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using sync_atom = caf::atom_constant<caf::atom("sync")>;
 using synced_atom = caf::atom_constant<caf::atom("synced")>;
@@ -70,6 +71,19 @@ struct entry_reply {
 };
 
 using entry_rows = std::vector<std::pair<std::string, session_entry>>;
+
+// The store's rows changed since its reader's previous (list, changes) ask: every row when
+// `full` (the first ask, or after more changes than the store keeps track of).
+struct changed_row {
+  std::string key;
+  std::uint64_t order = 0;  // session_store::order_of
+  session_entry entry;
+};
+struct row_changes {
+  bool full = false;
+  std::vector<changed_row> rows;  // changed (or, when full, every row), in no given order
+  std::vector<std::string> gone;  // keys erased since (never when full)
+};
 
 // A model call's answer (result<> as a message): the error, or the assistant message.
 struct model_reply {
@@ -151,5 +165,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::lifecycle_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::session_entry)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::entry_reply)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::entry_rows)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::row_changes)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::storage::shared_fd_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::model_reply)

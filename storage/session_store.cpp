@@ -22,7 +22,7 @@ void session_store::iterator::skip_erased() {
 
 session_store::row session_store::iterator::operator*() const {
   const slot& s = store_->slots_[pos_];
-  return row{s.key_view(), store_->entry_of(s)};
+  return row{s.key_view(), store_->entry_of(s), s.order};
 }
 
 session_store::iterator& session_store::iterator::operator++() {
@@ -148,6 +148,7 @@ session_store& session_store::operator=(session_store&& other) noexcept {
   slots_ = std::move(other.slots_);
   index_ = std::move(other.index_);
   holes_ = other.holes_;
+  next_order_ = other.next_order_;
   dirty_count_ = other.dirty_count_;
   version_ = other.version_;
   backing_ = std::move(other.backing_);
@@ -172,13 +173,21 @@ session_store& session_store::operator=(const session_store& other) {
     if (s.mem) copy.mem = std::make_unique<row_mem>(*s.mem);
     copy.at = s.at;
     copy.len = s.len;
+    copy.order = s.order;
     copy.dirty = s.dirty;
     if (copy.dirty) ++dirty_count_;
     index_.emplace(copy.key_view(), slots_.size());
     slots_.push_back(std::move(copy));
   }
+  next_order_ = other.next_order_;
   bump_version();
   return *this;
+}
+
+std::optional<std::uint64_t> session_store::order_of(std::string_view key) const {
+  auto it = index_.find(key);
+  if (it == index_.end()) return std::nullopt;
+  return slots_[it->second].order;
 }
 
 const session_entry* session_store::find(std::string_view key) const {
@@ -228,6 +237,7 @@ session_store::slot& session_store::add_slot(std::string_view key) {
   slot s;
   s.key = key_bytes(key);
   s.key_len = static_cast<std::uint32_t>(key.size());
+  s.order = next_order_++;
   s.mem = std::make_unique<row_mem>();
   index_.emplace(s.key_view(), slots_.size());
   slots_.push_back(std::move(s));

@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <deque>
@@ -46,6 +47,7 @@ class session_store {
   struct row {
     std::string_view key;
     const session_entry& entry;
+    std::uint64_t order;  // order_of(key)
   };
 
   class iterator {
@@ -100,6 +102,10 @@ class session_store {
   // Removes the row of `key`; false when there was none.
   bool erase(std::string_view key);
   bool contains(std::string_view key) const { return find(key) != nullptr; }
+  // A number that orders the rows as iteration (and sessions.json) does, and never changes
+  // while the row stays: a row added later has a larger one; a row erased and added again
+  // gets a new one. Never reused by this store. nullopt for no such row.
+  std::optional<std::uint64_t> order_of(std::string_view key) const;
   std::size_t size() const { return index_.size(); }
   bool empty() const { return index_.empty(); }
   void clear();
@@ -143,6 +149,7 @@ class session_store {
     std::uint32_t key_len = 0;
     std::uint32_t len = 0;                 // spilled: the text's length
     std::uint64_t at = 0;                  // spilled: where the text is in backing_
+    std::uint64_t order = 0;               // order_of
     mutable std::unique_ptr<row_mem> mem;  // null while spilled
     bool dirty = true;
     bool live = true;
@@ -168,6 +175,7 @@ class session_store {
   mutable std::deque<slot> slots_;
   boost::unordered_flat_map<std::string_view, std::size_t, key_hash> index_;  // key -> slot position
   std::size_t holes_ = 0;
+  std::uint64_t next_order_ = 0;
   mutable std::size_t dirty_count_ = 0;
   mutable std::uint64_t version_ = 0;
   std::shared_ptr<const store_backing> backing_;  // where spilled rows are

@@ -13,6 +13,7 @@
 #include "actors/maintenance/dir_listing.hpp"
 #include "actors/maintenance/maintenance_pass.hpp"
 #include "actors/maintenance/plan_applier.hpp"
+#include "actors/maintenance/row_cache.hpp"
 #include "actors/store/store_actor.hpp"
 
 namespace sessionrt::actors {
@@ -36,12 +37,16 @@ struct maintenance_state {
   std::int64_t next_due_ms = 0;
   std::string due_trigger = "schedule";  // what made the next pass due (virtual time)
   std::map<std::string, std::int64_t> reaped_at_ms;
-  std::map<std::string, dir_listing> listings;  // sessions dir -> its picture (with a feed)
+  std::map<std::string, dir_listing> listings;  // sessions dir -> its picture
+  std::map<std::string, row_cache> rows;         // agent -> its store's rows
 };
 using state_ptr = std::shared_ptr<maintenance_state>;
 using self_ptr = caf::event_based_actor*;
 
 std::int64_t now_ms(const maintenance_state& st) { return st.cfg.time->now_ms(); }
+std::int64_t real_now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 const maintenance_settings& settings_of(const maintenance_state& st) { return st.cfg.settings->maintenance; }
 
 void start_pass(self_ptr self, const state_ptr& st, std::string trigger, bool force_reaper);
@@ -92,10 +97,8 @@ void next_job(self_ptr self, const state_ptr& st) {
 }
 
 // The rows and the listing are in: plan the job.
-void plan_job(maintenance_state& st, maintenance_job& job, const entry_rows& rows, std::vector<dir_file> files) {
-  std::vector<maintenance_row> mrows;
-  mrows.reserve(rows.size());
-  for (const auto& [key, entry] : rows) mrows.push_back(maintenance_row_of(key, entry, job.sessions_dir));
+void plan_job(maintenance_state& st, maintenance_job& job, const std::vector<maintenance_row>& mrows,
+              const dir_index& files) {
   if (job.reaper) {
     // The reaper is cron.sessionRetention's, not session.maintenance's: it runs in either mode,
     // as OpenClaw's does [R§5.6] (cron.sessionRetention: false turns it off).
@@ -103,7 +106,7 @@ void plan_job(maintenance_state& st, maintenance_job& job, const entry_rows& row
   } else {
     planner_input in;
     in.rows = &mrows;
-    in.files = &files;
+    in.index = &files;
     in.settings = settings_of(st);
     in.now_ms = now_ms(st);
     job.plan = plan_maintenance(in);
@@ -206,19 +209,23 @@ void apply_batch(self_ptr self, const state_ptr& st) {
           });
 }
 
-// The files of a sessions dir for a pass: from its kept picture when a change feed says what
-// changed, else (or when a full scan is due) from a full scan.
-result<std::vector<dir_file>> list_for_pass(maintenance_state& st, const std::string& dir) {
-  if (!st.cfg.feed) return scan_sessions_dir(*st.cfg.files, dir);
+// The files of a sessions dir for a pass: its kept picture, brought up to date from what a
+// change feed says changed, or (without a feed, or when a full scan is due) by a full scan.
+// Valid until the next pass lists this dir.
+result<const dir_index*> list_for_pass(maintenance_state& st, const std::string& dir) {
   auto& picture = st.listings[dir];
+  if (!st.cfg.feed) {
+    SRT_RETURN_IF_ERROR(picture.rescan(*st.cfg.files, dir, real_now_ms()));
+    return &picture.index();
+  }
   // Taken before a full scan, so that what changes while it runs is looked at next time.
   auto changed = st.cfg.feed->take(dir);
-  const std::int64_t now = now_ms(st);
+  const std::int64_t now = real_now_ms();
   if (!changed || !picture.valid() || now - picture.scanned_at() >= st.cfg.full_scan_every_ms)
     SRT_RETURN_IF_ERROR(picture.rescan(*st.cfg.files, dir, now));
   else
     SRT_RETURN_IF_ERROR(picture.refresh(*st.cfg.files, dir, *changed));
-  return picture.files();
+  return &picture.index();
 }
 
 void list_and_plan(self_ptr self, const state_ptr& st) {
@@ -230,11 +237,14 @@ void list_and_plan(self_ptr self, const state_ptr& st) {
     job.planned = true;
     return next_job(self, st);
   }
-  auto listing = std::make_shared<std::vector<dir_file>>(std::move(*files));
-  self->request(st->links.stores.at(job.agent_id), caf::infinite, list_atom::value)
+  const dir_index* listing = *files;
+  self->request(st->links.stores.at(job.agent_id), caf::infinite, list_atom::value, changes_atom::value)
       .then(
-          [self, st, listing](entry_rows& rows) {
-            plan_job(*st, st->todo.front(), rows, std::move(*listing));
+          [self, st, listing](row_changes& changes) {
+            auto& job = st->todo.front();
+            auto& rows = st->rows.try_emplace(job.agent_id, job.sessions_dir).first->second;
+            rows.apply(changes);
+            plan_job(*st, job, rows.rows(), *listing);
             step(self, st);
           },
           [self, st](caf::error& err) {

@@ -44,7 +44,9 @@ struct maintenance_actor_config {
   std::size_t batch_actions = 256;             // actions per message
   // When set (the runtime's own fs, watching every sessions dir): a pass stats only the files
   // that changed since the last one (dir_listing.hpp), and lists a dir in full at least this
-  // often, to see what changed around the runtime. Unset: every pass lists in full.
+  // often, to see what changed around the runtime. Real time, under virtual time too: what
+  // changes around the runtime (another process) does so on the real clock, and a simulated
+  // month would otherwise list its dir 720 times. Unset: every pass lists in full.
   storage::change_feed_fs* feed = nullptr;
   std::int64_t full_scan_every_ms = 60 * 60 * 1000;
 };

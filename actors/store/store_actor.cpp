@@ -94,20 +94,26 @@ entry_reply get_row(store_state& st, const std::string& key) {
   return r;
 }
 
+void note_change(store_state& st, const std::string& key) { st.changes.note(key, st.file->store().size()); }
+
 void put_row(self_ptr self, const std::string& key, session_entry entry) {
   self->state.file->store().upsert(key, std::move(entry));
+  note_change(self->state, key);
   changed(self);
 }
 
 // Session actors send only texts they wrote with append_row_text; a refused one (a bug)
 // leaves the row as it was.
 void put_text(self_ptr self, const std::string& key, std::string row_text) {
-  if (self->state.file->store().upsert_text(key, std::move(row_text)).ok()) changed(self);
+  if (!self->state.file->store().upsert_text(key, std::move(row_text)).ok()) return;
+  note_change(self->state, key);
+  changed(self);
 }
 
 caf::result<bool> put_text_durably(self_ptr self, const std::string& key, std::string row_text) {
   auto put = self->state.file->store().upsert_text(key, std::move(row_text));
   if (!put.ok()) return caf::make_error(caf::sec::runtime_error, put.error().message());
+  note_change(self->state, key);
   return changed_durably(self);
 }
 
@@ -119,6 +125,12 @@ entry_rows list_rows(store_state& st) {
   return rows;
 }
 
+row_changes list_changes(store_state& st) {
+  auto out = collect_changes(st.file->store(), st.changes.take());
+  st.file->shed_rows();  // reading parsed the rows read; shed them again
+  return out;
+}
+
 // The maintenance actor's row removals: a row updated since its plan (or gone) stays as it is.
 // Written at once, so the files of the removed rows may move as soon as this answers.
 caf::result<std::size_t> erase_rows(self_ptr self, const std::vector<std::string>& keys,
@@ -128,7 +140,9 @@ caf::result<std::size_t> erase_rows(self_ptr self, const std::vector<std::string
   for (std::size_t i = 0; i < keys.size() && i < updated_at.size(); ++i) {
     const session_entry* row = store.find(keys[i]);
     if (!row || row->updated_at().value_or(erase_no_updated_at) != updated_at[i]) continue;
-    removed += store.erase(keys[i]) ? 1 : 0;
+    if (!store.erase(keys[i])) continue;
+    ++removed;
+    note_change(self->state, keys[i]);
   }
   self->state.high_water_told = false;
   if (removed == 0) return removed;
@@ -155,12 +169,14 @@ store_actor_type::behavior_type store_actor(self_ptr self, std::shared_ptr<stora
       [self](put_atom, const std::string& key, std::string& row_text) { put_text(self, key, std::move(row_text)); },
       [self](put_atom, const std::string& key, session_entry& entry, flush_atom) -> caf::result<bool> {
         self->state.file->store().upsert(key, std::move(entry));
+        note_change(self->state, key);
         return changed_durably(self);
       },
       [self](put_atom, const std::string& key, std::string& row_text, flush_atom) {
         return put_text_durably(self, key, std::move(row_text));
       },
       [self](list_atom) { return list_rows(self->state); },
+      [self](list_atom, changes_atom) { return list_changes(self->state); },
       [self](flush_atom) {
         self->state.window_scheduled = false;
         (void)write_now(self);

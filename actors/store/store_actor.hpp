@@ -9,6 +9,8 @@
 // place in the file just written (session_store_file::shed_rows) until next read or changed.
 //   (get, key) -> entry_reply            (put, key, entry)             fire and forget
 //   (put, key, entry, flush) -> bool     (list) -> entry_rows
+//   (list, changes) -> row_changes       the rows changed since the previous ask (row_change_log:
+//                                        one reader per store, the maintenance actor)
 //   (put, key, row_text[, flush])        the row as session_store::append_row_text wrote it
 //   (flush, stop) -> bool                write now (shutdown, runtime::flush)
 //   (erase, keys, updatedAts) -> size_t  removes the rows whose updatedAt is still the one
@@ -22,6 +24,7 @@
 
 #include "actors/caf_types.hpp"
 #include "actors/events/event_hub.hpp"
+#include "actors/store/row_change_log.hpp"
 #include "storage/session_store_file.hpp"
 
 namespace sessionrt::actors {
@@ -47,6 +50,7 @@ using store_actor_type = caf::typed_actor<
     caf::replies_to<put_atom, std::string, session_entry, flush_atom>::with<bool>,
     caf::replies_to<put_atom, std::string, std::string, flush_atom>::with<bool>,
     caf::replies_to<list_atom>::with<entry_rows>,
+    caf::replies_to<list_atom, changes_atom>::with<row_changes>,
     caf::reacts_to<flush_atom>,                          // the coalescing window closed (its own)
     caf::reacts_to<write_now_atom>,                      // durable acks wait: write now (its own)
     caf::replies_to<flush_atom, stop_atom>::with<bool>,
@@ -61,6 +65,7 @@ struct store_state {
   std::vector<caf::typed_response_promise<bool>> durable_waiters;
   std::int64_t last_write_ms = 0;  // how long the last write took (real time)
   bool high_water_told = false;
+  row_change_log changes;
 };
 
 store_actor_type::behavior_type store_actor(store_actor_type::stateful_pointer<store_state> self,

@@ -72,3 +72,44 @@ TEST_CASE("store actor: a request it does not declare is answered with unexpecte
       .receive([&](entry_rows&) { listed = true; }, [&](caf::error& err) { FAIL(h.sys->render(err)); });
   CHECK(listed);
 }
+
+TEST_CASE("store actor: (list, changes) answers every row first, then only what puts and erases changed") {
+  store_harness h;
+  caf::scoped_actor self{*h.sys};
+  auto put = [&](const std::string& key, std::int64_t updated_at) {
+    session_entry e;
+    e.set_updated_at(updated_at);
+    bool ok = false;
+    self->request(h.store, caf::infinite, put_atom::value, key, e, flush_atom::value)
+        .receive([&](bool stored) { ok = stored; }, [&](caf::error& err) { FAIL(h.sys->render(err)); });
+    REQUIRE(ok);
+  };
+  auto changes = [&] {
+    row_changes out;
+    self->request(h.store, caf::infinite, list_atom::value, changes_atom::value)
+        .receive([&](row_changes& c) { out = std::move(c); }, [&](caf::error& err) { FAIL(h.sys->render(err)); });
+    return out;
+  };
+  put("agent:main:a", 1);
+  put("agent:main:b", 2);
+  auto first = changes();
+  CHECK(first.full);
+  REQUIRE(first.rows.size() == 2);
+  CHECK(first.rows[0].order < first.rows[1].order);
+
+  put("agent:main:b", 3);
+  std::size_t erased = 0;
+  self->request(h.store, caf::infinite, erase_atom::value, std::vector<std::string>{"agent:main:a"},
+                std::vector<std::int64_t>{1})
+      .receive([&](std::size_t n) { erased = n; }, [&](caf::error& err) { FAIL(h.sys->render(err)); });
+  REQUIRE(erased == 1);
+  auto second = changes();
+  CHECK_FALSE(second.full);
+  REQUIRE(second.rows.size() == 1);
+  CHECK(second.rows[0].key == "agent:main:b");
+  CHECK(second.rows[0].entry.updated_at() == 3);
+  CHECK(second.gone == std::vector<std::string>{"agent:main:a"});
+  auto third = changes();
+  CHECK(third.rows.empty());
+  CHECK(third.gone.empty());
+}
