@@ -53,6 +53,7 @@ result<int> power_loss_fs::open(const std::string& path, int flags, mode_t mode)
   if (fresh) it->second.size = it->second.durable = info->size;
   it->second.size = info->size;
   if (it->second.durable > info->size) it->second.durable = info->size;
+  if (it->second.size > it->second.durable) written_.insert(node);
   if (it->second.names.insert(path).second) by_name_[path] = node;
   if (!existed) name_created(path);
   return *fd;
@@ -75,7 +76,10 @@ result<std::size_t> power_loss_fs::write(int fd, const char* data, std::size_t n
   auto it = fds_.find(fd);
   if (it != fds_.end()) {
     auto f = files_.find(it->second.node);
-    if (f != files_.end()) f->second.size += *r;
+    if (f != files_.end()) {
+      f->second.size += *r;
+      written_.insert(f->first);
+    }
   }
   return r;
 }
@@ -113,7 +117,9 @@ status power_loss_fs::syncfs(int fd) {
   if (dead()) return lost("syncfs");
   SRT_RETURN_IF_ERROR(inner_.syncfs(fd));
   std::lock_guard<std::mutex> g(mu_);
-  for (auto& [node, f] : files_) f.durable = f.size;
+  for (const auto& node : written_)
+    if (auto f = files_.find(node); f != files_.end()) f->second.durable = f->second.size;
+  written_.clear();
   new_names_.clear();
   return {};
 }
@@ -243,6 +249,7 @@ result<power_loss_report> power_loss_fs::power_loss() {
   }
   fds_.clear();
   files_.clear();
+  written_.clear();
   by_name_.clear();
   new_names_.clear();
   dead_.store(false);

@@ -88,6 +88,7 @@ class power_loss_fs final : public forwarding_fs {
   std::uint64_t rng_;
   std::map<int, open_fd> fds_;
   std::map<inode, file_state> files_;
+  std::set<inode> written_;  // files written since the last syncfs: what a syncfs makes durable
   std::map<std::string, inode> by_name_;
   std::map<std::string, std::set<std::string>> new_names_;  // dir -> names created since its sync
 };
