@@ -86,7 +86,7 @@ class engine {
         opt_(opt),
         seed_(opt.seed.value_or(sc.seed)),
         clk_(sc.start_ms),
-        power_(storage::posix_fs(), seed_),
+        power_(storage::posix_fs(), seed_, /*forward_syncs=*/false),
         faults_(power_, clk_),
         model_(std::make_shared<scenario_model>(clk_, sc.model, seed_)),
         end_ms_(sc.end_ms),

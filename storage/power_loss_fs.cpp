@@ -91,7 +91,7 @@ result<std::size_t> power_loss_fs::pread(int fd, char* buf, std::size_t n, std::
 
 status power_loss_fs::fsync(int fd) {
   if (dead()) return lost("fsync");
-  SRT_RETURN_IF_ERROR(inner_.fsync(fd));
+  if (forward_syncs_) SRT_RETURN_IF_ERROR(inner_.fsync(fd));
   std::lock_guard<std::mutex> g(mu_);
   auto it = fds_.find(fd);
   if (it == fds_.end()) return {};
@@ -105,7 +105,7 @@ status power_loss_fs::fsync(int fd) {
 
 status power_loss_fs::fdatasync(int fd) {
   if (dead()) return lost("fdatasync");
-  SRT_RETURN_IF_ERROR(inner_.fdatasync(fd));
+  if (forward_syncs_) SRT_RETURN_IF_ERROR(inner_.fdatasync(fd));
   std::lock_guard<std::mutex> g(mu_);
   auto it = fds_.find(fd);
   if (it == fds_.end() || it->second.dir) return {};
@@ -115,7 +115,7 @@ status power_loss_fs::fdatasync(int fd) {
 
 status power_loss_fs::syncfs(int fd) {
   if (dead()) return lost("syncfs");
-  SRT_RETURN_IF_ERROR(inner_.syncfs(fd));
+  if (forward_syncs_) SRT_RETURN_IF_ERROR(inner_.syncfs(fd));
   std::lock_guard<std::mutex> g(mu_);
   for (const auto& node : written_)
     if (auto f = files_.find(node); f != files_.end()) f->second.durable = f->second.size;

@@ -13,6 +13,8 @@
 //   write never survives whole); each new file entry whose directory was not synced vanishes
 //   with probability 1/2. Draws come from `seed`, in path order, so one seed gives one outcome.
 //   Then the tracking restarts (everything on disk counts as durable) and calls work again.
+// - forward_syncs false (a simulation): fsync, fdatasync and syncfs are tracked but not passed
+//   on. The power loss is the model's, so a real sync would add only the disk's wait.
 // Thread-safe (one mutex); the runtime's threads may call it concurrently.
 #pragma once
 #include <atomic>
@@ -37,7 +39,8 @@ struct power_loss_report {
 
 class power_loss_fs final : public forwarding_fs {
  public:
-  explicit power_loss_fs(fs& inner, std::uint64_t seed = 1) : forwarding_fs(inner), rng_(seed) {}
+  explicit power_loss_fs(fs& inner, std::uint64_t seed = 1, bool forward_syncs = true)
+      : forwarding_fs(inner), rng_(seed), forward_syncs_(forward_syncs) {}
 
   void kill() { dead_.store(true); }
   bool dead() const { return dead_.load(); }
@@ -86,6 +89,7 @@ class power_loss_fs final : public forwarding_fs {
   std::atomic<std::uint64_t> bytes_written_{0};
   mutable std::mutex mu_;
   std::uint64_t rng_;
+  const bool forward_syncs_;
   std::map<int, open_fd> fds_;
   std::map<inode, file_state> files_;
   std::set<inode> written_;  // files written since the last syncfs: what a syncfs makes durable

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "storage/faulty_fs.hpp"
 #include "storage/fs.hpp"
 #include "storage/power_loss_fs.hpp"
 #include "tests/test_support.hpp"
@@ -71,6 +72,30 @@ TEST_CASE("power_loss_fs: syncfs makes every file durable") {
   CHECK(rep->entries_vanished == 0);
   CHECK(testing::read_text(dir.file("a")) == "alpha\n");
   CHECK(testing::read_text(dir.file("b")) == "beta\n");
+}
+
+TEST_CASE("power_loss_fs: without forwarding, syncs reach only the model, which still keeps what they synced") {
+  testing::temp_dir dir;
+  storage::faulty_fs counted(storage::posix_fs());
+  power_loss_fs f(counted, 3, /*forward_syncs=*/false);
+  int a = open_append(f, dir.file("a"));
+  int b = open_append(f, dir.file("b"));
+  put(f, a, "synced\n");
+  REQUIRE(f.fdatasync(a).ok());
+  REQUIRE(f.fsync(a).ok());
+  sync_dir(f, dir.path());
+  put(f, a, "torn tail\n");
+  put(f, b, "all unsynced\n");
+  CHECK(counted.count(storage::fs_op::fdatasync) == 0);
+  CHECK(counted.count(storage::fs_op::fsync) == 0);
+  CHECK(f.unsynced_bytes() == std::string("torn tail\nall unsynced\n").size());
+  REQUIRE(f.close(a).ok());
+  REQUIRE(f.close(b).ok());
+  REQUIRE(f.power_loss().ok());
+  const std::string after = testing::read_text(dir.file("a"));
+  CHECK(after.rfind("synced\n", 0) == 0);
+  CHECK(after.size() < std::string("synced\ntorn tail\n").size());
+  CHECK(testing::read_text(dir.file("b")).size() < std::string("all unsynced\n").size());
 }
 
 TEST_CASE("power_loss_fs: new names in an unsynced directory may vanish, synced ones stay") {
