@@ -15,6 +15,7 @@
 #include "actors/maintenance/plan_applier.hpp"
 #include "actors/maintenance/row_cache.hpp"
 #include "actors/store/store_actor.hpp"
+#include "storage/system_clock.hpp"
 
 namespace sessionrt::actors {
 namespace {
@@ -44,8 +45,10 @@ using state_ptr = std::shared_ptr<maintenance_state>;
 using self_ptr = caf::event_based_actor*;
 
 std::int64_t now_ms(const maintenance_state& st) { return st.cfg.time->now_ms(); }
+// The full-scan cadence (maintenance_actor.hpp) reads the real clock, under virtual time too.
 std::int64_t real_now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  static storage::system_clock real;
+  return real.now_ms();
 }
 const maintenance_settings& settings_of(const maintenance_state& st) { return st.cfg.settings->maintenance; }
 

@@ -62,16 +62,20 @@ void check_high_water(self_ptr self) {
   caf::anon_send(st.cfg.maintenance, high_water_atom::value, st.cfg.agent_id);  // typed: no send() to it
 }
 
-// A put changed the store: written with the window.
-void changed(self_ptr self) {
+void note_change(store_state& st, const std::string& key) { st.changes.note(key, st.file->store().size()); }
+
+// A put changed the row of `key`: written with the window.
+void changed(self_ptr self, const std::string& key) {
+  note_change(self->state, key);
   self->state.dirty = true;
   schedule_window(self);
   check_high_water(self);
 }
 
 // A put that is answered once it is on disk: written at once (with every durable put queued).
-caf::typed_response_promise<bool> changed_durably(self_ptr self) {
+caf::typed_response_promise<bool> changed_durably(self_ptr self, const std::string& key) {
   auto& st = self->state;
+  note_change(st, key);
   st.dirty = true;
   check_high_water(self);
   st.durable_waiters.push_back(self->make_response_promise<bool>());
@@ -94,27 +98,21 @@ entry_reply get_row(store_state& st, const std::string& key) {
   return r;
 }
 
-void note_change(store_state& st, const std::string& key) { st.changes.note(key, st.file->store().size()); }
-
 void put_row(self_ptr self, const std::string& key, session_entry entry) {
   self->state.file->store().upsert(key, std::move(entry));
-  note_change(self->state, key);
-  changed(self);
+  changed(self, key);
 }
 
 // Session actors send only texts they wrote with append_row_text; a refused one (a bug)
 // leaves the row as it was.
 void put_text(self_ptr self, const std::string& key, std::string row_text) {
-  if (!self->state.file->store().upsert_text(key, std::move(row_text)).ok()) return;
-  note_change(self->state, key);
-  changed(self);
+  if (self->state.file->store().upsert_text(key, std::move(row_text)).ok()) changed(self, key);
 }
 
 caf::result<bool> put_text_durably(self_ptr self, const std::string& key, std::string row_text) {
   auto put = self->state.file->store().upsert_text(key, std::move(row_text));
   if (!put.ok()) return caf::make_error(caf::sec::runtime_error, put.error().message());
-  note_change(self->state, key);
-  return changed_durably(self);
+  return changed_durably(self, key);
 }
 
 entry_rows list_rows(store_state& st) {
@@ -169,8 +167,7 @@ store_actor_type::behavior_type store_actor(self_ptr self, std::shared_ptr<stora
       [self](put_atom, const std::string& key, std::string& row_text) { put_text(self, key, std::move(row_text)); },
       [self](put_atom, const std::string& key, session_entry& entry, flush_atom) -> caf::result<bool> {
         self->state.file->store().upsert(key, std::move(entry));
-        note_change(self->state, key);
-        return changed_durably(self);
+        return changed_durably(self, key);
       },
       [self](put_atom, const std::string& key, std::string& row_text, flush_atom) {
         return put_text_durably(self, key, std::move(row_text));
