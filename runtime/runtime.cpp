@@ -243,6 +243,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     sc.time = st->time;
     sc.maintenance = st->maintenance;
     sc.high_water_rows = static_cast<std::size_t>(entry_high_water(st->settings.maintenance.max_entries));
+    sc.self_flushing = !options.virtual_time;
     st->stores[agent] = caf::actor_cast<caf::actor>(sys.spawn<caf::detached>(store_actor, file, sc));
     agents.store[agent] = st->stores[agent];
   }
@@ -466,7 +467,8 @@ status runtime::flush() {
 status runtime::advance(std::int64_t ms) {
   SRT_RETURN_IF_ERROR(advance_clock(ms));
   auto ran = run_due_maintenance();
-  return ran.ok() ? status() : ran.error();
+  if (!ran.ok()) return ran.error();
+  return flush();
 }
 
 namespace {

@@ -126,7 +126,10 @@ class runtime {
   model_call_stats model_calls() const;
 
   // Virtual time: advance the manual clock by `ms` and let the timers and the idle sweep run,
-  // then the maintenance pass if one became due; returns once they have handled it.
+  // then the maintenance pass if one became due, then write the stores; returns once they
+  // have handled it. Under virtual time the stores have no real-time window of their own:
+  // they are written by advance(), flush() and the writes that cannot wait (durable acks,
+  // maintenance removals, stop), so what is on disk is a function of virtual time.
   status advance(std::int64_t ms);
   // The same in two halves, for a driver that lets the turns woken by the clock finish first
   // (the simulator): the pass then plans from a state that is a function of virtual time, not
@@ -138,7 +141,8 @@ class runtime {
   // waiting for a transcript lock answers before the events it holds back).
   void settle();
   // Writes every agent's sessions.json now with what its store holds (the rows sessions sent
-  // so far; the coalescing window would have written them shortly), then returns. The rows
+  // so far; the coalescing window would have written them shortly; under virtual time, the
+  // host's step), then returns. A store with nothing new is not written. The rows
   // written keep only their place in the file (about 170 B each instead of their text).
   status flush();
   // One store maintenance pass now (SPEC §6.2; after the one running, if any): plans every

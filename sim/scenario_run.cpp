@@ -28,6 +28,7 @@
 #include "sim/scenario_model.hpp"
 #include "sim/workload.hpp"
 #include "storage/durable_file.hpp"
+#include "storage/memory_fs.hpp"
 #include "storage/power_loss_fs.hpp"
 #include "storage/process_probe.hpp"
 #include "storage/transcript_check.hpp"
@@ -67,6 +68,19 @@ std::string text_of(const chat_event& ev) {
   return message_text(&c);
 }
 
+// "agents/<agent>/sessions/<id>.jsonl", the agent taken from the key ("main" if it names none).
+std::string transcript_rel(const std::string& key, const std::string& session_id) {
+  std::string agent = "main";
+  if (key.starts_with("agent:")) agent = key.substr(6, key.find(':', 6) - 6);
+  return "agents/" + agent + "/sessions/" + session_id + ".jsonl";
+}
+
+// A directory's names, none when it cannot be listed (not there yet).
+std::vector<std::string> names_in(storage::fs& files, const std::string& dir) {
+  auto names = files.list_dir(dir);
+  return names.ok() ? std::move(*names) : std::vector<std::string>{};
+}
+
 struct acked_session {
   std::string session_id;
   std::deque<std::string> texts;
@@ -86,7 +100,8 @@ class engine {
         opt_(opt),
         seed_(opt.seed.value_or(sc.seed)),
         clk_(sc.start_ms),
-        power_(storage::posix_fs(), seed_, /*forward_syncs=*/false),
+        mem_(opt.state_dir.empty() && !opt.on_disk ? std::make_unique<storage::memory_fs>(clk_) : nullptr),
+        power_(mem_ ? static_cast<storage::fs&>(*mem_) : storage::posix_fs(), seed_, /*forward_syncs=*/false),
         faults_(power_, clk_),
         model_(std::make_shared<scenario_model>(clk_, sc.model, seed_)),
         end_ms_(sc.end_ms),
@@ -128,12 +143,17 @@ class engine {
   result<std::string> transcript_of(const std::string& key);
   std::vector<std::string> files_matching(const std::string& glob) const;
   std::int64_t disk_bytes() const;
+  // What the runtime's fs stands on (the memory fs or the disk): the engine's own reads and
+  // checks go there, below the faults and the power-loss tracking.
+  storage::fs& base() const { return mem_ ? static_cast<storage::fs&>(*mem_) : storage::posix_fs(); }
+  bool exists(const std::string& path) const { return base().stat(path).ok(); }
   void finalize_faults();
 
   const scenario& sc_;
   run_options opt_;
   std::uint64_t seed_;
   manual_clock clk_;
+  std::unique_ptr<storage::memory_fs> mem_;  // the files, unless they are on disk (opt.on_disk, a state dir)
   storage::power_loss_fs power_;
   fault_window_fs faults_;
   std::shared_ptr<scenario_model> model_;
@@ -147,6 +167,9 @@ class engine {
   std::mutex mu_;
   std::condition_variable cv_;
   std::atomic<std::uint64_t> progress_{0};
+  // Answers and session events (which change rows), and their count at the last step-end write.
+  std::atomic<std::uint64_t> rows_touched_{0};
+  std::uint64_t flushed_at_ = ~std::uint64_t{0};
   std::int64_t inflight_ = 0;
   std::map<std::string, int> inflight_keys_;
   std::map<std::string, acked_session> acked_;
@@ -202,6 +225,8 @@ void engine::on_event(const lifecycle_event& e) {
       crash_fired_.store(true);
     }
   }
+  // A write of the store or a maintenance report changes no row that a step-end write owes.
+  if (e.type != event_types::store_flushed && e.type != event_types::maintenance_report) rows_touched_.fetch_add(1);
   progress_.fetch_add(1);
   cv_.notify_all();
 }
@@ -258,6 +283,7 @@ void engine::send_chat(const chat_event& ev, std::function<void(const turn_outco
       }
     }
     if (after) after(out);
+    rows_touched_.fetch_add(1);
     progress_.fetch_add(1);
     cv_.notify_all();
   });
@@ -382,6 +408,13 @@ bool engine::run_until(std::int64_t t, const std::function<bool()>& stop) {
     // plans: what the pass sees is then a function of virtual time only.
     quiesce();
     if (!maintain_if_due()) return false;
+    // Under virtual time the store has no window of its own: the step is the window, so what
+    // a crash finds on disk does not depend on the machine's timing. Rows change with a
+    // session's events and answers, so a step without either has nothing to write.
+    if (const std::uint64_t n = rows_touched_.load(); n != flushed_at_) {
+      flushed_at_ = n;
+      flush_store();
+    }
     sample();
   }
 }
@@ -401,25 +434,27 @@ bool engine::maintain_if_due() {
 
 std::int64_t engine::disk_bytes() const {
   std::int64_t total = 0;
-  std::error_code ec;
-  const fsys::path agents = fsys::path(state_dir_) / "agents";
-  for (fsys::directory_iterator a(agents, ec), end; !ec && a != end; a.increment(ec)) {
-    const fsys::path dir = a->path() / "sessions";
-    std::error_code ec2;
-    for (fsys::directory_iterator f(dir, ec2), e2; !ec2 && f != e2; f.increment(ec2)) {
-      std::error_code ec3;
-      if (f->is_regular_file(ec3)) total += static_cast<std::int64_t>(f->file_size(ec3));
-    }
+  const std::string agents = state_dir_ + "/agents";
+  for (const auto& agent : names_in(base(), agents)) {
+    const std::string dir = agents + "/" + agent + "/sessions";
+    for (const auto& name : names_in(base(), dir))
+      if (auto info = base().lstat(dir + "/" + name); info.ok() && info->is_regular())
+        total += static_cast<std::int64_t>(info->size);
   }
   return total;
 }
 
 std::vector<std::string> engine::files_matching(const std::string& glob) const {
   std::vector<std::string> out;
-  std::error_code ec;
-  for (fsys::recursive_directory_iterator it(state_dir_, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string rel = fsys::relative(it->path(), state_dir_, ec).string();
-    if (::fnmatch(glob.c_str(), rel.c_str(), FNM_PATHNAME) == 0) out.push_back(rel);
+  std::vector<std::string> dirs{""};  // relative to the state dir
+  while (!dirs.empty()) {
+    const std::string rel = std::move(dirs.back());
+    dirs.pop_back();
+    for (const auto& name : names_in(base(), rel.empty() ? state_dir_ : state_dir_ + "/" + rel)) {
+      const std::string path = rel.empty() ? name : rel + "/" + name;
+      if (::fnmatch(glob.c_str(), path.c_str(), FNM_PATHNAME) == 0) out.push_back(path);
+      if (auto info = base().lstat(state_dir_ + "/" + path); info.ok() && info->is_dir()) dirs.push_back(path);
+    }
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -438,15 +473,13 @@ result<std::string> engine::transcript_of(const std::string& key) {
   if (!row) return row.error();
   if (!row->has_value()) return status(errc::not_found, "no row for " + key);
   const std::string id(row->value().session_id().value_or(""));
-  std::string agent = "main";
-  if (key.starts_with("agent:")) agent = key.substr(6, key.find(':', 6) - 6);
-  return state_dir_ + "/agents/" + agent + "/sessions/" + id + ".jsonl";
+  return state_dir_ + "/" + transcript_rel(key, id);
 }
 
 // Message texts of a transcript, oldest first; unreadable lines (a torn tail) are skipped.
-std::vector<std::pair<std::string, std::string>> transcript_messages(const std::string& path) {
+std::vector<std::pair<std::string, std::string>> transcript_messages(storage::fs& files, const std::string& path) {
   std::vector<std::pair<std::string, std::string>> out;
-  auto text = storage::read_file(storage::posix_fs(), path, std::size_t(1) << 30);
+  auto text = storage::read_file(files, path, std::size_t(1) << 30);
   if (!text.ok()) return out;
   std::istringstream in(*text);
   for (std::string line; std::getline(in, line);) {
@@ -489,7 +522,7 @@ void engine::check_common(const step& s, const std::string& step_key) {
       expect(s, false, "transcript of " + key, path.error().message());
       continue;
     }
-    const auto msgs = transcript_messages(*path);
+    const auto msgs = transcript_messages(base(), *path);
     auto has = [&](const std::string& text) {
       return std::any_of(msgs.begin(), msgs.end(), [&](const auto& m) { return m.second.find(text) != std::string::npos; });
     };
@@ -596,7 +629,7 @@ void engine::recovery_checks(const step& s) {
   std::string bad_detail;
   for (const auto& rel : files_matching("agents/*/sessions/*.jsonl")) {
     ++files;
-    auto rep = storage::check_transcript(storage::posix_fs(), state_dir_ + "/" + rel);
+    auto rep = storage::check_transcript(base(), state_dir_ + "/" + rel);
     if (!rep) {
       ++bad_files;
       bad_detail = rel + ": " + rep.error().message();
@@ -616,6 +649,9 @@ void engine::recovery_checks(const step& s) {
   for (const auto& [key, a] : acked) {
     auto row = rt_->session(key);
     if (!row || !row->has_value()) {
+      // Maintenance may have ended the session before the power went (its transcript was
+      // archived or deleted then); a live transcript is adopted by the start-up reconcile.
+      if (row && !transcripts_before_crash_.count(transcript_rel(key, a.session_id))) continue;
       ++moved;
       moved_detail = key + " has no row";
       continue;
@@ -627,7 +663,7 @@ void engine::recovery_checks(const step& s) {
       continue;
     }
     auto path = transcript_of(key);
-    const auto msgs = path ? transcript_messages(*path) : decltype(transcript_messages("")){};
+    const auto msgs = path ? transcript_messages(base(), *path) : std::vector<std::pair<std::string, std::string>>{};
     for (const auto& text : a.texts) {
       ++checked;
       const bool found = std::any_of(msgs.begin(), msgs.end(), [&](const auto& m) { return m.first == "user" && m.second == text; });
@@ -647,12 +683,11 @@ void engine::recovery_checks(const step& s) {
       ++rows;
       const std::string id(r.entry.session_id().value_or(""));
       const std::string path = state_dir_ + "/agents/" + r.agent_id + "/sessions/" + id + ".jsonl";
-      std::error_code ec;
-      if (!id.empty() && !fsys::exists(path, ec) && r.entry.session_file()) {
+      if (!id.empty() && !exists(path) && r.entry.session_file()) {
         const std::string file(*r.entry.session_file());
-        if (fsys::exists(file.starts_with("/") ? file : state_dir_ + "/agents/" + r.agent_id + "/sessions/" + file, ec)) continue;
+        if (exists(file.starts_with("/") ? file : state_dir_ + "/agents/" + r.agent_id + "/sessions/" + file)) continue;
       }
-      if (id.empty() || !fsys::exists(path, ec)) {
+      if (id.empty() || !exists(path)) {
         if (!transcripts_before_crash_.count("agents/" + r.agent_id + "/sessions/" + id + ".jsonl")) continue;
         ++dangling;
         dangling_detail = r.key + " points at a missing transcript " + id;
@@ -699,10 +734,10 @@ void engine::handle_crash(const step& s, const std::string& why) {
   // to the runtime's own stale-lock rules (their pid is dead).
   std::int64_t locks_cleared = 0;
   for (const auto& rel : files_matching("agents/*/sessions/*.lock")) {
-    auto text = storage::read_file(storage::posix_fs(), state_dir_ + "/" + rel, 1 << 16);
+    auto text = storage::read_file(base(), state_dir_ + "/" + rel, 1 << 16);
     auto v = json::parse(text.ok() ? *text : std::string());
     if (v && v->is_object() && v->get_object().contains("pid")) continue;
-    if (storage::posix_fs().unlink(state_dir_ + "/" + rel).ok()) ++locks_cleared;
+    if (base().unlink(state_dir_ + "/" + rel).ok()) ++locks_cleared;
   }
   fault_record rec;
   rec.step = s.id;
@@ -850,7 +885,12 @@ void engine::finalize_faults() {
 }
 
 result<run_outcome> engine::run() {
-  if (opt_.state_dir.empty()) {
+  if (mem_) {
+    // As long as a temp dir's name, so that file sizes that hold paths (sessionFile) and so the
+    // report are the same as a run on disk in a temp dir.
+    state_dir_ = (fsys::temp_directory_path() / "sessionrt-sim-memory").string();
+    if (status st = storage::ensure_dir(*mem_, state_dir_); !st.ok()) return st.with_context("the in-memory state dir");
+  } else if (opt_.state_dir.empty()) {
     std::string tmpl = (fsys::temp_directory_path() / "sessionrt-sim-XXXXXX").string();
     if (!::mkdtemp(tmpl.data())) return status(errc::io_error, "cannot create a temp dir for the simulation's state");
     temp_dir_ = state_dir_ = tmpl;

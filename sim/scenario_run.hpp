@@ -1,7 +1,8 @@
 // scenario_run: runs one parsed scenario on the virtual clock and returns its report JSON.
-// - A fresh state dir (or the one given) holds the runtime's files; the runtime runs on a
-//   manual clock starting at the scenario's start, with scenario_model as its model and the
-//   fs stack fault_window_fs -> power_loss_fs -> the real filesystem.
+// - The runtime's files live in memory (storage::memory_fs), or on disk in the state dir given
+//   (or a temp dir, on_disk); the runtime runs on a manual clock starting at the scenario's
+//   start, with scenario_model as its model and the fs stack fault_window_fs -> power_loss_fs
+//   -> the memory fs or the real filesystem. Both give the same report, byte for byte.
 // - Steps run in order at their times; the workload's events (sim/workload.hpp) are sent at
 //   theirs, interleaved with the steps. Virtual time only moves when nothing can progress
 //   without it (every turn in flight waits on a model answer or a timer), and stops at every
@@ -25,7 +26,10 @@ namespace sessionrt::sim {
 
 struct run_options {
   std::optional<std::uint64_t> seed;  // overrides the scenario's
-  std::string state_dir;              // "" = a fresh temp dir, removed afterwards
+  // "" = the files live in memory (storage::memory_fs) for the run; a dir = they are written
+  // there, on disk, and kept.
+  std::string state_dir;
+  bool on_disk = false;  // with no state_dir: a fresh temp dir on disk, removed afterwards
   // Called about once per simulated hour and at the end with a progress line (no newline).
   std::function<void(const std::string&)> progress;
 };

@@ -20,6 +20,7 @@ struct simulate_options {
   std::string scenario_path, report_path, json_path, state_dir;
   std::optional<std::uint64_t> seed;
   bool quiet = false;
+  bool on_disk = false;
 };
 
 constexpr std::size_t kMaxScenarioBytes = 8u << 20;
@@ -67,6 +68,7 @@ void simulate(const simulate_options& o, runtime::cli_state& st) {
   run_options ro;
   ro.seed = o.seed;
   ro.state_dir = o.state_dir;
+  ro.on_disk = o.on_disk;
   if (!o.quiet) ro.progress = [&err](const std::string& line) { err << "\r" << line << "   " << std::flush; };
   auto run = run_scenario(*sc, ro);
   if (!o.quiet) err << "\n";
@@ -97,6 +99,7 @@ void simulate(const simulate_options& o, runtime::cli_state& st) {
   for (const auto& f : run->failures) out << "FAILED " << f << "\n";
   if (!o.report_path.empty()) out << "report: " << o.report_path << "\n";
   if (!o.json_path.empty()) out << "json: " << o.json_path << "\n";
+  if (!o.state_dir.empty()) out << "state: " << o.state_dir << "\n";
   st.exit_code = run->failed > 0 || !wrote ? 1 : 0;
 }
 
@@ -112,7 +115,11 @@ void add_simulate_command(CLI::App& app, runtime::cli_state& st) {
   s->add_option("--json", o->json_path, "Write the report JSON here (byte-identical for one scenario and seed)");
   s->add_option("--seed", o->seed, "Seed of the model's latencies and failures, the workload and the power losses "
                                     "(default: the scenario's seed)");
-  s->add_option("--state-dir", o->state_dir, "Run in this (empty) state dir and keep it (default: a temp dir, removed)");
+  auto* state_dir = s->add_option("--state-dir", o->state_dir,
+                "Write the runtime's files in this (empty) dir and keep them (default: they live in memory for the run)");
+  s->add_flag("--on-disk", o->on_disk,
+              "Write the runtime's files in a temp dir on disk, removed afterwards (the same report; slower)")
+      ->excludes(state_dir);
   s->add_flag("--quiet", o->quiet, "No progress line on stderr");
   s->callback([o, &st] { simulate(*o, st); });
 }

@@ -17,7 +17,7 @@ std::int64_t window_ms(const store_state& st) { return std::max(st.cfg.flush_win
 
 void schedule_window(self_ptr self) {
   auto& st = self->state;
-  if (st.window_scheduled) return;
+  if (st.window_scheduled || !st.cfg.self_flushing) return;
   st.window_scheduled = true;
   self->delayed_send(self, std::chrono::milliseconds(window_ms(st)), flush_atom::value);
 }

@@ -17,6 +17,9 @@
 //                                        given (erase_no_updated_at: none), writes at once
 // After a put that brings the row count to high_water_rows (0: never), it sends
 // (high_water, agent_id) to `maintenance` once, and again only after an erase.
+// self_flushing false (virtual time): there is no window; the host writes with (flush, stop)
+// at points of its choosing (a simulation: the end of each step), so what is on disk at a
+// crash is a function of virtual time, not of when a real-time window happened to close.
 #pragma once
 #include <limits>
 #include <memory>
@@ -41,6 +44,7 @@ struct store_actor_config {
   clock* time = nullptr;
   caf::actor maintenance;          // told when the row count reaches high_water_rows
   std::size_t high_water_rows = 0;
+  bool self_flushing = true;       // false: no window, the host flushes (see above)
 };
 
 using store_actor_type = caf::typed_actor<

@@ -18,6 +18,17 @@ oc_install() {
     exit 1
   fi
 }
-[ -x "$oc_node" ] || oc_install "$oc_node_pkg"
-[ -f "$oc_cli" ] || oc_install "$oc_pkg"
+# The two compatibility tests may start at once (ctest -j): one installs while the other waits,
+# and a marker written after a complete install (not the CLI file, which a half-done or
+# interrupted install also leaves) says the cache is usable.
+mkdir -p "$oc_cache"
+exec 9>"$oc_cache/.install.lock"
+flock 9
+if [ ! -f "$oc_cache/.installed-$oc_pkg-$oc_node_pkg" ]; then
+  rm -rf "$oc_cache/node_modules" "$oc_cache/package-lock.json"
+  oc_install "$oc_node_pkg"
+  oc_install "$oc_pkg"
+  touch "$oc_cache/.installed-$oc_pkg-$oc_node_pkg"
+fi
+flock -u 9
 [ -x "$oc_node" ] && [ -f "$oc_cli" ] || { echo "FAILED: $oc_node or $oc_cli missing after install" >&2; exit 1; }

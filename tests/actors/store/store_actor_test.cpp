@@ -24,7 +24,7 @@ struct store_harness {
   std::unique_ptr<caf::actor_system> sys;
   caf::actor store;
 
-  store_harness() {
+  explicit store_harness(bool self_flushing = true) {
     cfg.set("logger.verbosity", caf::atom("quiet"));
     sys = std::make_unique<caf::actor_system>(cfg);
     auto file = std::make_shared<storage::session_store_file>(storage::posix_fs(), clk, dir.file("sessions.json"));
@@ -33,6 +33,7 @@ struct store_harness {
     sc.agent_id = "main";
     sc.hub = std::make_shared<event_hub>();
     sc.time = &clk;
+    sc.self_flushing = self_flushing;
     store = caf::actor_cast<caf::actor>(sys->spawn(store_actor, file, sc));
   }
   ~store_harness() { caf::anon_send_exit(store, caf::exit_reason::user_shutdown); }
@@ -112,4 +113,31 @@ TEST_CASE("store actor: (list, changes) answers every row first, then only what 
   auto third = changes();
   CHECK(third.rows.empty());
   CHECK(third.gone.empty());
+}
+
+// Under virtual time the host decides when sessions.json is written (a simulation: at the end
+// of each step), so what a crash finds does not depend on a real-time window.
+TEST_CASE("store actor: without its own window, a put waits for the host's flush; a durable put is written at once") {
+  store_harness h(/*self_flushing=*/false);
+  caf::scoped_actor self{*h.sys};
+  const std::string path = h.dir.file("sessions.json");
+  session_entry e;
+  e.set_session_id("11111111-2222-4333-8444-555555555555");
+  e.set_updated_at(1700000000000);
+  self->send(h.store, put_atom::value, std::string("agent:main:a"), e);
+  entry_reply row;
+  self->request(h.store, caf::infinite, get_atom::value, std::string("agent:main:a"))
+      .receive([&](entry_reply& r) { row = std::move(r); }, [&](caf::error& err) { FAIL(h.sys->render(err)); });
+  CHECK(row.found);  // the put was handled before the get...
+  CHECK(!testing::exists(path));  // ...and nothing wrote it
+  bool written = false;
+  self->request(h.store, caf::infinite, flush_atom::value, stop_atom::value)
+      .receive([&](bool ok) { written = ok; }, [&](caf::error& err) { FAIL(h.sys->render(err)); });
+  CHECK(written);
+  CHECK(testing::read_text(path).find("agent:main:a") != std::string::npos);
+  bool stored = false;
+  self->request(h.store, caf::infinite, put_atom::value, std::string("agent:main:b"), e, flush_atom::value)
+      .receive([&](bool ok) { stored = ok; }, [&](caf::error& err) { FAIL(h.sys->render(err)); });
+  CHECK(stored);
+  CHECK(testing::read_text(path).find("agent:main:b") != std::string::npos);
 }

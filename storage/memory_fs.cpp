@@ -1,0 +1,328 @@
+#include "storage/memory_fs.hpp"
+
+#include <fcntl.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <unordered_set>
+
+namespace sessionrt::storage {
+
+struct memory_fs::node {
+  bool dir = false;
+  mode_t perm = 0600;
+  std::uint64_t ino = 0;
+  std::int64_t mtime_ns = 0, ctime_ns = 0;
+  std::string data;                        // a regular file's bytes
+  std::map<std::string, node_ptr> entries;  // a directory's names
+};
+
+namespace {
+constexpr std::uint64_t kDev = 0x5e55;
+
+// "/a/./b//c/../d" -> {"a", "b", "d"}; a relative path is taken from "/".
+std::vector<std::string> components(const std::string& path) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < path.size()) {
+    while (i < path.size() && path[i] == '/') ++i;
+    const std::size_t j = std::min(path.find('/', i), path.size());
+    if (j > i) {
+      std::string c = path.substr(i, j - i);
+      if (c == "..") {
+        if (!out.empty()) out.pop_back();
+      } else if (c != ".") {
+        out.push_back(std::move(c));
+      }
+    }
+    i = j;
+  }
+  return out;
+}
+
+bool writable(int flags) { return (flags & O_ACCMODE) != O_RDONLY; }
+}  // namespace
+
+memory_fs::memory_fs(const clock& time) : time_(time) { root_ = make_node(true, 0755); }
+memory_fs::~memory_fs() = default;
+
+memory_fs::node_ptr memory_fs::make_node(bool dir, mode_t mode) {
+  auto n = std::make_shared<node>();
+  n->dir = dir;
+  n->perm = mode & 07777;
+  n->ino = next_ino_++;
+  touch(*n);
+  return n;
+}
+
+void memory_fs::touch(node& n) { n.mtime_ns = n.ctime_ns = time_.now_ms() * 1'000'000; }
+
+result<memory_fs::lookup> memory_fs::find(const std::string& path, const char* op, const std::string& shown) const {
+  if (path.empty()) return errno_status(ENOENT, op, shown);
+  const auto parts = components(path);
+  lookup out;
+  if (parts.empty()) {
+    out.found = root_;
+    return out;
+  }
+  node_ptr dir = root_;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    auto it = dir->entries.find(parts[i]);
+    if (it == dir->entries.end()) return errno_status(ENOENT, op, shown);
+    if (!it->second->dir) return errno_status(ENOTDIR, op, shown);
+    dir = it->second;
+  }
+  out.parent = dir;
+  out.name = parts.back();
+  if (auto it = dir->entries.find(out.name); it != dir->entries.end()) out.found = it->second;
+  return out;
+}
+
+file_info memory_fs::info_of(const node& n) const {
+  file_info i;
+  i.size = n.dir ? 4096 : n.data.size();
+  i.dev = kDev;
+  i.ino = n.ino;
+  i.mtime_ns = n.mtime_ns;
+  i.ctime_ns = n.ctime_ns;
+  i.mode = (n.dir ? S_IFDIR : S_IFREG) | n.perm;
+  return i;
+}
+
+result<memory_fs::open_file*> memory_fs::descriptor(int fd, const char* op) {
+  auto it = fds_.find(fd);
+  if (it == fds_.end()) return errno_status(EBADF, op, "");
+  return &it->second;
+}
+
+std::uint64_t memory_fs::bytes_held() const {
+  std::lock_guard<std::mutex> g(mu_);
+  std::uint64_t total = 0;
+  std::unordered_set<const node*> seen;
+  std::vector<const node*> todo{root_.get()};
+  while (!todo.empty()) {
+    const node* d = todo.back();
+    todo.pop_back();
+    for (const auto& [name, n] : d->entries) {
+      if (n->dir)
+        todo.push_back(n.get());
+      else if (seen.insert(n.get()).second)
+        total += n->data.size();
+    }
+  }
+  return total;
+}
+
+result<int> memory_fs::open(const std::string& path, int flags, mode_t mode) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto l = find(path, "open", path);
+  if (!l.ok()) return l.error();
+  node_ptr n = l->found;
+  if (n) {
+    if ((flags & O_CREAT) && (flags & O_EXCL)) return errno_status(EEXIST, "open", path);
+    if (n->dir && (writable(flags) || (flags & O_TRUNC))) return errno_status(EISDIR, "open", path);
+    if (!n->dir && (flags & O_DIRECTORY)) return errno_status(ENOTDIR, "open", path);
+    if ((flags & O_TRUNC) && writable(flags) && !n->data.empty()) {
+      n->data.clear();
+      touch(*n);
+    }
+  } else {
+    if (!(flags & O_CREAT) || !l->parent) return errno_status(ENOENT, "open", path);
+    if (flags & O_DIRECTORY) return errno_status(EINVAL, "open", path);
+    n = make_node(false, mode);
+    l->parent->entries.emplace(l->name, n);
+    touch(*l->parent);
+  }
+  const int fd = next_fd_++;
+  fds_.emplace(fd, open_file{std::move(n), flags, 0});
+  return fd;
+}
+
+status memory_fs::close(int fd) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (fds_.erase(fd) == 0) return errno_status(EBADF, "close", "");
+  return {};
+}
+
+result<std::size_t> memory_fs::write(int fd, const char* data, std::size_t n) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto f = descriptor(fd, "write");
+  if (!f.ok()) return f.error();
+  open_file& of = **f;
+  if (!writable(of.flags) || of.file->dir) return errno_status(EBADF, "write", "");
+  std::string& bytes = of.file->data;
+  if (of.flags & O_APPEND) of.offset = bytes.size();
+  if (of.offset > bytes.size()) bytes.resize(of.offset, '\0');
+  const std::size_t overlap = std::min<std::size_t>(n, bytes.size() - of.offset);
+  bytes.replace(of.offset, overlap, data, n);
+  of.offset += n;
+  if (n > 0) touch(*of.file);
+  return n;
+}
+
+result<std::size_t> memory_fs::pread(int fd, char* buf, std::size_t n, std::uint64_t offset) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto f = descriptor(fd, "read");
+  if (!f.ok()) return f.error();
+  const open_file& of = **f;
+  if ((of.flags & O_ACCMODE) == O_WRONLY) return errno_status(EBADF, "read", "");
+  if (of.file->dir) return errno_status(EISDIR, "read", "");
+  const std::string& bytes = of.file->data;
+  if (offset >= bytes.size()) return std::size_t{0};
+  const std::size_t got = std::min<std::size_t>(n, bytes.size() - offset);
+  std::memcpy(buf, bytes.data() + offset, got);
+  return got;
+}
+
+status memory_fs::fsync(int fd) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto f = descriptor(fd, "fsync");
+  return f.ok() ? status() : f.error();
+}
+status memory_fs::fdatasync(int fd) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto f = descriptor(fd, "fdatasync");
+  return f.ok() ? status() : f.error();
+}
+status memory_fs::syncfs(int fd) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto f = descriptor(fd, "syncfs");
+  return f.ok() ? status() : f.error();
+}
+
+status memory_fs::ftruncate(int fd, std::uint64_t length) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto f = descriptor(fd, "ftruncate");
+  if (!f.ok()) return f.error();
+  if (!writable((*f)->flags) || (*f)->file->dir) return errno_status(EINVAL, "ftruncate", "");
+  (*f)->file->data.resize(length, '\0');
+  touch(*(*f)->file);
+  return {};
+}
+
+result<file_info> memory_fs::fstat(int fd) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto f = descriptor(fd, "fstat");
+  if (!f.ok()) return f.error();
+  return info_of(*(*f)->file);
+}
+
+result<file_info> memory_fs::stat(const std::string& path) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto l = find(path, "stat", path);
+  if (!l.ok()) return l.error();
+  if (!l->found) return errno_status(ENOENT, "stat", path);
+  return info_of(*l->found);
+}
+
+result<file_info> memory_fs::lstat(const std::string& path) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto l = find(path, "lstat", path);
+  if (!l.ok()) return l.error();
+  if (!l->found) return errno_status(ENOENT, "lstat", path);
+  return info_of(*l->found);
+}
+
+status memory_fs::rename(const std::string& from, const std::string& to) {
+  std::lock_guard<std::mutex> g(mu_);
+  const std::string both = from + " -> " + to;
+  auto src = find(from, "rename", both);
+  if (!src.ok()) return src.error();
+  auto dst = find(to, "rename", both);
+  if (!dst.ok()) return dst.error();
+  if (!src->found || !src->parent) return errno_status(ENOENT, "rename", both);
+  if (!dst->parent) return errno_status(EBUSY, "rename", both);
+  if (src->found == dst->found) return {};
+  // One path inside the other, as Linux's rename sees it (its "trap"): a directory may not move
+  // under itself, nor be replaced by something inside it.
+  const auto from_parts = components(from), to_parts = components(to);
+  const auto inside = [](const std::vector<std::string>& outer, const std::vector<std::string>& inner) {
+    return outer.size() < inner.size() && std::equal(outer.begin(), outer.end(), inner.begin());
+  };
+  if (inside(from_parts, to_parts)) return errno_status(EINVAL, "rename", both);
+  if (inside(to_parts, from_parts)) return errno_status(ENOTEMPTY, "rename", both);
+  if (const node_ptr& old = dst->found) {
+    if (old->dir && !src->found->dir) return errno_status(EISDIR, "rename", both);
+    if (!old->dir && src->found->dir) return errno_status(ENOTDIR, "rename", both);
+    if (old->dir && !old->entries.empty()) return errno_status(ENOTEMPTY, "rename", both);
+  }
+  node_ptr moving = src->found;
+  src->parent->entries.erase(src->name);
+  dst->parent->entries[dst->name] = moving;
+  moving->ctime_ns = time_.now_ms() * 1'000'000;
+  touch(*src->parent);
+  touch(*dst->parent);
+  return {};
+}
+
+status memory_fs::link(const std::string& from, const std::string& to) {
+  std::lock_guard<std::mutex> g(mu_);
+  const std::string both = from + " -> " + to;
+  auto src = find(from, "link", both);
+  if (!src.ok()) return src.error();
+  if (!src->found) return errno_status(ENOENT, "link", both);
+  auto dst = find(to, "link", both);
+  if (!dst.ok()) return dst.error();
+  if (dst->found || !dst->parent) return errno_status(EEXIST, "link", both);
+  if (src->found->dir) return errno_status(EPERM, "link", both);
+  dst->parent->entries.emplace(dst->name, src->found);
+  src->found->ctime_ns = time_.now_ms() * 1'000'000;
+  touch(*dst->parent);
+  return {};
+}
+
+status memory_fs::unlink(const std::string& path) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto l = find(path, "unlink", path);
+  if (!l.ok()) return l.error();
+  if (!l->found) return errno_status(ENOENT, "unlink", path);
+  if (l->found->dir) return errno_status(EISDIR, "unlink", path);
+  l->parent->entries.erase(l->name);
+  touch(*l->parent);
+  return {};
+}
+
+status memory_fs::mkdir(const std::string& path, mode_t mode) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto l = find(path, "mkdir", path);
+  if (!l.ok()) return l.error();
+  if (l->found) return errno_status(EEXIST, "mkdir", path);
+  l->parent->entries.emplace(l->name, make_node(true, mode));
+  touch(*l->parent);
+  return {};
+}
+
+status memory_fs::chmod(const std::string& path, mode_t mode) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto l = find(path, "chmod", path);
+  if (!l.ok()) return l.error();
+  if (!l->found) return errno_status(ENOENT, "chmod", path);
+  l->found->perm = mode & 07777;
+  l->found->ctime_ns = time_.now_ms() * 1'000'000;
+  return {};
+}
+
+result<std::vector<std::string>> memory_fs::list_dir(const std::string& path) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto l = find(path, "opendir", path);
+  if (!l.ok()) return l.error();
+  if (!l->found) return errno_status(ENOENT, "opendir", path);
+  if (!l->found->dir) return errno_status(ENOTDIR, "opendir", path);
+  std::vector<std::string> names;
+  names.reserve(l->found->entries.size());
+  for (const auto& [name, n] : l->found->entries) names.push_back(name);
+  return names;
+}
+
+result<std::string> memory_fs::realpath(const std::string& path) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto l = find(path, "realpath", path);
+  if (!l.ok()) return l.error();
+  if (!l->found) return errno_status(ENOENT, "realpath", path);
+  std::string out;
+  for (const auto& c : components(path)) out += "/" + c;
+  return out.empty() ? std::string("/") : out;
+}
+
+}  // namespace sessionrt::storage
