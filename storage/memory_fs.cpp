@@ -79,6 +79,12 @@ result<memory_fs::lookup> memory_fs::find(const std::string& path, const char* o
   return out;
 }
 
+result<memory_fs::lookup> memory_fs::existing(const std::string& path, const char* op) const {
+  auto l = find(path, op, path);
+  if (l.ok() && !l->found) return errno_status(ENOENT, op, path);
+  return l;
+}
+
 file_info memory_fs::info_of(const node& n) const {
   file_info i;
   i.size = n.dir ? 4096 : n.data.size();
@@ -210,17 +216,15 @@ result<file_info> memory_fs::fstat(int fd) {
 
 result<file_info> memory_fs::stat(const std::string& path) {
   std::lock_guard<std::mutex> g(mu_);
-  auto l = find(path, "stat", path);
+  auto l = existing(path, "stat");
   if (!l.ok()) return l.error();
-  if (!l->found) return errno_status(ENOENT, "stat", path);
   return info_of(*l->found);
 }
 
 result<file_info> memory_fs::lstat(const std::string& path) {
   std::lock_guard<std::mutex> g(mu_);
-  auto l = find(path, "lstat", path);
+  auto l = existing(path, "lstat");  // no symlinks: as stat
   if (!l.ok()) return l.error();
-  if (!l->found) return errno_status(ENOENT, "lstat", path);
   return info_of(*l->found);
 }
 
@@ -274,9 +278,8 @@ status memory_fs::link(const std::string& from, const std::string& to) {
 
 status memory_fs::unlink(const std::string& path) {
   std::lock_guard<std::mutex> g(mu_);
-  auto l = find(path, "unlink", path);
+  auto l = existing(path, "unlink");
   if (!l.ok()) return l.error();
-  if (!l->found) return errno_status(ENOENT, "unlink", path);
   if (l->found->dir) return errno_status(EISDIR, "unlink", path);
   l->parent->entries.erase(l->name);
   touch(*l->parent);
@@ -295,9 +298,8 @@ status memory_fs::mkdir(const std::string& path, mode_t mode) {
 
 status memory_fs::chmod(const std::string& path, mode_t mode) {
   std::lock_guard<std::mutex> g(mu_);
-  auto l = find(path, "chmod", path);
+  auto l = existing(path, "chmod");
   if (!l.ok()) return l.error();
-  if (!l->found) return errno_status(ENOENT, "chmod", path);
   l->found->perm = mode & 07777;
   l->found->ctime_ns = time_.now_ms() * 1'000'000;
   return {};
@@ -305,9 +307,8 @@ status memory_fs::chmod(const std::string& path, mode_t mode) {
 
 result<std::vector<std::string>> memory_fs::list_dir(const std::string& path) {
   std::lock_guard<std::mutex> g(mu_);
-  auto l = find(path, "opendir", path);
+  auto l = existing(path, "opendir");
   if (!l.ok()) return l.error();
-  if (!l->found) return errno_status(ENOENT, "opendir", path);
   if (!l->found->dir) return errno_status(ENOTDIR, "opendir", path);
   std::vector<std::string> names;
   names.reserve(l->found->entries.size());
@@ -317,9 +318,8 @@ result<std::vector<std::string>> memory_fs::list_dir(const std::string& path) {
 
 result<std::string> memory_fs::realpath(const std::string& path) {
   std::lock_guard<std::mutex> g(mu_);
-  auto l = find(path, "realpath", path);
+  auto l = existing(path, "realpath");
   if (!l.ok()) return l.error();
-  if (!l->found) return errno_status(ENOENT, "realpath", path);
   std::string out;
   for (const auto& c : components(path)) out += "/" + c;
   return out.empty() ? std::string("/") : out;

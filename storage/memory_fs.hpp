@@ -67,6 +67,7 @@ class memory_fs final : public fs {
   // Resolves `path`; an error (naming `shown`) when a component before the last is missing or
   // not a directory.
   result<lookup> find(const std::string& path, const char* op, const std::string& shown) const;  // under mu_
+  result<lookup> existing(const std::string& path, const char* op) const;  // find(), ENOENT if absent; under mu_
   node_ptr make_node(bool dir, mode_t mode);                           // under mu_
   void touch(node& n);                                                 // under mu_
   result<open_file*> descriptor(int fd, const char* op);               // under mu_
