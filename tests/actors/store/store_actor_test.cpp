@@ -117,7 +117,7 @@ TEST_CASE("store actor: (list, changes) answers every row first, then only what 
 
 // Under virtual time the host decides when sessions.json is written (a simulation: at the end
 // of each step), so what a crash finds does not depend on a real-time window.
-TEST_CASE("store actor: without its own window, a put waits for the host's flush; a durable put is written at once") {
+TEST_CASE("store actor: without its own window, a put waits for the host's flush, and a durable put is written at once") {
   store_harness h(/*self_flushing=*/false);
   caf::scoped_actor self{*h.sys};
   const std::string path = h.dir.file("sessions.json");
