@@ -17,6 +17,7 @@
 
 #include "actors/router/event_routing.hpp"
 #include "actors/router/route_resolver.hpp"
+#include "actors/router/session_key.hpp"
 #include "actors/session/reset_policy.hpp"
 #include "messages/iso_time.hpp"
 #include "messages/json_access.hpp"
@@ -68,10 +69,14 @@ std::string text_of(const chat_event& ev) {
   return message_text(&c);
 }
 
-// "agents/<agent>/sessions/<id>.jsonl", the agent taken from the key ("main" if it names none).
-std::string transcript_rel(const std::string& key, const std::string& session_id) {
-  std::string agent = "main";
-  if (key.starts_with("agent:")) agent = key.substr(6, key.find(':', 6) - 6);
+// The agent a session key names ("agent:<id>:..."), "main" when it names none.
+std::string agent_of(const std::string& key) {
+  auto parsed = actors::parse_agent_session_key(key);
+  return parsed ? parsed->agent_id : "main";
+}
+
+// "agents/<agent>/sessions/<id>.jsonl": a transcript's path relative to the state dir.
+std::string transcript_rel(const std::string& agent, const std::string& session_id) {
   return "agents/" + agent + "/sessions/" + session_id + ".jsonl";
 }
 
@@ -101,7 +106,7 @@ class engine {
         seed_(opt.seed.value_or(sc.seed)),
         clk_(sc.start_ms),
         mem_(opt.state_dir.empty() && !opt.on_disk ? std::make_unique<storage::memory_fs>(clk_) : nullptr),
-        power_(mem_ ? static_cast<storage::fs&>(*mem_) : storage::posix_fs(), seed_, /*forward_syncs=*/false),
+        power_(base(), seed_, /*forward_syncs=*/false),  // mem_ is set by now (declared before)
         faults_(power_, clk_),
         model_(std::make_shared<scenario_model>(clk_, sc.model, seed_)),
         end_ms_(sc.end_ms),
@@ -473,7 +478,7 @@ result<std::string> engine::transcript_of(const std::string& key) {
   if (!row) return row.error();
   if (!row->has_value()) return status(errc::not_found, "no row for " + key);
   const std::string id(row->value().session_id().value_or(""));
-  return state_dir_ + "/" + transcript_rel(key, id);
+  return state_dir_ + "/" + transcript_rel(agent_of(key), id);
 }
 
 // Message texts of a transcript, oldest first; unreadable lines (a torn tail) are skipped.
@@ -651,7 +656,7 @@ void engine::recovery_checks(const step& s) {
     if (!row || !row->has_value()) {
       // Maintenance may have ended the session before the power went (its transcript was
       // archived or deleted then); a live transcript is adopted by the start-up reconcile.
-      if (row && !transcripts_before_crash_.count(transcript_rel(key, a.session_id))) continue;
+      if (row && !transcripts_before_crash_.count(transcript_rel(agent_of(key), a.session_id))) continue;
       ++moved;
       moved_detail = key + " has no row";
       continue;
@@ -682,13 +687,14 @@ void engine::recovery_checks(const step& s) {
     for (const auto& r : *all) {
       ++rows;
       const std::string id(r.entry.session_id().value_or(""));
-      const std::string path = state_dir_ + "/agents/" + r.agent_id + "/sessions/" + id + ".jsonl";
+      const std::string rel = transcript_rel(r.agent_id, id);
+      const std::string path = state_dir_ + "/" + rel;
       if (!id.empty() && !exists(path) && r.entry.session_file()) {
         const std::string file(*r.entry.session_file());
         if (exists(file.starts_with("/") ? file : state_dir_ + "/agents/" + r.agent_id + "/sessions/" + file)) continue;
       }
       if (id.empty() || !exists(path)) {
-        if (!transcripts_before_crash_.count("agents/" + r.agent_id + "/sessions/" + id + ".jsonl")) continue;
+        if (!transcripts_before_crash_.count(rel)) continue;
         ++dangling;
         dangling_detail = r.key + " points at a missing transcript " + id;
       }

@@ -56,7 +56,8 @@ memory_fs::node_ptr memory_fs::make_node(bool dir, mode_t mode) {
   return n;
 }
 
-void memory_fs::touch(node& n) { n.mtime_ns = n.ctime_ns = time_.now_ms() * 1'000'000; }
+void memory_fs::touch(node& n) { n.mtime_ns = n.ctime_ns = now_ns(); }
+std::int64_t memory_fs::now_ns() const { return time_.now_ms() * 1'000'000; }
 
 result<memory_fs::lookup> memory_fs::find(const std::string& path, const char* op, const std::string& shown) const {
   if (path.empty()) return errno_status(ENOENT, op, shown);
@@ -181,19 +182,14 @@ result<std::size_t> memory_fs::pread(int fd, char* buf, std::size_t n, std::uint
   return got;
 }
 
-status memory_fs::fsync(int fd) {
+// Nothing to make durable (power_loss_fs above decides that); only the descriptor is checked.
+status memory_fs::fsync(int fd) { return known_fd(fd, "fsync"); }
+status memory_fs::fdatasync(int fd) { return known_fd(fd, "fdatasync"); }
+status memory_fs::syncfs(int fd) { return known_fd(fd, "syncfs"); }
+
+status memory_fs::known_fd(int fd, const char* op) {
   std::lock_guard<std::mutex> g(mu_);
-  auto f = descriptor(fd, "fsync");
-  return f.ok() ? status() : f.error();
-}
-status memory_fs::fdatasync(int fd) {
-  std::lock_guard<std::mutex> g(mu_);
-  auto f = descriptor(fd, "fdatasync");
-  return f.ok() ? status() : f.error();
-}
-status memory_fs::syncfs(int fd) {
-  std::lock_guard<std::mutex> g(mu_);
-  auto f = descriptor(fd, "syncfs");
+  auto f = descriptor(fd, op);
   return f.ok() ? status() : f.error();
 }
 
@@ -254,7 +250,7 @@ status memory_fs::rename(const std::string& from, const std::string& to) {
   node_ptr moving = src->found;
   src->parent->entries.erase(src->name);
   dst->parent->entries[dst->name] = moving;
-  moving->ctime_ns = time_.now_ms() * 1'000'000;
+  moving->ctime_ns = now_ns();
   touch(*src->parent);
   touch(*dst->parent);
   return {};
@@ -271,7 +267,7 @@ status memory_fs::link(const std::string& from, const std::string& to) {
   if (dst->found || !dst->parent) return errno_status(EEXIST, "link", both);
   if (src->found->dir) return errno_status(EPERM, "link", both);
   dst->parent->entries.emplace(dst->name, src->found);
-  src->found->ctime_ns = time_.now_ms() * 1'000'000;
+  src->found->ctime_ns = now_ns();
   touch(*dst->parent);
   return {};
 }
@@ -301,7 +297,7 @@ status memory_fs::chmod(const std::string& path, mode_t mode) {
   auto l = existing(path, "chmod");
   if (!l.ok()) return l.error();
   l->found->perm = mode & 07777;
-  l->found->ctime_ns = time_.now_ms() * 1'000'000;
+  l->found->ctime_ns = now_ns();
   return {};
 }
 
