@@ -86,7 +86,7 @@ bool has_no_content(const boost::json::value& message) {
   const auto* c = message.get_object().if_contains("content");
   if (!c || c->is_null()) return true;
   if (c->is_string()) return is_blank(c->get_string());
-  if (!c->is_array()) return false;
+  if (!c->is_array()) return true;
   for (const auto& b : c->get_array())
     if (!is_blank_text_block(b)) return false;
   return true;

@@ -39,7 +39,9 @@ void set_tool_result_id(boost::json::object& message, std::string_view id);
 bool is_blank(std::string_view text);
 // {type:"text", text:<blank or non-string>}.
 bool is_blank_text_block(const boost::json::value& block);
-// A message whose content is a blank string, an empty array, or only blank text blocks.
+// A message whose content is absent, a blank string, an empty array, only blank text blocks, or
+// neither a string nor an array (a number or object: no provider takes it, and merging two such
+// turns would leave an empty one).
 bool has_no_content(const boost::json::value& message);
 
 // The synthetic marker of a repaired missing tool result (details.openclawSyntheticMissingToolResult).

@@ -46,6 +46,18 @@ TEST_CASE("replay: blank user turns are dropped", "[hygiene][replay]") {
   CHECK(texts(ctx[2]) == "next");
 }
 
+TEST_CASE("replay: turns whose content is neither a string nor an array are dropped, so no merge empties a turn",
+          "[hygiene][replay]") {
+  // Found by fuzz_hygiene: two adjacent users with content 5 and {} merged (Anthropic) into content [].
+  auto ctx = context_of({user("hi"), R"({"role":"assistant","content":5})", R"({"role":"assistant","content":{}})",
+                         R"({"role":"user","content":5})", R"({"role":"user","content":{}})", user("next")});
+  auto rep = sanitize_for_provider(ctx, kAnthropic);
+  CHECK(rep.blank_users_dropped == 2);
+  CHECK(rep.empty_assistants_dropped == 2);
+  CHECK(roles(ctx) == V{"user"});
+  CHECK(texts(ctx[0]) == "hi|next");
+}
+
 TEST_CASE("replay: delivery mirrors and gateway-injected assistants are dropped", "[hygiene][replay]") {
   auto ctx = context_of({user("hi"),
                          R"({"role":"assistant","content":[{"type":"text","text":"mirrored"}],"provider":"openclaw","model":"delivery-mirror","stopReason":"stop"})",
