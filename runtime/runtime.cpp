@@ -91,6 +91,12 @@ status write_stores(caf::scoped_actor& self, const std::map<std::string, caf::ac
   return result;
 }
 
+// An actor whose calls into the fs may block gets a thread of its own.
+template <class F, class... Ts>
+auto spawn_io(caf::actor_system& sys, bool files_block, F fun, Ts&&... xs) {
+  return files_block ? sys.spawn<caf::detached>(fun, std::forward<Ts>(xs)...) : sys.spawn(fun, std::forward<Ts>(xs)...);
+}
+
 std::vector<std::string> agent_ids(const actors::runtime_settings& s) {
   std::vector<std::string> ids;
   for (const auto& a : s.routing.agents) ids.push_back(normalize_agent_id(a.id));
@@ -219,7 +225,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   st->bus = caf::actor_cast<caf::actor>(sys.spawn(event_bus, st->hub));
   // Not detached: the syncer only hands rounds to its workers (detached: they block on the disk).
   st->syncer = caf::actor_cast<caf::actor>(
-      sys.spawn(transcript_syncer, st->files, st->settings.storage.batch_window_ms, kSyncRoundsInFlight));
+      sys.spawn(transcript_syncer, st->files, st->settings.storage.batch_window_ms, kSyncRoundsInFlight, options.files_block));
   // Store maintenance: spawned before the stores (they tell it of high water), linked to them
   // and to the router once those exist.
   {
@@ -232,7 +238,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     mc.hub = st->hub;
     mc.self_scheduling = !options.virtual_time;
     mc.feed = st->feed.get();
-    st->maintenance = sys.spawn<caf::detached>(maintenance_actor, mc);
+    st->maintenance = spawn_io(sys, options.files_block, maintenance_actor, mc);
   }
   for (auto& [agent, file] : loaded) {
     store_actor_config sc;
@@ -244,7 +250,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     sc.maintenance = st->maintenance;
     sc.high_water_rows = static_cast<std::size_t>(entry_high_water(st->settings.maintenance.max_entries));
     sc.self_flushing = !options.virtual_time;
-    st->stores[agent] = caf::actor_cast<caf::actor>(sys.spawn<caf::detached>(store_actor, file, sc));
+    st->stores[agent] = caf::actor_cast<caf::actor>(spawn_io(sys, options.files_block, store_actor, file, sc));
     agents.store[agent] = st->stores[agent];
   }
   // The router needs the timers and the timers the router: the timers get it by message.
@@ -285,7 +291,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     sc.router = st->router;
     sc.bus = st->bus;
     sc.hub = st->hub;
-    st->subagents = sys.spawn<caf::detached>(subagent_actor, std::move(sc));  // a fork reads and fsyncs files
+    st->subagents = spawn_io(sys, options.files_block, subagent_actor, std::move(sc));  // a fork reads and fsyncs files
   }
   st->relay = sys.spawn(outcome_relay, st->router, st->subagents, st->pending);
   self->send(st->timers, spawned_atom::value, st->router);

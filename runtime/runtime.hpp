@@ -70,6 +70,10 @@ struct runtime_options {
   std::optional<bool> work_sharing;
   std::int64_t store_lock_timeout_ms = 2000;  // waiting for another runtime's store lock
   storage::fs* files = nullptr;           // nullptr: the real filesystem
+  // Whether `files` can block on a device. The store, maintenance and subagent actors and the
+  // transcript sync workers then get threads of their own; false (an in-memory fs) runs them on
+  // the scheduler, which spares a thread hand-off per message.
+  bool files_block = true;
   storage::process_probe* probe = nullptr;
   // Subscriptions made before anything is published, so that start-up events reach them
   // (store.quarantined for a sessions.json set aside while loading); subscribe() after start()

@@ -17,6 +17,7 @@ packages=(
   libicu-dev                  # toLowerCase as JavaScript does it (ICU case mapping)
   libstb-dev                  # image decode / resize / encode
   libbenchmark-dev            # micro-benchmarks
+  libjemalloc-dev             # the sessionrt CLI's allocator
   clang-14 libclang-rt-14-dev # libFuzzer + sanitizers
   chromium-headless-shell     # the simulation report page's browser test
   tzdata nodejs npm           # time zone database; Node for the compatibility tests

@@ -104,14 +104,16 @@ void on_idle(self_ptr self) {
 }  // namespace
 
 transcript_syncer_actor::behavior_type transcript_syncer(self_ptr self, storage::fs* files, std::int64_t window_ms,
-                                                         int parallel_rounds) {
+                                                         int parallel_rounds, bool files_block) {
   auto& st = self->state;
   st.files = files;
   st.window_ms = window_ms;
   st.workers = std::max(0, parallel_rounds);
+  const auto me = caf::actor_cast<transcript_syncer_actor>(self);
   for (int i = 0; i < st.workers; ++i)
     st.idle.push_back(caf::actor_cast<caf::strong_actor_ptr>(
-        self->spawn<caf::detached + caf::linked>(sync_worker, files, caf::actor_cast<transcript_syncer_actor>(self))));
+        files_block ? self->spawn<caf::detached + caf::linked>(sync_worker, files, me)
+                    : self->spawn<caf::linked>(sync_worker, files, me)));
   return {
       [self](sync_atom, storage::shared_fd_ptr& file, std::uint64_t seq, std::string& dir) {
         on_sync(self, std::move(file), seq, std::move(dir));

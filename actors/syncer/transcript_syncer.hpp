@@ -50,8 +50,10 @@ struct syncer_state {
 
 // window_ms: how long a round stays open after its first request (storage.batchWindowMs), so
 // that concurrent sessions share it; 0 starts the round as soon as the mailbox is read.
+// files_block: the workers get threads of their own (a sync waits on the device); false, for an
+// fs in memory, runs them on the scheduler.
 transcript_syncer_actor::behavior_type transcript_syncer(transcript_syncer_actor::stateful_pointer<syncer_state> self,
                                                          storage::fs* files, std::int64_t window_ms,
-                                                         int parallel_rounds);
+                                                         int parallel_rounds, bool files_block);
 
 }  // namespace sessionrt::actors

@@ -64,7 +64,7 @@ struct harness {
     cfg.set("logger.verbosity", caf::atom("quiet"));
     sys = std::make_unique<caf::actor_system>(cfg);
     sched = &dynamic_cast<caf::scheduler::test_coordinator&>(sys->scheduler());
-    syncer = caf::actor_cast<caf::actor>(sys->spawn(transcript_syncer, &storage::posix_fs(), std::int64_t{0}, 0));
+    syncer = caf::actor_cast<caf::actor>(sys->spawn(transcript_syncer, &storage::posix_fs(), std::int64_t{0}, 0, true));
     client = sys->spawn(requester, 0, syncer, answers);
     sched->run();
   }
@@ -151,7 +151,7 @@ TEST_CASE("syncer: a round syncs every filesystem it touches, not only the first
   caf::anon_send_exit(h.syncer, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(h.client, caf::exit_reason::user_shutdown);
   h.sched->run();
-  h.syncer = caf::actor_cast<caf::actor>(h.sys->spawn(transcript_syncer, static_cast<storage::fs*>(&fs), std::int64_t{0}, 0));
+  h.syncer = caf::actor_cast<caf::actor>(h.sys->spawn(transcript_syncer, static_cast<storage::fs*>(&fs), std::int64_t{0}, 0, true));
   h.client = h.sys->spawn(requester, 0, h.syncer, h.answers);
   h.sched->run();
   std::vector<storage::shared_fd_ptr> files;
@@ -173,6 +173,30 @@ TEST_CASE("syncer: a round syncs every filesystem it touches, not only the first
   CHECK(fs.syncfs_devices == std::vector<std::uint64_t>{2, 2});
   CHECK(fs.fdatasyncs == 2);
   CHECK(fs.fstats == 6);
+}
+
+TEST_CASE("syncer: with files that do not block, its workers run on the scheduler and answer within its run") {
+  harness h;
+  caf::anon_send_exit(h.syncer, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(h.client, caf::exit_reason::user_shutdown);
+  h.sched->run();
+  // Two workers, not detached: the test coordinator alone runs every round to its answer
+  // (detached ones would answer from threads of their own, after run() returned).
+  h.syncer = caf::actor_cast<caf::actor>(h.sys->spawn(transcript_syncer, &storage::posix_fs(), std::int64_t{0}, 2, false));
+  h.client = h.sys->spawn(requester, 0, h.syncer, h.answers);
+  h.sched->run();
+  std::vector<storage::shared_fd_ptr> files;
+  for (int i = 0; i < 3; ++i) files.push_back(h.open_file("w" + std::to_string(i) + ".jsonl"));
+  for (std::size_t i = 0; i < files.size(); ++i)
+    caf::anon_send(h.client, sync_atom::value, files[i], std::uint64_t{20 + i});
+  h.sched->run();
+  REQUIRE(h.answers->size() == files.size());
+  std::set<std::uint64_t> seqs;
+  for (const auto& a : *h.answers) {
+    CHECK(a.error.empty());
+    seqs.insert(a.seq);
+  }
+  CHECK(seqs == std::set<std::uint64_t>{20, 21, 22});
 }
 
 namespace {
@@ -209,7 +233,7 @@ TEST_CASE("syncer: with two rounds in flight a request is synced while an earlie
   caf::actor_system_config cfg;
   cfg.set("logger.verbosity", caf::atom("quiet"));
   caf::actor_system sys(cfg);  // real threads: the workers block in fdatasync
-  auto syncer = sys.spawn(transcript_syncer, static_cast<storage::fs*>(&fs), std::int64_t{0}, 2);
+  auto syncer = sys.spawn(transcript_syncer, static_cast<storage::fs*>(&fs), std::int64_t{0}, 2, true);
   // Whatever fails below, the held worker is let go and the syncer (its linked workers with it)
   // stops before the system waits for its actors.
   std::once_flag released;
