@@ -4,10 +4,28 @@
 //   file is the caller's job: it knows the file's ids);
 // - validators for ids that come from outside and may end up in a path.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace sessionrt {
+
+// Where new session ids come from: random UUID v4s (the default), or, with a seed, UUIDs of
+// version 4's form derived from the seed and what the id is for (the session key, the time, the
+// id it replaces, why). A simulation that replays the same events then gets the same ids on
+// every run, so file names, and the name order maintenance breaks ties with, match too; random
+// draws would follow the threads' interleaving.
+class session_ids {
+ public:
+  session_ids() = default;  // random
+  explicit session_ids(std::optional<std::uint64_t> seed) : seed_(seed) {}
+  std::string next(std::string_view session_key, std::int64_t now_ms, std::string_view previous_id,
+                   std::string_view purpose) const;
+
+ private:
+  std::optional<std::uint64_t> seed_;
+};
 
 std::string new_uuid_v4();
 std::string new_session_id();  // == new_uuid_v4()

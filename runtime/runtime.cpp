@@ -267,6 +267,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   rc.core.settings = &st->settings;
   rc.core.zone = st->zone;
   rc.core.providers = &st->providers;
+  rc.core.ids = session_ids(options.id_seed);
   rc.runner = st->async_runner.get();
   rc.gate = st->gate.get();
   rc.pool = st->pool.get();
@@ -291,6 +292,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     sc.router = st->router;
     sc.bus = st->bus;
     sc.hub = st->hub;
+    sc.ids = session_ids(options.id_seed);
     st->subagents = spawn_io(sys, options.files_block, subagent_actor, std::move(sc));  // a fork reads and fsyncs files
   }
   st->relay = sys.spawn(outcome_relay, st->router, st->subagents, st->pending);
@@ -509,6 +511,12 @@ result<bool> runtime::run_due_maintenance() {
   caf::scoped_actor self{*impl_->sys};
   status failed;
   bool ran = false;
+  // Each store answers a read first: a put it took before has then told the maintenance actor
+  // of high water (sent while taking the put, so ahead of the tick below in that mailbox);
+  // otherwise whether this tick sees it would be thread timing.
+  for (const auto& [agent_id, store] : impl_->stores)
+    self->request(caf::actor_cast<actors::store_actor_type>(store), caf::infinite, actors::get_atom::value, std::string())
+        .receive([](const entry_reply&) {}, step_failure(self, failed, "a store"));
   self->request(impl_->maintenance, caf::infinite, tick_atom::value, settle_atom::value)
       .receive([&](bool pass) { ran = pass; }, step_failure(self, failed, "the maintenance actor"));
   // The bus then has the events of the pass.
@@ -653,7 +661,7 @@ result<session_row> runtime::patch_session(const std::string& key, const session
   if (target->row) {
     entry = std::move(*target->row);
   } else {
-    entry.set_session_id(new_session_id());
+    entry.set_session_id(session_ids(impl_->opt.id_seed).next(key, impl_->time->now_ms(), "", "patch"));
   }
   auto apply = [](const std::optional<std::optional<std::string>>& change, auto set, auto clear) {
     if (!change) return;

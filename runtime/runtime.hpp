@@ -74,6 +74,9 @@ struct runtime_options {
   // transcript sync workers then get threads of their own; false (an in-memory fs) runs them on
   // the scheduler, which spares a thread hand-off per message.
   bool files_block = true;
+  // Set: new session ids are derived from this seed and what each is for (messages/ids.hpp),
+  // so a replay of the same events names its sessions alike; unset: random UUID v4s.
+  std::optional<std::uint64_t> id_seed;
   storage::process_probe* probe = nullptr;
   // Subscriptions made before anything is published, so that start-up events reach them
   // (store.quarantined for a sessions.json set aside while loading); subscribe() after start()

@@ -250,6 +250,7 @@ status engine::start_runtime() {
   o.threads = 2;
   o.files = &faults_;
   o.files_block = mem_ == nullptr;  // files in memory: no actor needs a thread of its own
+  o.id_seed = seed_;
   o.probe = probe_.get();
   o.subscriptions.push_back({{}, [this](const lifecycle_event& e) { on_event(e); }});
   auto started = runtime::runtime::start(o);

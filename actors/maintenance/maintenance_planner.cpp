@@ -342,13 +342,16 @@ class planner {
     }
   }
 
-  // Oldest first (no updatedAt first), ties in store order.
+  // Oldest first (no updatedAt first), ties by key. OpenClaw keeps ties in store order; here
+  // the order of rows put in one millisecond is the order concurrent sessions' puts reached
+  // the store (thread timing), which would make a replay evict different sessions.
   std::vector<std::size_t> removable_oldest_first() const {
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < rows_.size(); ++i)
       if (removable(i)) order.push_back(i);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return rows_[a].updated_at.value_or(no_time) < rows_[b].updated_at.value_or(no_time);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      const auto ta = rows_[a].updated_at.value_or(no_time), tb = rows_[b].updated_at.value_or(no_time);
+      return ta != tb ? ta < tb : rows_[a].key < rows_[b].key;
     });
     return order;
   }

@@ -238,7 +238,8 @@ task<result<compaction_outcome>> compact_session(compaction_env env, compaction_
   if (cs.truncate_after_compaction) {
     auto kept_path = storage::path_entries(tf.reader(), tf.reader().index().find(*id));
     if (!kept_path.ok()) co_return kept_path.error();
-    const std::string new_id = new_session_id();
+    const std::string new_id =
+        env.ids.next(req.session_key, env.time->now_ms(), row.session_id().value_or(""), "compaction");
     auto successor = write_successor(env, tf, *kept_path, new_id);
     if (!successor.ok()) co_return successor.error().with_context("writing the successor transcript");
     out.successor_session_id = new_id;

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "messages/ids.hpp"
 #include "actors/runtime_settings.hpp"
 #include "actors/session/compaction_providers.hpp"
 #include "actors/session/turn_io.hpp"
@@ -55,6 +56,7 @@ struct compaction_env {
   const runtime_settings* settings = nullptr;
   turn_io* io = nullptr;  // the summary calls; must outlive the compaction
   const compaction_providers* providers = nullptr;
+  session_ids ids;  // the successor transcript's session id
 };
 
 // Compacts `transcript` (the session's open writer) and updates `row`. On success with

@@ -358,7 +358,7 @@ void session_core::system_turn(const system_event& ev, core_effects& fx) {
     case system_event_kind::exec: in.kind = inbound_kind::exec_event; break;
   }
   in.now_ms = deps_->time->now_ms();
-  in.new_session_id = new_session_id();
+  in.new_session_id = deps_->ids.next(key_, in.now_ms, row_ ? row_->session_id().value_or("") : std::string_view(), "system");
   in.transcript_path = [this](std::string_view id) { return transcript_path_for(std::string(id)); };
   const bool existed = row_.has_value();
   rollover_result roll = row_ ? roll_session(in, std::move(*row_)) : roll_session(in);  // in place, as in chat()

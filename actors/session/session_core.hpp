@@ -32,6 +32,7 @@
 #include "actors/session/compaction_providers.hpp"
 #include "actors/session/compaction_runner.hpp"
 #include "actors/session/context_pressure.hpp"
+#include "messages/ids.hpp"
 #include "messages/lifecycle_payloads.hpp"
 #include "actors/session/reset_trigger.hpp"
 #include "actors/session/route_facts.hpp"
@@ -66,6 +67,7 @@ struct session_core_deps {
   std::string sessions_dir;               // <state>/agents/<agentId>/sessions
   std::string agent_id;
   const compaction_providers* providers = nullptr;  // registered compaction providers
+  session_ids ids;                                  // new session ids: random unless seeded
   // Whether anyone subscribed to an event type; events nobody wants are not built.
   std::function<bool(std::string_view type)> wants_event;
 };

@@ -199,7 +199,7 @@ task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_fac
   if (row_ && deps_->zone) in.freshness = evaluate_freshness(lifecycle_timestamps_of(*row_), now, policy, *deps_->zone);
   in.trigger = trigger;
   in.now_ms = now;
-  in.new_session_id = new_session_id();
+  in.new_session_id = deps_->ids.next(key_, now, row_ ? row_->session_id().value_or("") : std::string_view(), "message");
   in.transcript_path = [this](std::string_view id) { return transcript_path_for(std::string(id)); };
   in.inbound_patch = inbound_patch(ev, route);
   const std::string old_id = row_ ? std::string(row_->session_id().value_or("")) : std::string();
@@ -449,7 +449,7 @@ task<result<compaction_outcome>> session_core::compact(std::string reason, std::
     fx.events.push_back(event(payloads::compaction_started{reason}));
   }
   if (!io_) co_return result<compaction_outcome>(errc::unsupported, "no model runner is registered");
-  compaction_env env{deps_->files, deps_->time, deps_->settings, io_, deps_->providers};
+  compaction_env env{deps_->files, deps_->time, deps_->settings, io_, deps_->providers, deps_->ids};
   session_entry next = *row_;
   // A named request: GCC 12 destroys a braced temporary inside a co_await expression twice.
   const compaction_request what{reason, instructions, key_};

@@ -53,9 +53,12 @@ void spawn_from(caf::event_based_actor* self, const cfg_ptr& cfg, const std::str
         refused(parent_key, status(errc::invalid_argument, fmt::format("no agent {} is configured (agents.list)", child_agent)))));
   const auto& settings = *cfg->settings;
   subagent_limits limits{settings.subagents.max_spawn_depth, settings.session.max_message_bytes};
-  subagent_ids ids{new_uuid_v4(), new_session_id(), std::string()};
-  auto plan = plan_subagent(parent_key, parent_agent, parent.found ? &parent.entry : nullptr, spec, limits, ids,
-                            cfg->time->now_ms());
+  const std::int64_t now = cfg->time->now_ms();
+  // Seeded: the child's key uuid and session id follow from the parent's key and the time.
+  const std::string nth = std::to_string(++cfg->spawns[parent_key]);
+  subagent_ids ids{cfg->ids.next(parent_key, now, nth, "subagent key"), cfg->ids.next(parent_key, now, nth, "subagent"),
+                   std::string()};
+  auto plan = plan_subagent(parent_key, parent_agent, parent.found ? &parent.entry : nullptr, spec, limits, ids, now);
   if (!plan.ok()) return void(rp.deliver(refused(parent_key, plan.error())));
   auto path = child_transcript(*cfg, *plan, spec.fork);
   if (!path.ok()) return void(rp.deliver(refused(plan->child_key, path.error())));

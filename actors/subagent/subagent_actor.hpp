@@ -16,6 +16,7 @@
 #include "actors/caf_types.hpp"
 #include "actors/events/event_hub.hpp"
 #include "actors/runtime_settings.hpp"
+#include "messages/ids.hpp"
 #include "storage/fs.hpp"
 
 namespace sessionrt::actors {
@@ -29,6 +30,10 @@ struct subagent_actor_config {
   caf::actor router;                                // takes (chat, chat_event) -> turn_outcome
   caf::actor bus;
   std::shared_ptr<event_hub> hub;
+  session_ids ids;  // the child's key and session id
+  // Spawns per parent so far (the actor's own, read and written in its handlers only): two
+  // children of one parent in one millisecond get different seeded ids.
+  mutable std::map<std::string, std::uint64_t> spawns;
 };
 
 caf::behavior subagent_actor(caf::event_based_actor* self, subagent_actor_config cfg);

@@ -167,6 +167,20 @@ TEST_CASE("maintenance planner: the cap takes rows without updatedAt first and k
   CHECK(removed_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:a", "agent:main:d"});
 }
 
+TEST_CASE("maintenance planner: rows the cap finds tied on updatedAt go by key, whatever their store order",
+          "[maintenance]") {
+  // Rows of one virtual millisecond reach the store in thread order: a replay must evict alike.
+  for (const auto& order : {std::vector<std::string>{"c", "a", "b"}, std::vector<std::string>{"b", "c", "a"}}) {
+    sessions_fixture fx;
+    auto settings = enforce_settings();
+    settings.max_entries = 2;  // high water 3
+    for (const auto& k : order) fx.row("agent:main:" + k, k, 5000);
+    fx.save();
+    auto plan = fx.plan(settings);
+    CHECK(removed_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:a"});
+  }
+}
+
 TEST_CASE("maintenance planner: a transcript still referenced by another row is not archived", "[maintenance]") {
   sessions_fixture fx;
   fx.row("agent:main:telegram:direct:1", "shared", 40 * day);
