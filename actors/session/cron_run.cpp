@@ -79,7 +79,7 @@ task<turn_outcome> session_core::cron_run(const system_event& ev, core_effects& 
   in.session_key = key_;
   in.now_ms = deps_->time->now_ms();
   const std::int64_t in_now = in.now_ms;
-  in.new_session_id = deps_->ids.next(key_, in.now_ms, row_ ? row_->session_id().value_or("") : std::string_view(), "cron");
+  in.new_session_id = next_session_id(in.now_ms, "cron");
   in.transcript_path = [this](std::string_view id) { return transcript_path_for(std::string(id)); };
   const std::string old_id = row_ ? std::string(row_->session_id().value_or("")) : std::string();
   rollover_result roll = roll_isolated_cron_run(row_ ? &*row_ : nullptr, cron_job_ref{ev.job_id, ev.job_name}, std::move(in));

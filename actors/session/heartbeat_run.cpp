@@ -33,7 +33,7 @@ task<turn_outcome> session_core::heartbeat_run(const system_event& ev, core_effe
   in.session_key = key_;
   in.kind = inbound_kind::heartbeat;  // never rolls an existing session
   in.now_ms = deps_->time->now_ms();
-  in.new_session_id = deps_->ids.next(key_, in.now_ms, row_ ? row_->session_id().value_or("") : std::string_view(), "heartbeat");
+  in.new_session_id = next_session_id(in.now_ms, "heartbeat");
   in.transcript_path = [this](std::string_view id) { return transcript_path_for(std::string(id)); };
   const std::string old_id = row_ ? std::string(row_->session_id().value_or("")) : std::string();
   rollover_result roll = row_ ? roll_session(in, std::move(*row_)) : roll_session(in);

@@ -71,6 +71,10 @@ payloads::event_subject session_core::subject() const {
   return {key_, deps_->agent_id, session_id()};  // also while trim() left the row to the store
 }
 
+std::string session_core::next_session_id(std::int64_t now_ms, std::string_view purpose) const {
+  return deps_->ids.next(key_, now_ms, row_ ? row_->session_id().value_or("") : std::string_view(), purpose);
+}
+
 std::string session_core::transcript_path_for(const std::string& session_id) const {
   const bool is_row = row_ && row_->session_id() == std::optional<std::string_view>(session_id);
   return storage::row_transcript_path(*deps_->files, deps_->sessions_dir, session_id,
@@ -358,7 +362,7 @@ void session_core::system_turn(const system_event& ev, core_effects& fx) {
     case system_event_kind::exec: in.kind = inbound_kind::exec_event; break;
   }
   in.now_ms = deps_->time->now_ms();
-  in.new_session_id = deps_->ids.next(key_, in.now_ms, row_ ? row_->session_id().value_or("") : std::string_view(), "system");
+  in.new_session_id = next_session_id(in.now_ms, "system");
   in.transcript_path = [this](std::string_view id) { return transcript_path_for(std::string(id)); };
   const bool existed = row_.has_value();
   rollover_result roll = row_ ? roll_session(in, std::move(*row_)) : roll_session(in);  // in place, as in chat()

@@ -184,6 +184,8 @@ class session_core {
   void note_new_session(const std::string& old_id, const rollover_result& roll, turn_outcome& out,
                         core_effects& fx);
   std::string transcript_path_for(const std::string& session_id) const;
+  // The id a session started now would get, for `purpose` (deps_->ids: random unless seeded).
+  std::string next_session_id(std::int64_t now_ms, std::string_view purpose) const;
   // Appends `message` and moves it into the context; returns it where it now is (in `message`
   // itself when the append failed).
   const boost::json::object& append_and_track(boost::json::object& message, core_effects& fx);

@@ -199,7 +199,7 @@ task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_fac
   if (row_ && deps_->zone) in.freshness = evaluate_freshness(lifecycle_timestamps_of(*row_), now, policy, *deps_->zone);
   in.trigger = trigger;
   in.now_ms = now;
-  in.new_session_id = deps_->ids.next(key_, now, row_ ? row_->session_id().value_or("") : std::string_view(), "message");
+  in.new_session_id = next_session_id(now, "message");
   in.transcript_path = [this](std::string_view id) { return transcript_path_for(std::string(id)); };
   in.inbound_patch = inbound_patch(ev, route);
   const std::string old_id = row_ ? std::string(row_->session_id().value_or("")) : std::string();
