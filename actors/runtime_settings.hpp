@@ -32,6 +32,10 @@ struct storage_settings {
   // off: the row follows within the flush window and a crash in between is repaired at start-up
   // from the transcript header.
   bool store_durable_ack = false;
+  // storage.storeSpillMinBytes: once sessions.json is at least this large, rows unchanged since
+  // a write keep only their place in it (read back when next used or written); a smaller store
+  // keeps their text in memory, so its writes read nothing back.
+  std::size_t store_spill_min_bytes = 2u << 20;
 };
 
 struct model_settings {

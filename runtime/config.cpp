@@ -510,6 +510,8 @@ constexpr config_key<actors::storage_settings> storage_keys[] = {
      }},
     {"storeDurableAck",
      [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.store_durable_ack, read_bool(v, p)); }},
+    {"storeSpillMinBytes",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.store_spill_min_bytes, read_byte_size(v, p, 0)); }},
 };
 
 constexpr config_key<actors::model_settings> model_keys[] = {
@@ -918,7 +920,8 @@ bj::object settings_to_json(const runtime_settings& s) {
                               {"batchWindowMs", s.storage.batch_window_ms},
                               {"maxLineBytes", size_value(s.storage.max_line_bytes)},
                               {"storeFlushWindowMs", s.storage.store_flush_window_ms},
-                              {"storeDurableAck", s.storage.store_durable_ack}};
+                              {"storeDurableAck", s.storage.store_durable_ack},
+                              {"storeSpillMinBytes", size_value(s.storage.store_spill_min_bytes)}};
   out["model"] = bj::object{{"contextWindow", s.model.context_window},
                             {"provider", s.model.provider},
                             {"model", s.model.model},

@@ -181,7 +181,9 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     if (!lock.ok())
       return lock.error().with_context(fmt::format("another runtime owns {} (stop it, or use another stateDir)", *path));
     st->store_locks.push_back(std::move(*lock));
-    auto file = std::make_shared<storage::session_store_file>(*st->files, *st->time, *path);
+    storage::store_file_options fo;
+    fo.spill_min_bytes = st->settings.storage.store_spill_min_bytes;
+    auto file = std::make_shared<storage::session_store_file>(*st->files, *st->time, *path, fo);
     auto rep = file->load();
     if (!rep.ok()) return rep.error();
     if (rep->quarantine)

@@ -35,6 +35,10 @@ struct store_file_options {
   std::size_t max_bytes = std::size_t(1) << 30;  // 1 GiB
   std::size_t max_depth = 64;                    // JSON nesting
   bool durable = true;                           // fsync file and directory on save
+  // shed_rows() spills rows to their place in the file last written only once that file is at
+  // least this large; a smaller store keeps its rows' text, so its saves read nothing back
+  // (spilling is for memory, and below this it would save at most this much per store).
+  std::size_t spill_min_bytes = std::size_t(2) << 20;  // 2 MiB
 };
 
 // One change made (or, for check_store_file, that would be made) to the text of the file.
@@ -101,7 +105,8 @@ class session_store_file {
   status save();
   // Frees the memory of rows not changed since they were saved: each keeps only its place in
   // the file the last save() wrote (session_store::spill_clean_rows) while that file holds the
-  // store's current text, else only its text (release_clean_rows). Returns the rows shed.
+  // store's current text and has at least spill_min_bytes, else only its text
+  // (release_clean_rows). Returns the rows shed.
   std::size_t shed_rows();
 
  private:
@@ -116,6 +121,7 @@ class session_store_file {
   bool trailing_newline_ = true;
   // The store's text_version() whose bytes are on disk, when known.
   std::optional<std::uint64_t> saved_version_;
+  std::size_t saved_bytes_ = 0;  // the size of the file the last save() wrote
   // Size and hash of the bytes read by load() when the store was loaded unchanged; the first
   // save compares against them (the store's text may still differ: other writers format
   // differently).

@@ -418,6 +418,7 @@ TEST_CASE("a session row that cannot be read back fails its turn with the reason
   auto rt = h.start([](auto& s) {
     s.session.passivate_idle_ms = 60000;
     s.storage.store_durable_ack = true;  // acked once sessions.json has the row (and the row is spilled)
+    s.storage.store_spill_min_bytes = 0;  // spilled at any size
     actors::reset_config off;
     off.mode = actors::reset_mode::none;
     s.session.reset.reset = off;

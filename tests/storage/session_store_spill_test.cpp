@@ -34,12 +34,18 @@ session_entry row_for(int i, int version) {
   return e;
 }
 
+store_file_options spill_at_any_size() {
+  store_file_options o;
+  o.spill_min_bytes = 0;
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("spilled rows: saves, reads and changes give what an in-memory store gives") {
   temp_dir dir;
   manual_clock clk(1789041600000);
-  session_store_file file(posix_fs(), clk, dir.file("sessions.json"));
+  session_store_file file(posix_fs(), clk, dir.file("sessions.json"), spill_at_any_size());
   session_store shadow;  // the same operations, never saved: rows stay in memory
   std::mt19937 rng(7);
   int next_key = 0;
@@ -100,7 +106,7 @@ TEST_CASE("spilled rows: saves, reads and changes give what an in-memory store g
 TEST_CASE("spilled rows: a file changed in place is neither read back nor overwritten") {
   temp_dir dir;
   manual_clock clk(1789041600000);
-  session_store_file file(posix_fs(), clk, dir.file("sessions.json"));
+  session_store_file file(posix_fs(), clk, dir.file("sessions.json"), spill_at_any_size());
   for (int i = 0; i < 5; ++i) file.store().upsert(fmt::format("k{}", i), row_for(i, 1));
   REQUIRE(file.save().ok());
   REQUIRE(file.shed_rows() == 5);
@@ -131,7 +137,7 @@ TEST_CASE("spilled rows: a file changed in place is neither read back nor overwr
 TEST_CASE("spilled rows: no spill for a version the file does not hold") {
   temp_dir dir;
   manual_clock clk(1789041600000);
-  session_store_file file(posix_fs(), clk, dir.file("sessions.json"));
+  session_store_file file(posix_fs(), clk, dir.file("sessions.json"), spill_at_any_size());
   file.store().upsert("a", row_for(1, 1));
   REQUIRE(file.save().ok());
   file.store().upsert("b", row_for(2, 1));  // changed after the save: the file lacks it
@@ -150,7 +156,7 @@ TEST_CASE("spilled rows: no spill for a version the file does not hold") {
 TEST_CASE("spilled rows: a touch is harmless, a same-size edit that moves rows is caught") {
   temp_dir dir;
   manual_clock clk(1789041600000);
-  session_store_file file(posix_fs(), clk, dir.file("sessions.json"));
+  session_store_file file(posix_fs(), clk, dir.file("sessions.json"), spill_at_any_size());
   for (int i = 0; i < 3; ++i) file.store().upsert(fmt::format("k{}", i), row_for(i, 1));
   REQUIRE(file.save().ok());
   REQUIRE(file.shed_rows() == 3);
@@ -178,4 +184,40 @@ TEST_CASE("spilled rows: a touch is harmless, a same-size edit that moves rows i
   file.store().upsert("k3", row_for(3, 1));
   CHECK_FALSE(file.save().ok());
   CHECK(read_text(file.path()) == shifted);  // not overwritten
+}
+
+TEST_CASE("spilled rows: a store smaller than spill_min_bytes keeps its rows' text and reads nothing back") {
+  temp_dir dir;
+  manual_clock clk(1789041600000);
+  store_file_options o;
+  o.spill_min_bytes = 4096;
+  session_store_file file(posix_fs(), clk, dir.file("sessions.json"), o);
+  for (int i = 0; i < 5; ++i) file.store().upsert(fmt::format("k{}", i), row_for(i, 1));
+  REQUIRE(file.save().ok());
+  REQUIRE(read_text(file.path()).size() < o.spill_min_bytes);
+  REQUIRE(file.shed_rows() == 5);  // released to their text, not spilled
+
+  // Were the rows spilled, this in-place edit would make them unreadable (the test above).
+  {
+    int fd = ::open(file.path().c_str(), O_WRONLY | O_APPEND);
+    REQUIRE(fd >= 0);
+    REQUIRE(::write(fd, "  ", 2) == 2);
+    ::close(fd);
+  }
+  CHECK(file.store().lookup("k3").ok());
+  CHECK(file.store().find("k2")->session_id() == std::optional<std::string_view>("id-2-1"));
+  CHECK(file.store().spill_error().ok());
+
+  // Grown past the threshold, the next save's rows spill: the same edit is then caught.
+  for (int i = 5; i < 60; ++i) file.store().upsert(fmt::format("k{}", i), row_for(i, 1));
+  REQUIRE(file.save().ok());
+  REQUIRE(read_text(file.path()).size() >= o.spill_min_bytes);
+  REQUIRE(file.shed_rows() == 60);
+  {
+    int fd = ::open(file.path().c_str(), O_WRONLY | O_APPEND);
+    REQUIRE(fd >= 0);
+    REQUIRE(::write(fd, "  ", 2) == 2);
+    ::close(fd);
+  }
+  CHECK_FALSE(file.store().lookup("k3").ok());
 }
