@@ -44,6 +44,7 @@ using namespace sessionrt::actors;
 
 struct runtime::impl {
   runtime_options opt;
+  session_ids ids;  // from opt.id_seed: every new session id the runtime asks for
   actors::runtime_settings settings;
   clock* time = nullptr;
   // Every file call of the runtime goes through the feed, which tells the maintenance pass
@@ -115,6 +116,7 @@ runtime::~runtime() {
 result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   auto st = std::make_unique<impl>();
   st->opt = options;
+  st->ids = session_ids(options.id_seed);
   st->settings = options.settings;
   st->time = options.time ? options.time : &storage::real_clock();
   st->feed = std::make_unique<storage::change_feed_fs>(options.files ? *options.files : storage::posix_fs());
@@ -269,7 +271,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   rc.core.settings = &st->settings;
   rc.core.zone = st->zone;
   rc.core.providers = &st->providers;
-  rc.core.ids = session_ids(options.id_seed);
+  rc.core.ids = st->ids;
   rc.runner = st->async_runner.get();
   rc.gate = st->gate.get();
   rc.pool = st->pool.get();
@@ -294,7 +296,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     sc.router = st->router;
     sc.bus = st->bus;
     sc.hub = st->hub;
-    sc.ids = session_ids(options.id_seed);
+    sc.ids = st->ids;
     st->subagents = spawn_io(sys, options.files_block, subagent_actor, std::move(sc));  // a fork reads and fsyncs files
   }
   st->relay = sys.spawn(outcome_relay, st->router, st->subagents, st->pending);
@@ -663,7 +665,7 @@ result<session_row> runtime::patch_session(const std::string& key, const session
   if (target->row) {
     entry = std::move(*target->row);
   } else {
-    entry.set_session_id(session_ids(impl_->opt.id_seed).next(key, impl_->time->now_ms(), "", "patch"));
+    entry.set_session_id(impl_->ids.next(key, impl_->time->now_ms(), "", "patch"));
   }
   auto apply = [](const std::optional<std::optional<std::string>>& change, auto set, auto clear) {
     if (!change) return;

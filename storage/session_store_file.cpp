@@ -669,7 +669,6 @@ status session_store_file::save() {
   int fd = -1;
   SRT_RETURN_IF_ERROR(write(bytes, options_.durable, &fd));
   saved_version_ = version;
-  saved_bytes_ = bytes.size();
   // The file just written holds the rows; shed_rows() may keep only their place in it.
   auto backing = store_backing::adopt(fs_, fd, path_);
   if (backing.ok()) backing_ = {std::move(*backing), version};
@@ -677,7 +676,7 @@ status session_store_file::save() {
 }
 
 std::size_t session_store_file::shed_rows() {
-  if (backing_.first && saved_bytes_ >= options_.spill_min_bytes)
+  if (backing_.first && backing_.first->size() >= options_.spill_min_bytes)
     if (std::size_t spilled = store_.spill_clean_rows(backing_.first, backing_.second); spilled > 0) return spilled;
   return store_.release_clean_rows();
 }

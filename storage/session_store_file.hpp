@@ -121,7 +121,6 @@ class session_store_file {
   bool trailing_newline_ = true;
   // The store's text_version() whose bytes are on disk, when known.
   std::optional<std::uint64_t> saved_version_;
-  std::size_t saved_bytes_ = 0;  // the size of the file the last save() wrote
   // Size and hash of the bytes read by load() when the store was loaded unchanged; the first
   // save compares against them (the store's text may still differ: other writers format
   // differently).

@@ -29,6 +29,7 @@ class store_backing {
   // Checks the file is still as written (one fstat); read() checks this itself.
   status check() const;
   const std::string& path() const { return path_; }
+  std::uint64_t size() const { return info_.size; }  // the file's size when adopted
 
  private:
   store_backing(fs& f, int fd, std::string path, const file_info& info) : fs_(f), fd_(fd), path_(std::move(path)), info_(info) {}

@@ -77,7 +77,7 @@ constexpr std::string_view non_default_config = R"({
     "maxMessageBytes": "64kb"
   },
   "storage": {"durability": "sync", "batchWindowMs": 12, "maxLineBytes": "4mb", "storeFlushWindowMs": "2s",
-              "storeDurableAck": true},
+              "storeDurableAck": true, "storeSpillMinBytes": "1mb"},
   "model": {"contextWindow": 128000, "provider": "sim", "model": "sim-large", "maxTokens": 4096},
   "compaction": {
     "enabled": false, "reserveTokens": 12000, "keepRecentTokens": 9000, "reserveTokensFloor": 0,
@@ -160,6 +160,7 @@ void check_non_default_settings(const runtime_settings& s) {
   CHECK(s.storage.max_line_bytes == 4u * 1024 * 1024);
   CHECK(s.storage.store_flush_window_ms == 2000);
   CHECK(s.storage.store_durable_ack);
+  CHECK(s.storage.store_spill_min_bytes == 1024u * 1024);
 
   CHECK(s.model.context_window == 128000);
   CHECK(s.model.provider == "sim");
@@ -201,6 +202,7 @@ TEST_CASE("config: an empty object gives the SPEC defaults") {
   CHECK(s.storage.durability == storage::durability::batch);
   CHECK(s.storage.store_flush_window_ms == 50);
   CHECK_FALSE(s.storage.store_durable_ack);
+  CHECK(s.storage.store_spill_min_bytes == 2u * 1024 * 1024);
   // §1.3 / [R§9]: acquireTimeoutMs 60000, staleMs 1800000, maxHoldMs 300000.
   CHECK(s.session.write_lock.acquire_timeout_ms == 60000);
   CHECK(s.session.write_lock.stale_ms == 1800000);
