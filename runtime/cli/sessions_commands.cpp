@@ -314,12 +314,10 @@ void cleanup_command(const cleanup_options& o, cli_state& st) {
     scan_meter.finish();
     if (!listing.ok()) return fail(st, listing.error().with_context(store.sessions_dir));
     c.rows = actors::maintenance_rows(parsed->store, store.sessions_dir);
-    std::unordered_set<std::string> empty;
-    if (o.fix_missing) {
-      auto found = actors::find_empty_transcripts(*st.io.files, store.sessions_dir, c.rows, *listing);
-      if (!found.ok()) return fail(st, found.error());
-      empty = std::move(*found);
-    }
+    auto empty = o.fix_missing
+                     ? actors::find_empty_transcripts(*st.io.files, store.sessions_dir, c.rows, *listing)
+                     : result<std::unordered_set<std::string>>(std::unordered_set<std::string>{});
+    if (!empty.ok()) return fail(st, empty.error());
     actors::planner_input in;
     in.rows = &c.rows;
     in.files = &*listing;
@@ -328,7 +326,7 @@ void cleanup_command(const cleanup_options& o, cli_state& st) {
     in.active_key = o.active_key;
     in.forced = true;
     in.fix_missing = o.fix_missing;
-    in.empty_transcripts = &empty;
+    in.empty_transcripts = &*empty;
     in.fix_dm_scope = o.fix_dm_scope && dm_main;
     if (o.fix_dm_scope && !dm_main)
       c.notes.push_back(fmt::format("--fix-dm-scope retires nothing: session.dmScope is \"{}\", not \"main\"",
