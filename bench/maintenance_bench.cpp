@@ -4,13 +4,19 @@
 // rows, plan) and peak memory, and the time for the offline enforce (the CLI's applier) to
 // bring the dir under its budget.
 //   maintenance_bench [--rows N] [--gb G] [--archives N] [--budget-gb G] [--dir DIR] [--keep]
+//                     [--ack-rows N] [--ack-turns N] [--ack-only] [--no-ack] [--pass-only] [--pass-rows N]
 // The measured run is a fresh process (this binary re-run with --measure DIR) so its peak RSS
 // is the planner's and the applier's, not the fixture builder's.
 // Then (or alone with --ack-only) the cost of a running enforcement to turns: a runtime on a
 // state dir of --ack-rows stale rows (sparse transcripts) takes --ack-turns turns from 4
 // senders, once with no maintenance and once while the maintenance actor enforces the whole
 // plan (runtime::maintain on another thread); p50 / p99 ack latency of both, same run.
+// --pass-only: the cost of storage.keepMaintenancePicture. A state dir of --pass-rows fresh
+// rows (nothing to remove, sessions.json spilled) is opened twice, the picture kept and not;
+// each time the first pass, the median of 5 steady passes (each after 200 turns), the ack
+// p99 of turns sent while passes run, and the heap in use after a pass.
 #include <fcntl.h>
+#include <malloc.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <spawn.h>
@@ -55,6 +61,8 @@ struct args {
   std::size_t ack_turns = 2000;
   bool ack_only = false;
   bool no_ack = false;
+  bool pass_only = false;
+  std::size_t pass_rows = 100000;
 };
 
 double now_s() {
@@ -277,6 +285,78 @@ int ack_bench(const args& a) {
   return 0;
 }
 
+// One runtime on `root` with the picture kept or not: see --pass-only above.
+int pass_bench_once(const std::string& root, std::size_t rows, bool keep) {
+  runtime::runtime_options o;
+  o.settings.state_dir = root;
+  o.settings.session.reset.timezone = "UTC";
+  o.settings.routing.session.direct_message_scope = actors::dm_scope::per_peer;
+  o.settings.maintenance.mode = actors::maintenance_mode::enforce;
+  o.settings.maintenance.max_entries = 1000000;  // no high-water pass: the measured ones are asked for
+  o.settings.storage.keep_maintenance_picture = keep;
+  o.runner = std::make_shared<runtime::simulated_model>(storage::real_clock());
+  auto rt = runtime::runtime::start(std::move(o));
+  if (!rt.ok()) return fmt::print(stderr, "{}\n", rt.error().message()), 2;
+  auto timed_pass = [&] {
+    const double t0 = now_s();
+    auto report = (*rt)->maintain();
+    if (!report.ok()) fmt::print(stderr, "pass failed: {}\n", report.error().message());
+    return (now_s() - t0) * 1000;
+  };
+  const double first_ms = timed_pass();
+  std::vector<double> steady;
+  for (int i = 0; i < 5; ++i) {
+    (void)ack_latencies(**rt, 200, fmt::format("steady{}-{}", keep, i));
+    steady.push_back(timed_pass());
+  }
+  std::sort(steady.begin(), steady.end());
+  malloc_trim(0);
+  const auto heap = mallinfo2().uordblks;
+  // Turns while passes run back to back.
+  std::atomic<bool> passing{true};
+  std::thread passes([&] {
+    while (passing.load()) (void)(*rt)->maintain();
+  });
+  auto busy = ack_latencies(**rt, 2000, fmt::format("busy{}", keep));
+  passing = false;
+  passes.join();
+  (void)(*rt)->stop();
+  fmt::print("picture {}: first pass {:.1f} ms, steady pass median {:.1f} ms (min {:.1f}, max {:.1f}); ack during passes "
+             "p50 {:.3f} ms p99 {:.3f} ms; heap in use after a pass {:.1f} MB ({:.0f} B per row)\n",
+             keep ? "kept" : "per-pass", first_ms, steady[2], steady.front(), steady.back(), pct(busy, 0.5),
+             pct(busy, 0.99), heap / 1048576.0, static_cast<double>(heap) / static_cast<double>(rows));
+  fmt::print(
+      R"({{"bench":"maintenance_picture","keep_picture":{},"rows":{},"first_pass_ms":{:.1f},"steady_pass_ms":{:.1f},"busy_ack_p50_ms":{:.3f},"busy_ack_p99_ms":{:.3f},"heap_mb":{:.1f}}})"
+      "\n",
+      keep, rows, first_ms, steady[2], pct(busy, 0.5), pct(busy, 0.99), heap / 1048576.0);
+  return 0;
+}
+
+int pass_bench(const args& a) {
+  const std::string root = (std::filesystem::temp_directory_path() / "sessionrt-maintenance-pass").string();
+  std::filesystem::remove_all(root);
+  const std::string sessions = root + "/agents/main/sessions";
+  std::filesystem::create_directories(sessions);
+  const std::int64_t now = storage::real_clock().now_ms();
+  storage::session_store store;
+  for (std::size_t i = 0; i < a.pass_rows; ++i) {
+    std::string id = fmt::format("p{:07d}-0000-4000-8000-000000000000", i);
+    const std::int64_t updated = now - static_cast<std::int64_t>(i) * 1000;
+    store.upsert(fmt::format("agent:main:direct:user{}", i),
+                 session_entry(boost::json::object{{"sessionId", id}, {"updatedAt", updated}, {"label", "bench"}}));
+    sparse(sessions + "/" + id + ".jsonl", 20000, updated);
+  }
+  if (auto st = storage::replace_file_atomic(storage::posix_fs(), sessions + "/sessions.json",
+                                             storage::serialize_store(store, true), {false});
+      !st.ok())
+    return fmt::print(stderr, "{}\n", st.message()), 2;
+  fmt::print(stderr, "[maintenance_bench] {} rows written; measuring passes\n", a.pass_rows);
+  int rc = pass_bench_once(root, a.pass_rows, true);
+  if (rc == 0) rc = pass_bench_once(root, a.pass_rows, false);
+  std::filesystem::remove_all(root);
+  return rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -295,10 +375,13 @@ int main(int argc, char** argv) {
     else if (k == "--ack-turns") a.ack_turns = std::stoul(next());
     else if (k == "--ack-only") a.ack_only = true;
     else if (k == "--no-ack") a.no_ack = true;
+    else if (k == "--pass-only") a.pass_only = true;
+    else if (k == "--pass-rows") a.pass_rows = std::stoul(next());
     else return fmt::print(stderr, "unknown option {}\n", k), 2;
   }
   if (!a.measure.empty()) return measure(a);
   if (a.ack_only) return ack_bench(a);
+  if (a.pass_only) return pass_bench(a);
   const std::int64_t now = storage::real_clock().now_ms();
   std::string root = a.dir.empty() ? (std::filesystem::temp_directory_path() / "sessionrt-maintenance-bench").string() : a.dir;
   std::filesystem::remove_all(root);

@@ -512,6 +512,8 @@ constexpr config_key<actors::storage_settings> storage_keys[] = {
      [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.store_durable_ack, read_bool(v, p)); }},
     {"storeSpillMinBytes",
      [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.store_spill_min_bytes, read_byte_size(v, p, 0)); }},
+    {"keepMaintenancePicture",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.keep_maintenance_picture, read_bool(v, p)); }},
 };
 
 constexpr config_key<actors::model_settings> model_keys[] = {
@@ -921,7 +923,9 @@ bj::object settings_to_json(const runtime_settings& s) {
                               {"maxLineBytes", size_value(s.storage.max_line_bytes)},
                               {"storeFlushWindowMs", s.storage.store_flush_window_ms},
                               {"storeDurableAck", s.storage.store_durable_ack},
-                              {"storeSpillMinBytes", size_value(s.storage.store_spill_min_bytes)}};
+                              {"storeSpillMinBytes", size_value(s.storage.store_spill_min_bytes)},
+                              {"keepMaintenancePicture", s.storage.keep_maintenance_picture ? bj::value(*s.storage.keep_maintenance_picture)
+                                                                                        : bj::value(nullptr)}};
   out["model"] = bj::object{{"contextWindow", s.model.context_window},
                             {"provider", s.model.provider},
                             {"model", s.model.model},

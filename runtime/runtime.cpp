@@ -242,6 +242,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     mc.hub = st->hub;
     mc.self_scheduling = !options.virtual_time;
     mc.feed = st->feed.get();
+    mc.keep_picture = st->settings.storage.keep_maintenance_picture.value_or(options.virtual_time);
     st->maintenance = spawn_io(sys, options.files_block, maintenance_actor, mc);
   }
   for (auto& [agent, file] : loaded) {

@@ -217,6 +217,11 @@ void apply_batch(self_ptr self, const state_ptr& st) {
 // Valid until the next pass lists this dir.
 result<const dir_index*> list_for_pass(maintenance_state& st, const std::string& dir) {
   auto& picture = st.listings[dir];
+  if (!st.cfg.keep_picture) {
+    if (st.cfg.feed) (void)st.cfg.feed->take(dir);  // a full scan sees it all; the feed stays small
+    SRT_RETURN_IF_ERROR(picture.rescan(*st.cfg.files, dir, real_now_ms()));
+    return &picture.index();
+  }
   if (!st.cfg.feed) {
     SRT_RETURN_IF_ERROR(picture.rescan(*st.cfg.files, dir, real_now_ms()));
     return &picture.index();
@@ -231,6 +236,28 @@ result<const dir_index*> list_for_pass(maintenance_state& st, const std::string&
   return &picture.index();
 }
 
+// storage.keepMaintenancePicture false: every row read for this plan, nothing kept after it.
+void read_rows_and_plan(self_ptr self, const state_ptr& st, const dir_index* listing) {
+  self->request(st->links.stores.at(st->todo.front().agent_id), caf::infinite, list_atom::value)
+      .then(
+          [self, st, listing](entry_rows& rows) {
+            auto& job = st->todo.front();
+            std::vector<maintenance_row> mrows;
+            mrows.reserve(rows.size());
+            for (const auto& [key, entry] : rows) mrows.push_back(maintenance_row_of(key, entry, job.sessions_dir));
+            entry_rows().swap(rows);
+            plan_job(*st, job, mrows, *listing);
+            st->listings.erase(job.sessions_dir);
+            step(self, st);
+          },
+          [self, st](caf::error& err) {
+            auto& job = st->todo.front();
+            job.error = "listing the store: " + self->system().render(err);
+            st->listings.erase(job.sessions_dir);
+            next_job(self, st);
+          });
+}
+
 void list_and_plan(self_ptr self, const state_ptr& st) {
   auto& job = st->todo.front();
   // The dir first: a transcript listed was created before the rows are read.
@@ -241,6 +268,7 @@ void list_and_plan(self_ptr self, const state_ptr& st) {
     return next_job(self, st);
   }
   const dir_index* listing = *files;
+  if (!st->cfg.keep_picture) return read_rows_and_plan(self, st, listing);
   self->request(st->links.stores.at(job.agent_id), caf::infinite, list_atom::value, changes_atom::value)
       .then(
           [self, st, listing](row_changes& changes) {

@@ -49,6 +49,11 @@ struct maintenance_actor_config {
   // month would otherwise list its dir 720 times. Unset: every pass lists in full.
   storage::change_feed_fs* feed = nullptr;
   std::int64_t full_scan_every_ms = 60 * 60 * 1000;
+  // true: the listing and the rows are kept from pass to pass (dir_listing, row_cache), so a
+  // pass reads what changed. false: each pass lists the dir in full and reads every row from
+  // the store (list), and drops both once planned: nothing per session is held between
+  // passes. The runtime sets it from storage.keepMaintenancePicture (runtime_settings.hpp).
+  bool keep_picture = true;
 };
 
 struct maintenance_links {

@@ -77,7 +77,8 @@ constexpr std::string_view non_default_config = R"({
     "maxMessageBytes": "64kb"
   },
   "storage": {"durability": "sync", "batchWindowMs": 12, "maxLineBytes": "4mb", "storeFlushWindowMs": "2s",
-              "storeDurableAck": true, "storeSpillMinBytes": "1mb"},
+              "storeDurableAck": true, "storeSpillMinBytes": "1mb",
+              "keepMaintenancePicture": false},
   "model": {"contextWindow": 128000, "provider": "sim", "model": "sim-large", "maxTokens": 4096},
   "compaction": {
     "enabled": false, "reserveTokens": 12000, "keepRecentTokens": 9000, "reserveTokensFloor": 0,
@@ -161,6 +162,7 @@ void check_non_default_settings(const runtime_settings& s) {
   CHECK(s.storage.store_flush_window_ms == 2000);
   CHECK(s.storage.store_durable_ack);
   CHECK(s.storage.store_spill_min_bytes == 1024u * 1024);
+  CHECK(s.storage.keep_maintenance_picture == std::optional<bool>(false));
 
   CHECK(s.model.context_window == 128000);
   CHECK(s.model.provider == "sim");
@@ -203,6 +205,7 @@ TEST_CASE("config: an empty object gives the SPEC defaults") {
   CHECK(s.storage.store_flush_window_ms == 50);
   CHECK_FALSE(s.storage.store_durable_ack);
   CHECK(s.storage.store_spill_min_bytes == 2u * 1024 * 1024);
+  CHECK_FALSE(s.storage.keep_maintenance_picture.has_value());  // the runtime decides by its clock
   // §1.3 / [R§9]: acquireTimeoutMs 60000, staleMs 1800000, maxHoldMs 300000.
   CHECK(s.session.write_lock.acquire_timeout_ms == 60000);
   CHECK(s.session.write_lock.stale_ms == 1800000);
@@ -283,6 +286,8 @@ TEST_CASE("config: a wrong type or value is an error naming the key path and the
        R"(config key session.reset.atHour: expected a whole number from 0 to 23, got "four")"},
       {R"({"workspaceWritable": "yes"})", R"(config key workspaceWritable: expected true or false, got "yes")"},
       {R"({"storage": {"storeDurableAck": 1}})", "config key storage.storeDurableAck: expected true or false, got 1"},
+      {R"({"storage": {"keepMaintenancePicture": "no"}})",
+       R"(config key storage.keepMaintenancePicture: expected true or false, got "no")"},
       {R"({"session": "main"})", R"(config key session: expected an object, got "main")"},
       {R"({"stateDir": 7})", "config key stateDir: expected a string, got 7"},
       {R"({"session": {"resetTriggers": "/new"}})",

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "messages/json_access.hpp"
+#include "storage/archive_names.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/simulated_model.hpp"
 #include "tests/actors/maintenance/maintenance_fixture.hpp"
@@ -119,6 +120,8 @@ TEST_CASE("maintenance warn mode reports what enforce would do and changes no by
 }
 
 TEST_CASE("maintenance enforce applies the plan while turns flow and loses nothing acknowledged") {
+  const bool keep_picture = GENERATE(true, false);  // storage.keepMaintenancePicture
+  INFO("keepMaintenancePicture " << keep_picture);
   maintenance_harness h;
   constexpr int kStale = 40;
   for (int i = 0; i < kStale; ++i) {
@@ -128,7 +131,10 @@ TEST_CASE("maintenance enforce applies the plan while turns flow and loses nothi
     h.fx.transcript(id, 400, 40 * day);
   }
   h.fx.save();
-  auto rt = h.start([](actors::runtime_settings& s) { s.maintenance.mode = actors::maintenance_mode::enforce; });
+  auto rt = h.start([keep_picture](actors::runtime_settings& s) {
+    s.maintenance.mode = actors::maintenance_mode::enforce;
+    s.storage.keep_maintenance_picture = keep_picture;
+  });
   // A live session with a fresh row before the pass.
   auto live = rt->send(testing::dm("live", "before the pass")).get();
   REQUIRE(live.st.ok());
@@ -245,4 +251,48 @@ TEST_CASE("the store tells maintenance when its rows reach high water and the pa
   CHECK(rt->sessions().value().size() == 5);
   CHECK_FALSE(rt->session(peer_key("c0")).value().has_value());  // the oldest went
   REQUIRE(rt->stop().ok());
+}
+
+TEST_CASE("keepMaintenancePicture false: every pass lists the dir again and sees a file made behind the runtime's back") {
+  maintenance_harness h;
+  for (int i = 0; i < 3; ++i) {
+    char id[64];
+    std::snprintf(id, sizeof id, "00000000-0000-4000-8000-%012d", i);
+    h.fx.row(peer_key("p" + std::to_string(i)), id, day);
+    h.fx.transcript(id, 400, day);
+  }
+  h.fx.save();
+  // A `.deleted.` archive older than pruneAfter (30 days), by the timestamp in its name.
+  const std::string archive = storage::archive_name("0a0a0a0a-0000-4000-8000-000000000000.jsonl",
+                                                    storage::archive_reason::deleted, fixture_now - 40 * day);
+  // Unset: kept, this runtime being on virtual time.
+  for (const std::optional<bool> setting : {std::optional<bool>(), std::optional<bool>(true), std::optional<bool>(false)}) {
+    const bool keep_picture = setting.value_or(true);
+    INFO("keepMaintenancePicture " << (setting ? (*setting ? "true" : "false") : "unset"));
+    auto rt = h.start([setting](actors::runtime_settings& s) {
+      s.maintenance.mode = actors::maintenance_mode::enforce;
+      s.storage.keep_maintenance_picture = setting;
+    });
+    auto first = rt->maintain();
+    REQUIRE(first.ok());
+    CHECK(first->data.at("filesDeleted").to_number<std::int64_t>() == 0);
+    // Made by another program: the runtime's change feed does not see it.
+    h.fx.file(archive, 100, 40 * day);
+    auto second = rt->maintain();
+    REQUIRE(second.ok());
+    if (keep_picture) {
+      // The kept listing learns of it at its next full scan (hourly, real time).
+      CHECK(std::filesystem::exists(h.fx.path(archive)));
+      CHECK(second->data.at("filesDeleted").to_number<std::int64_t>() == 0);
+    } else {
+      CHECK_FALSE(std::filesystem::exists(h.fx.path(archive)));
+      CHECK(second->data.at("filesDeleted").to_number<std::int64_t>() == 1);
+    }
+    // The rows are read in full each time: all three stay, their transcripts too.
+    auto rows = rt->sessions();
+    REQUIRE(rows.ok());
+    CHECK(rows->size() == 3);
+    REQUIRE(rt->stop().ok());
+    std::filesystem::remove(h.fx.path(archive));
+  }
 }
