@@ -47,9 +47,11 @@ struct runtime::impl {
   session_ids ids;  // from opt.id_seed: every new session id the runtime asks for
   actors::runtime_settings settings;
   clock* time = nullptr;
-  // Every file call of the runtime goes through the feed, which tells the maintenance pass
-  // what changed in the sessions dirs (declared before the actor system: outlives it).
+  // While maintenance keeps its picture, every file call of the runtime goes through the feed,
+  // which tells the maintenance pass what changed in the sessions dirs (declared before the
+  // actor system: outlives it). Null otherwise: each pass lists the dirs in full.
   std::unique_ptr<storage::change_feed_fs> feed;
+  bool keep_maintenance_picture = false;
   storage::fs* files = nullptr;
   storage::process_probe* probe = nullptr;
   const date::time_zone* zone = nullptr;
@@ -119,8 +121,10 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   st->ids = session_ids(options.id_seed);
   st->settings = options.settings;
   st->time = options.time ? options.time : &storage::real_clock();
-  st->feed = std::make_unique<storage::change_feed_fs>(options.files ? *options.files : storage::posix_fs());
-  st->files = st->feed.get();
+  st->keep_maintenance_picture = st->settings.storage.keep_maintenance_picture.value_or(options.virtual_time);
+  storage::fs& base_files = options.files ? *options.files : storage::posix_fs();
+  if (st->keep_maintenance_picture) st->feed = std::make_unique<storage::change_feed_fs>(base_files);
+  st->files = st->feed ? static_cast<storage::fs*>(st->feed.get()) : &base_files;
   st->probe = options.probe ? options.probe : &storage::real_process_probe();
   if (options.virtual_time && !options.time)
     return status(errc::invalid_argument, "virtual_time needs a manual clock in runtime_options.time");
@@ -207,7 +211,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     st->report.adopted.insert(st->report.adopted.end(), rec->adopted.begin(), rec->adopted.end());
     loaded[agent] = file;
     agents.sessions_dir[agent] = *dir;
-    st->feed->watch(*dir);
+    if (st->feed) st->feed->watch(*dir);
   }
 
   // The actor system and the actors.
@@ -242,7 +246,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     mc.hub = st->hub;
     mc.self_scheduling = !options.virtual_time;
     mc.feed = st->feed.get();
-    mc.keep_picture = st->settings.storage.keep_maintenance_picture.value_or(options.virtual_time);
+    mc.keep_picture = st->keep_maintenance_picture;
     st->maintenance = spawn_io(sys, options.files_block, maintenance_actor, mc);
   }
   for (auto& [agent, file] : loaded) {
