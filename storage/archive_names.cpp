@@ -315,7 +315,11 @@ bool is_archive_kind(artifact_kind kind) noexcept {
 }
 
 bool is_stale_store_temp(const artifact_name& name, std::int64_t mtime_ms, std::int64_t now_ms) noexcept {
-  return name.kind == artifact_kind::store_temp && now_ms - mtime_ms > store_temp_stale_ms;
+  return is_stale_store_temp(name.kind, mtime_ms, now_ms);
+}
+
+bool is_stale_store_temp(artifact_kind kind, std::int64_t mtime_ms, std::int64_t now_ms) noexcept {
+  return kind == artifact_kind::store_temp && now_ms - mtime_ms > store_temp_stale_ms;
 }
 
 std::string format_dashed_iso_ts(std::int64_t epoch_ms) {

@@ -70,6 +70,7 @@ bool is_archive_kind(artifact_kind kind) noexcept;
 // Store temps older than this are stale and may be deleted ([R§2.4] SESSION_STORE_TEMP_STALE_MS).
 inline constexpr std::int64_t store_temp_stale_ms = 5 * 60 * 1000;
 bool is_stale_store_temp(const artifact_name& name, std::int64_t mtime_ms, std::int64_t now_ms) noexcept;
+bool is_stale_store_temp(artifact_kind kind, std::int64_t mtime_ms, std::int64_t now_ms) noexcept;
 
 // JavaScript toISOString() with ':' and '.' replaced by '-' ("2026-11-30T01-31-20-053Z"), the
 // timestamp of successor transcripts and corrupt backups; and its strict recognizer.

@@ -77,25 +77,24 @@ maintenance_plan plan_cron_reaper(const std::vector<maintenance_row>& rows, cons
   // archives older than the retention.
   std::set<std::string_view> candidates;
   for (const auto& id : orphaned)
-    if (const auto* names = files.session_files(id)) candidates.insert(names->begin(), names->end());
-  for (const auto& [ts, name] : files.deleted_archives()) {
-    if (ts >= cutoff) break;
-    candidates.insert(name);
+    for (const auto& f : files.session_files(id)) candidates.insert(f.name);
+  for (const auto& f : files.deleted_archives()) {
+    if (*f.timestamp_ms() >= cutoff) break;
+    candidates.insert(f.name);
   }
   std::unordered_set<std::string> made;  // archive names given by this plan
   std::unordered_set<std::string> gone(orphaned.begin(), orphaned.end());
   for (auto candidate : candidates) {
-    const indexed_file* entry = files.find(candidate);
-    const auto& f = entry->file;
-    const auto& name = entry->kind;
+    const indexed_file& f = *files.find(candidate);
+    const std::string session_id(f.session_id());
     plan_action a;
     a.step = maintenance_step::cron_reaper;
     a.file = f.name;
     a.bytes = f.size;
     a.mtime_ms = f.mtime_ms;
-    if (!name.session_id.empty() && gone.count(name.session_id)) {
-      a.session_id = name.session_id;
-      if (storage::is_transcript_kind(name.kind)) {
+    if (!session_id.empty() && gone.count(session_id)) {
+      a.session_id = session_id;
+      if (storage::is_transcript_kind(f.kind)) {
         std::int64_t ts = now_ms;
         std::string target = storage::archive_name(f.name, storage::archive_reason::deleted, ts);
         while (files.find(target) || made.count(target))
@@ -104,15 +103,14 @@ maintenance_plan plan_cron_reaper(const std::vector<maintenance_row>& rows, cons
         a.kind = action_kind::archive_file;
         a.target = std::move(target);
         ++plan.archived_files;
-      } else if (name.kind == storage::artifact_kind::trajectory ||
-                 name.kind == storage::artifact_kind::trajectory_pointer) {
+      } else if (f.kind == storage::artifact_kind::trajectory || f.kind == storage::artifact_kind::trajectory_pointer) {
         a.kind = action_kind::delete_file;
         ++plan.deleted_files;
       } else {
         continue;
       }
       plan.actions.push_back(std::move(a));
-    } else if (name.kind == storage::artifact_kind::deleted_archive && name.timestamp_ms && *name.timestamp_ms < cutoff) {
+    } else if (f.kind == storage::artifact_kind::deleted_archive && f.timestamp_ms() && *f.timestamp_ms() < cutoff) {
       a.kind = action_kind::delete_file;
       ++plan.deleted_files;
       plan.actions.push_back(std::move(a));

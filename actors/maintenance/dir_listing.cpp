@@ -10,13 +10,15 @@ status dir_listing::rescan(storage::fs& files, const std::string& dir, std::int6
   index_.clear();
   auto scanned = scan_sessions_dir(files, dir);
   if (!scanned.ok()) return scanned.error();
-  for (auto& f : *scanned) index_.put(std::move(f));
+  index_.assign(std::move(*scanned));
   valid_ = true;
   scanned_at_ = now_ms;
   return {};
 }
 
 status dir_listing::refresh(storage::fs& files, const std::string& dir, const std::unordered_set<std::string>& changed) {
+  std::vector<dir_file> puts;
+  std::vector<std::string> gone;
   for (const auto& name : changed) {
     auto info = files.lstat(storage::path_join(dir, name));
     if (!info.ok() && info.error().code() != errc::not_found) {
@@ -25,11 +27,12 @@ status dir_listing::refresh(storage::fs& files, const std::string& dir, const st
       return info.error().with_context("reading the sessions dir");
     }
     if (!info.ok() || !info->is_regular()) {
-      index_.erase(name);
+      gone.push_back(name);
       continue;
     }
-    index_.put(dir_file{name, info->size, static_cast<std::int64_t>(info->mtime_ns / 1000000)});
+    puts.push_back(dir_file{name, info->size, static_cast<std::int64_t>(info->mtime_ns / 1000000)});
   }
+  index_.update(std::move(puts), gone);
   return {};
 }
 

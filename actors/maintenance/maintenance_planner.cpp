@@ -162,9 +162,9 @@ class planner {
     store_text_sum_ = text_sum;
     // Every file counts but the store (its projected size replaces it) and young store temps.
     files_bytes_ = index_.bytes();
-    if (const auto* store = index_.find(in.store_file)) files_bytes_ -= store->file.size;
-    for (const auto& name : index_.store_temps())
-      if (const auto* t = index_.find(name); t && !counted(*t)) files_bytes_ -= t->file.size;
+    if (const auto* store = index_.find(in.store_file)) files_bytes_ -= store->size;
+    for (const auto& t : index_.store_temps())
+      if (!counted(t)) files_bytes_ -= t.size;
     plan_.total_bytes_before = total();
   }
 
@@ -195,15 +195,14 @@ class planner {
   // size is counted already. (Counting it would also make the total depend on whether the
   // listing caught the write.)
   bool counted(const indexed_file& f) const {
-    if (f.file.name == in_.store_file) return false;
-    return f.kind.kind != storage::artifact_kind::store_temp ||
-           storage::is_stale_store_temp(f.kind, f.file.mtime_ms, in_.now_ms);
+    if (f.name == in_.store_file) return false;
+    return f.kind != storage::artifact_kind::store_temp || storage::is_stale_store_temp(f.kind, f.mtime_ms, in_.now_ms);
   }
 
   // The plan's state of a counted file of the index, entered on first use.
   std::size_t touch(const indexed_file& f) {
-    auto [it, added] = touched_.try_emplace(f.file.name, files_.size());
-    if (added) files_.push_back(file_state{f.file.name, f.file.size, f.file.mtime_ms, f.kind, true});
+    auto [it, added] = touched_.try_emplace(f.name, files_.size());
+    if (added) files_.push_back(file_state{f.name, f.size, f.mtime_ms, storage::classify(f.name), true});
     return it->second;
   }
   const file_state* touched(const std::string& name) const {
@@ -285,12 +284,9 @@ class planner {
 
   // Archives the transcripts and deletes the sidecars of a session no row references.
   void retire_session_files(const std::string& session_id, maintenance_step step, bool delete_outright) {
-    const auto* names = index_.session_files(session_id);
-    if (!names) return;
-    for (const auto& name : *names) {
-      const auto* indexed = index_.find(name);
-      if (!indexed || !counted(*indexed)) continue;
-      const std::size_t fi = touch(*indexed);
+    for (const auto& indexed : index_.session_files(session_id)) {
+      if (!counted(indexed)) continue;
+      const std::size_t fi = touch(indexed);
       file_state& f = files_[fi];
       if (!f.alive) continue;
       const auto k = f.kind.kind;
@@ -381,7 +377,7 @@ class planner {
     auto& rep = plan_.unreferenced;
     rep.older_than_ms = in_.settings.prune_after_ms;
     const std::int64_t cutoff = in_.now_ms - in_.settings.prune_after_ms;
-    for (const auto& [name, indexed] : index_.by_name()) {
+    for (const auto& indexed : index_.by_name()) {
       if (!counted(indexed)) continue;
       const std::size_t fi = touch(indexed);
       file_state& f = files_[fi];
@@ -415,10 +411,10 @@ class planner {
     // The candidates from the index's archive timestamps, acted on in name order. An archive
     // this plan made is stamped now or later: never older than a retention.
     std::set<std::string_view> candidates;
-    auto older = [&](const dir_index::time_order& order, std::int64_t keep) {
-      for (const auto& [ts, name] : order) {
-        if (ts >= in_.now_ms - keep) break;
-        candidates.insert(name);
+    auto older = [&](const dir_index::range& order, std::int64_t keep) {
+      for (const auto& f : order) {
+        if (*f.timestamp_ms() >= in_.now_ms - keep) break;
+        candidates.insert(f.name);
       }
     };
     older(index_.deleted_archives(), in_.settings.prune_after_ms);
@@ -439,13 +435,12 @@ class planner {
     }
   }
 
-  bool budget_removable_file(const storage::artifact_name& name, std::int64_t mtime_ms) const {
-    const auto k = name.kind;
-    if (k == storage::artifact_kind::store_temp) return storage::is_stale_store_temp(name, mtime_ms, in_.now_ms);
+  bool budget_removable_file(storage::artifact_kind k, std::string_view session_id, std::int64_t mtime_ms) const {
+    if (k == storage::artifact_kind::store_temp) return storage::is_stale_store_temp(k, mtime_ms, in_.now_ms);
     if (storage::is_archive_kind(k)) return true;
     if (storage::is_transcript_kind(k) || k == storage::artifact_kind::trajectory ||
         k == storage::artifact_kind::trajectory_pointer)
-      return !name.session_id.empty() && !referenced(name.session_id);
+      return !session_id.empty() && !referenced(session_id);
     return false;
   }
 
@@ -459,16 +454,15 @@ class planner {
     if (rep.over_budget) {
       // Phase A: prompt blobs (none in sessionrt). Phase B: removable files, oldest mtime first
       // (ties by name as listed), until the target is met.
-      for (const auto& [mtime, name] : index_.by_mtime()) {
+      for (const auto& indexed : index_.by_mtime()) {
         if (total() <= target) break;
-        const auto* indexed = index_.find(name);
-        if (!indexed || !counted(*indexed)) continue;
-        if (const file_state* seen = touched(name)) {
-          if (!seen->alive || !budget_removable_file(seen->kind, seen->mtime_ms)) continue;
-        } else if (!budget_removable_file(indexed->kind, indexed->file.mtime_ms)) {
+        if (!counted(indexed)) continue;
+        if (const file_state* seen = touched(indexed.name)) {
+          if (!seen->alive || !budget_removable_file(seen->kind.kind, seen->kind.session_id, seen->mtime_ms)) continue;
+        } else if (!budget_removable_file(indexed.kind, indexed.session_id(), indexed.mtime_ms)) {
           continue;
         }
-        const std::size_t fi = touch(*indexed);
+        const std::size_t fi = touch(indexed);
         ++rep.removed_files;
         rep.freed_bytes += files_[fi].size;
         file_action(fi, maintenance_step::budget_files, action_kind::delete_file);
@@ -525,7 +519,7 @@ maintenance_plan plan_maintenance(const planner_input& input) {
   planner_input in = input;
   if (!in.rows) in.rows = &no_rows;
   if (in.index) return planner(in, *in.index).run();
-  const dir_index index = in.files ? dir_index::of(*in.files) : dir_index();
+  const dir_index index = in.files ? dir_index::of(*in.files) : dir_index();  // copies the listing
   return planner(in, index).run();
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 #include <random>
 #include <string>
 #include <vector>
@@ -36,13 +37,24 @@ std::string describe(const maintenance_plan& plan) {
 
 std::string describe(const dir_index& index) {
   std::string out = fmt::format("{} files {} bytes |", index.size(), index.bytes());
-  for (const auto& [mtime, name] : index.by_mtime()) out += fmt::format(" {}@{}", name, mtime);
+  for (const auto& f : index.by_mtime()) out += fmt::format(" {}@{}:{}", f.name, f.mtime_ms, f.session_id());
   out += " | deleted";
-  for (const auto& [ts, name] : index.deleted_archives()) out += fmt::format(" {}@{}", name, ts);
+  for (const auto& f : index.deleted_archives()) out += fmt::format(" {}@{}", f.name, *f.timestamp_ms());
   out += " | reset";
-  for (const auto& [ts, name] : index.reset_archives()) out += fmt::format(" {}@{}", name, ts);
+  for (const auto& f : index.reset_archives()) out += fmt::format(" {}@{}", f.name, *f.timestamp_ms());
   out += " | temps";
-  for (const auto& name : index.store_temps()) out += " " + name;
+  for (const auto& f : index.store_temps()) out += " " + f.name;
+  out += " | by name";
+  std::set<std::string> sessions;
+  for (const auto& f : index.by_name()) {
+    out += " " + f.name;
+    if (!f.session_id().empty()) sessions.insert(std::string(f.session_id()));
+  }
+  out += " | by session";
+  for (const auto& id : sessions) {
+    out += " " + id + ":";
+    for (const auto& f : index.session_files(id)) out += " " + f.name;
+  }
   return out;
 }
 
@@ -234,4 +246,34 @@ TEST_CASE("row_cache: a row erased and put again moves to the end, as in session
   REQUIRE(cache.rows().size() == 2);
   CHECK(cache.rows()[0].key == "agent:main:c");
   CHECK(cache.rows()[1].key == "agent:main:a");
+}
+
+TEST_CASE("dir_index: a batch erases first, then puts (the last put of a name wins); erase and put rounds leave it as built fresh") {
+  const std::string a = uuid_of(1) + ".jsonl", b = uuid_of(2) + ".jsonl", t = uuid_of(1) + ".trajectory.jsonl";
+  auto index = dir_index::of({{a, 10, 5}, {b, 20, 3}, {t, 1, 9}});
+  CHECK(index.bytes() == 31);
+  CHECK(describe(index) == describe(dir_index::of({{b, 20, 3}, {a, 10, 5}, {t, 1, 9}})));
+  // b goes and comes back in one batch; a is put twice.
+  index.update({{a, 11, 7}, {b, 25, 1}, {a, 12, 8}}, {b, "absent"});
+  const auto expected = dir_index::of({{a, 12, 8}, {b, 25, 1}, {t, 1, 9}});
+  CHECK(describe(index) == describe(expected));
+  CHECK(index.bytes() == 38);
+  REQUIRE(index.find(a) != nullptr);
+  CHECK(index.find(a)->size == 12);
+  CHECK(index.find("absent") == nullptr);
+  // The session's two files, in name order.
+  std::vector<std::string> names;
+  for (const auto& f : index.session_files(uuid_of(1))) names.push_back(f.name);
+  CHECK(names == std::vector<std::string>{a, t});
+  CHECK(index.session_files(uuid_of(3)).empty());
+  // Rounds of a new name put and erased (its record is reused by the next).
+  for (int round = 0; round < 50; ++round) {
+    const std::string n = storage::archive_name(a, storage::archive_reason::deleted, 1000 + round);
+    index.put({n, 5, round});
+    CHECK(index.deleted_archives().size() == 1);
+    CHECK(index.deleted_archives().begin()->timestamp_ms() == std::optional<std::int64_t>(1000 + round));
+    index.erase(n);
+  }
+  CHECK(index.size() == 3);
+  CHECK(describe(index) == describe(expected));
 }
