@@ -51,27 +51,27 @@ maintenance_plan plan_cron_reaper(const std::vector<maintenance_row>& rows, cons
   std::vector<const maintenance_row*> reaped;
   for (const auto& r : rows) {
     if (!r.updated_at || *r.updated_at >= cutoff) continue;
-    if (!is_cron_run_key(r.key) || preserve.count(r.key) || r.is_protected) continue;
+    if (!is_cron_run_key(r.key()) || preserve.count(r.key()) || r.is_protected) continue;
     reaped.push_back(&r);
   }
   std::unordered_map<std::string_view, int> refs;
   if (!reaped.empty())
     for (const auto& r : rows)
-      if (!r.session_id.empty()) ++refs[r.session_id];
+      if (!r.session_id().empty()) ++refs[r.session_id()];
   std::vector<std::string> orphaned;
   for (const auto* row : reaped) {
     const auto& r = *row;
     plan_action a;
     a.step = maintenance_step::cron_reaper;
     a.kind = action_kind::remove_row;
-    a.key = r.key;
+    a.key = std::string(r.key());
     a.updated_at = r.updated_at;
-    a.session_id = r.session_id;
+    a.session_id = std::string(r.session_id());
     a.bytes = r.text_bytes;
     plan.actions.push_back(std::move(a));
     --plan.after_count;
     ++plan.pruned;
-    if (!r.session_id.empty() && --refs[r.session_id] == 0) orphaned.push_back(r.session_id);
+    if (!r.session_id().empty() && --refs[r.session_id()] == 0) orphaned.emplace_back(r.session_id());
   }
   // The files to act on, in name order: those of the orphaned sessions and the `.deleted.`
   // archives older than the retention.

@@ -57,22 +57,51 @@ std::uint64_t projected_store_bytes(std::uint64_t sum_text_bytes, std::size_t ro
   return bytes + (trailing_newline ? 1 : 0);
 }
 
+maintenance_row::maintenance_row(std::string_view key, std::string_view session_id, std::string_view session_file,
+                                 std::string_view label, std::string_view model) {
+  std::string_view file_id;
+  if (!session_file.empty()) {
+    const bool own = session_file.size() == session_id.size() + 6 && session_file.substr(0, session_id.size()) == session_id &&
+                     session_file.substr(session_id.size()) == ".jsonl";
+    if (own) {
+      session_file = {};
+    } else {
+      // A slice of session_file (classify takes the id from the name).
+      const auto id = storage::classify(session_file).session_id;
+      if (!id.empty() && id != session_id) file_id = session_file.substr(session_file.find(id), id.size());
+    }
+  }
+  const std::string_view parts[] = {key, session_id, session_file, file_id, label, model};
+  std::size_t total = 0;
+  for (auto p : parts) total += p.size();
+  text_.reserve(total);
+  for (std::size_t i = 0; i < 6; ++i) {
+    text_.append(parts[i]);
+    if (i < ends_.size()) ends_[i] = static_cast<std::uint32_t>(text_.size());
+  }
+}
+
+std::string maintenance_row::transcript_name() const {
+  if (auto file = part(2); !file.empty()) return std::string(file);
+  if (auto id = session_id(); !id.empty()) return std::string(id) + ".jsonl";
+  return {};
+}
+
 maintenance_row maintenance_row_of(std::string_view key, const session_entry& entry, std::string_view sessions_dir) {
-  maintenance_row row;
-  row.key = std::string(key);
-  if (auto id = entry.session_id()) row.session_id = std::string(*id);
+  std::string_view session_id = entry.session_id().value_or("");
+  std::string file_name;
   if (auto file = entry.session_file(); file && !file->empty()) {
     std::string dir = storage::path_dirname(*file);
     bool here = file->find('/') == std::string_view::npos || sessions_dir.empty() || dir == sessions_dir;
-    if (here) row.session_file = storage::path_basename(*file);
-    if (!row.session_file.empty()) row.file_session_id = storage::classify(row.session_file).session_id;
+    if (here) file_name = storage::path_basename(*file);
   }
-  row.updated_at = entry.updated_at();
-  if (auto label = entry.label()) row.label = std::string(*label);
+  std::string_view model;
   if (auto m = entry.model_override(); m && !m->empty())
-    row.model = std::string(*m);
+    model = *m;
   else if (auto m2 = entry.model())
-    row.model = std::string(*m2);
+    model = *m2;
+  maintenance_row row(key, session_id, file_name, entry.label().value_or(""), model);
+  row.updated_at = entry.updated_at();
   std::string text;
   storage::session_store::append_row_text(text, key, entry);
   row.text_bytes = text.size();
@@ -153,7 +182,7 @@ class planner {
     std::uint64_t text_sum = 0;
     for (std::size_t i = 0; i < rows_.size(); ++i) {
       const auto& r = rows_[i];
-      keep_always_[i] = r.is_protected || preserve.count(r.key) > 0;
+      keep_always_[i] = r.is_protected || preserve.count(r.key()) > 0;
       text_sum += r.text_bytes;
       for (auto id : ids_of(r))
         if (!id.empty()) ++refs_[id];
@@ -188,7 +217,7 @@ class planner {
  private:
   // The session ids a row keeps referenced: its sessionId and the id its sessionFile names.
   static std::array<std::string_view, 2> ids_of(const maintenance_row& r) {
-    return {r.session_id, r.file_session_id == r.session_id ? std::string_view() : std::string_view(r.file_session_id)};
+    return {r.session_id(), r.other_file_session_id()};
   }
 
   // A young temp file is the store's write in flight: it becomes sessions.json, whose projected
@@ -232,9 +261,9 @@ class planner {
     plan_action a;
     a.step = step;
     a.kind = action_kind::remove_row;
-    a.key = r.key;
+    a.key = std::string(r.key());
     a.updated_at = r.updated_at;
-    a.session_id = r.session_id;
+    a.session_id = std::string(r.session_id());
     a.bytes = r.text_bytes;
     plan_.actions.push_back(std::move(a));
     switch (step) {
@@ -306,9 +335,7 @@ class planner {
     for (std::size_t i = 0; i < rows_.size(); ++i) {
       if (!removable(i)) continue;
       const auto& r = rows_[i];
-      std::string file = !r.session_file.empty() ? r.session_file
-                         : r.session_id.empty()  ? std::string()
-                                                 : r.session_id + ".jsonl";
+      const std::string file = r.transcript_name();
       bool missing = file.empty() || !listed(file) ||
                      (in_.empty_transcripts && in_.empty_transcripts->count(file));
       if (missing) remove_row(i, maintenance_step::fix_missing);
@@ -318,14 +345,14 @@ class planner {
 
   void step_fix_dm_scope() {
     for (std::size_t i = 0; i < rows_.size(); ++i)
-      if (removable(i) && is_per_peer_direct_key(rows_[i].key)) remove_row(i, maintenance_step::fix_dm_scope);
+      if (removable(i) && is_per_peer_direct_key(rows_[i].key())) remove_row(i, maintenance_step::fix_dm_scope);
     flush_files(maintenance_step::fix_dm_scope);
   }
 
   void step_model_run() {
     for (std::size_t i = 0; i < rows_.size(); ++i) {
       const auto& r = rows_[i];
-      if (removable(i) && r.updated_at && *r.updated_at < in_.now_ms - model_run_retention_ms && is_model_run_key(r.key))
+      if (removable(i) && r.updated_at && *r.updated_at < in_.now_ms - model_run_retention_ms && is_model_run_key(r.key()))
         remove_row(i, maintenance_step::model_run);
     }
   }
@@ -347,7 +374,7 @@ class planner {
       if (removable(i)) order.push_back(i);
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
       const auto ta = rows_[a].updated_at.value_or(no_time), tb = rows_[b].updated_at.value_or(no_time);
-      return ta != tb ? ta < tb : rows_[a].key < rows_[b].key;
+      return ta != tb ? ta < tb : rows_[a].key() < rows_[b].key();
     });
     return order;
   }

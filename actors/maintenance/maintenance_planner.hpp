@@ -29,6 +29,7 @@
 // plan was made; a live session must be passivated before a file of `session_id` moves.
 // mode warn: the plan says what enforce would do; nothing applies it.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -42,18 +43,40 @@
 
 namespace sessionrt::actors {
 
-// One row of sessions.json as the planner sees it.
-struct maintenance_row {
-  std::string key;
-  std::string session_id;    // "" when the row has none
-  std::string session_file;  // base name of sessionFile when it is in the sessions dir, else ""
-  std::string file_session_id;  // the session id session_file's name carries ("" for none)
+// One row of sessions.json as the planner sees it. Its strings are packed in one buffer: the
+// maintenance actor may keep one for every row of a large store (row_cache).
+class maintenance_row {
+ public:
+  maintenance_row() = default;
+  // `session_file`: the base name of sessionFile when it is in the sessions dir, else "".
+  maintenance_row(std::string_view key, std::string_view session_id, std::string_view session_file,
+                  std::string_view label, std::string_view model);
+
+  std::string_view key() const { return part(0); }
+  std::string_view session_id() const { return part(1); }  // "" when the row has none
+  // The transcript the row names in the dir: its sessionFile's name when that is in the dir,
+  // else <sessionId>.jsonl ("" without either).
+  std::string transcript_name() const;
+  // The session id the sessionFile's name carries when it is not the row's own ("" if none).
+  std::string_view other_file_session_id() const { return part(3); }
+  std::string_view label() const { return part(4); }  // "" = unlabeled
+  std::string_view model() const { return part(5); }  // modelOverride ?? model ("" = none)
+
   std::optional<std::int64_t> updated_at;
-  std::string label;         // the row's label ("" = unlabeled)
-  std::string model;         // modelOverride ?? model ("" = none)
   std::uint64_t text_bytes = 0;  // its bytes in sessions.json (session_store::append_row_text)
   bool is_protected = false;     // is_protected_key(key, row)
   bool synthetic = false;        // is_synthetic_key(key)
+
+ private:
+  std::string_view part(std::size_t i) const {
+    const std::size_t begin = i == 0 ? 0 : ends_[i - 1];
+    const std::size_t end = i < ends_.size() ? ends_[i] : text_.size();
+    return std::string_view(text_).substr(begin, end - begin);
+  }
+  // key, session id, sessionFile's name (only when it is not <session id>.jsonl), the session
+  // id that name carries (only when not the row's), label, model; ends_[i]: where part i ends.
+  std::string text_;
+  std::array<std::uint32_t, 5> ends_{};
 };
 // Every row of `store`, in store order. `sessions_dir` (may be "") decides which sessionFile
 // values are in the dir: an absolute path elsewhere gives session_file "".

@@ -46,9 +46,7 @@ result<std::unordered_set<std::string>> find_empty_transcripts(storage::fs& file
   for (const auto& f : listing) by_name.emplace(f.name, &f);
   std::unordered_set<std::string> empty;
   for (const auto& r : rows) {
-    std::string name = !r.session_file.empty() ? r.session_file
-                       : r.session_id.empty()  ? std::string()
-                                               : r.session_id + ".jsonl";
+    const std::string name = r.transcript_name();
     auto it = by_name.find(name);
     if (name.empty() || it == by_name.end() || it->second->size > empty_transcript_max_bytes) continue;
     auto text = storage::read_file(files, storage::path_join(dir, name), empty_transcript_max_bytes + 1);

@@ -2,9 +2,12 @@
 // store order), kept from pass to pass and brought up to date from the store's row_changes, so
 // that a pass costs the rows changed since the last one. Pure: no CAF, no I/O.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "actors/caf_types.hpp"
@@ -23,10 +26,14 @@ class row_cache {
   const std::vector<maintenance_row>& rows() const { return rows_; }
 
  private:
+  // The order of the row of `key`, when it is here and not in `dropped`.
+  std::optional<std::uint64_t> order_of(std::string_view key, const std::unordered_set<std::uint64_t>& dropped) const;
+
   std::string sessions_dir_;
   std::vector<maintenance_row> rows_;
-  std::vector<std::uint64_t> orders_;                       // orders_[i]: rows_[i]'s order
-  std::unordered_map<std::string, std::uint64_t> order_of_;  // key -> its order
+  std::vector<std::uint64_t> orders_;  // orders_[i]: rows_[i]'s order (ascending)
+  // (hash of key, order), sorted: finds a key's row without a second copy of every key.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> by_hash_;
 };
 
 }  // namespace sessionrt::actors

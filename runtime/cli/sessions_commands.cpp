@@ -246,14 +246,15 @@ void print_plan_text(std::ostream& out, const store_cleanup& c, std::int64_t now
   std::map<std::string, std::pair<std::size_t, std::size_t>> by_label;  // kept, pruned
   std::size_t kept = 0, pruned = 0;
   for (const auto* r : order) {
-    auto it = removal.find(r->key);
+    auto it = removal.find(r->key());
     const char* label = it == removal.end() ? "keep" : actors::row_action_label(it->second->step);
     std::string age = r->updated_at ? age_text(now - *r->updated_at) : "-";
-    std::string flags = r->session_id.empty() ? "" : "id:" + r->session_id;
+    std::string flags = r->session_id().empty() ? "" : "id:" + std::string(r->session_id());
     if (r->is_protected) flags += " protected";
-    out << pad(label, 19) << pad(fit_key(r->key), 26) << pad(age, 9) << pad(r->model.empty() ? "-" : r->model, 14)
+    out << pad(label, 19) << pad(fit_key(r->key()), 26) << pad(age, 9)
+        << pad(r->model().empty() ? "-" : r->model(), 14)
         << flags << "\n";
-    auto& counts = by_label[r->label.empty() ? "(unlabeled)" : r->label];
+    auto& counts = by_label[r->label().empty() ? "(unlabeled)" : std::string(r->label())];
     if (it == removal.end()) {
       ++counts.first;
       ++kept;

@@ -179,7 +179,9 @@ TEST_CASE("kept pictures: a dir_index and a row_cache kept up to date plan what 
     const auto fresh_rows = maintenance_rows(h.store);
     REQUIRE(h.cache.rows().size() == fresh_rows.size());
     for (std::size_t r = 0; r < fresh_rows.size(); ++r) {
-      REQUIRE(h.cache.rows()[r].key == fresh_rows[r].key);
+      REQUIRE(h.cache.rows()[r].key() == fresh_rows[r].key());
+      REQUIRE(h.cache.rows()[r].session_id() == fresh_rows[r].session_id());
+      REQUIRE(h.cache.rows()[r].transcript_name() == fresh_rows[r].transcript_name());
       REQUIRE(h.cache.rows()[r].text_bytes == fresh_rows[r].text_bytes);
       REQUIRE(h.cache.rows()[r].updated_at == fresh_rows[r].updated_at);
     }
@@ -244,11 +246,11 @@ TEST_CASE("row_cache: a row erased and put again moves to the end, as in session
   log.note("agent:main:b", store.size());
   cache.apply(collect_changes(store, log.take()));
   REQUIRE(cache.rows().size() == 2);
-  CHECK(cache.rows()[0].key == "agent:main:c");
-  CHECK(cache.rows()[1].key == "agent:main:a");
+  CHECK(cache.rows()[0].key() == "agent:main:c");
+  CHECK(cache.rows()[1].key() == "agent:main:a");
 }
 
-TEST_CASE("dir_index: a batch erases first, then puts (the last put of a name wins); erase and put rounds leave it as built fresh") {
+TEST_CASE("dir_index: a batch erases first, then puts (the last put of a name wins), and erase and put rounds leave it as built fresh") {
   const std::string a = uuid_of(1) + ".jsonl", b = uuid_of(2) + ".jsonl", t = uuid_of(1) + ".trajectory.jsonl";
   auto index = dir_index::of({{a, 10, 5}, {b, 20, 3}, {t, 1, 9}});
   CHECK(index.bytes() == 31);

@@ -87,7 +87,7 @@ class sessions_fixture {
   }
   std::vector<std::string> keys_on_disk() const {
     std::vector<std::string> keys;
-    for (const auto& r : rows()) keys.push_back(r.key);
+    for (const auto& r : rows()) keys.emplace_back(r.key());
     return keys;
   }
 

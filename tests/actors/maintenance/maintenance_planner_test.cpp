@@ -452,3 +452,36 @@ TEST_CASE("plan applier: a file that cannot be stat'ed stops the scan with an er
 }
 
 }  // namespace sessionrt::testing
+
+TEST_CASE("maintenance_row: the transcript a row names and the other session its sessionFile keeps referenced") {
+  const std::string dir = "/state/agents/main/sessions";
+  const std::string id = "11111111-0000-4000-8000-000000000001", other = "22222222-0000-4000-8000-000000000002";
+  auto row = [&](boost::json::object o) { return sessionrt::actors::maintenance_row_of("agent:main:direct:u1", sessionrt::session_entry(std::move(o)), dir); };
+  // Its own <id>.jsonl, in the dir.
+  auto own = row({{"sessionId", id}, {"sessionFile", dir + "/" + id + ".jsonl"}, {"label", "L"}, {"model", "m1"}});
+  CHECK(own.key() == "agent:main:direct:u1");
+  CHECK(own.session_id() == id);
+  CHECK(own.transcript_name() == id + ".jsonl");
+  CHECK(own.other_file_session_id().empty());
+  CHECK(own.label() == "L");
+  CHECK(own.model() == "m1");
+  // A topic transcript of its own session: named as is, no other session.
+  auto topic = row({{"sessionId", id}, {"sessionFile", id + "-topic-t1.jsonl"}, {"modelOverride", "m2"}, {"model", "m1"}});
+  CHECK(topic.transcript_name() == id + "-topic-t1.jsonl");
+  CHECK(topic.other_file_session_id().empty());
+  CHECK(topic.model() == "m2");
+  // The transcript of another session: that session stays referenced.
+  auto shared = row({{"sessionId", id}, {"sessionFile", dir + "/" + other + ".jsonl"}});
+  CHECK(shared.transcript_name() == other + ".jsonl");
+  CHECK(shared.other_file_session_id() == other);
+  CHECK(shared.label().empty());
+  // A sessionFile outside the dir: the row's transcript here is <id>.jsonl.
+  auto elsewhere = row({{"sessionId", id}, {"sessionFile", "/elsewhere/" + other + ".jsonl"}});
+  CHECK(elsewhere.transcript_name() == id + ".jsonl");
+  CHECK(elsewhere.other_file_session_id().empty());
+  // Neither.
+  auto bare = row({{"updatedAt", 5}});
+  CHECK(bare.session_id().empty());
+  CHECK(bare.transcript_name().empty());
+  CHECK(bare.updated_at == std::optional<std::int64_t>(5));
+}
