@@ -227,32 +227,52 @@ double pct(const std::vector<double>& v, double p) {
   return v.empty() ? 0 : v[std::min(v.size() - 1, static_cast<std::size_t>(p * v.size()))];
 }
 
-int ack_bench(const args& a) {
-  const std::string root = (std::filesystem::temp_directory_path() / "sessionrt-maintenance-ack").string();
+// A fresh state dir <tmp>/<name> of `rows` rows, the i-th "agent:main:direct:<stem><i>"
+// updated `age_ms + i` seconds ago with `extra` fields, each with a sparse transcript of
+// `transcript_bytes` as old as its row. Returns the state dir ("" after printing an error).
+std::string make_state_dir(const std::string& name, std::size_t rows, const std::string& stem, std::int64_t age_ms,
+                           std::uint64_t transcript_bytes, const boost::json::object& extra = {}) {
+  const std::string root = (std::filesystem::temp_directory_path() / name).string();
   std::filesystem::remove_all(root);
   const std::string sessions = root + "/agents/main/sessions";
   std::filesystem::create_directories(sessions);
   const std::int64_t now = storage::real_clock().now_ms();
   storage::session_store store;
-  for (std::size_t i = 0; i < a.ack_rows; ++i) {
-    std::string id = fmt::format("a{:07d}-0000-4000-8000-000000000000", i);
-    const std::int64_t updated = now - 40 * day - static_cast<std::int64_t>(i) * 1000;
-    store.upsert(fmt::format("agent:main:direct:stale{}", i),
-                 session_entry(boost::json::object{{"sessionId", id}, {"updatedAt", updated}}));
-    sparse(sessions + "/" + id + ".jsonl", 100000, updated);
+  for (std::size_t i = 0; i < rows; ++i) {
+    std::string id = fmt::format("{}{:07d}-0000-4000-8000-000000000000", stem[0], i);
+    const std::int64_t updated = now - age_ms - static_cast<std::int64_t>(i) * 1000;
+    boost::json::object o = extra;
+    o["sessionId"] = id;
+    o["updatedAt"] = updated;
+    store.upsert(fmt::format("agent:main:direct:{}{}", stem, i), session_entry(std::move(o)));
+    sparse(sessions + "/" + id + ".jsonl", transcript_bytes, updated);
   }
   if (auto st = storage::replace_file_atomic(storage::posix_fs(), sessions + "/sessions.json",
                                              storage::serialize_store(store, true), {false});
-      !st.ok())
-    return fmt::print(stderr, "{}\n", st.message()), 2;
+      !st.ok()) {
+    fmt::print(stderr, "{}\n", st.message());
+    return {};
+  }
+  return root;
+}
+
+// A runtime on `root` in mode enforce whose passes come only when asked for (no high water).
+result<std::unique_ptr<runtime::runtime>> start_enforcing(const std::string& root, std::optional<bool> keep_picture = {}) {
   runtime::runtime_options o;
   o.settings.state_dir = root;
   o.settings.session.reset.timezone = "UTC";
   o.settings.routing.session.direct_message_scope = actors::dm_scope::per_peer;
   o.settings.maintenance.mode = actors::maintenance_mode::enforce;
-  o.settings.maintenance.max_entries = 1000000;  // no high-water pass: the measured one is asked for
+  o.settings.maintenance.max_entries = 1000000;
+  o.settings.storage.keep_maintenance_picture = keep_picture;
   o.runner = std::make_shared<runtime::simulated_model>(storage::real_clock());
-  auto rt = runtime::runtime::start(std::move(o));
+  return runtime::runtime::start(std::move(o));
+}
+
+int ack_bench(const args& a) {
+  const std::string root = make_state_dir("sessionrt-maintenance-ack", a.ack_rows, "stale", 40 * day, 100000);
+  if (root.empty()) return 2;
+  auto rt = start_enforcing(root);
   if (!rt.ok()) return fmt::print(stderr, "{}\n", rt.error().message()), 2;
   (void)ack_latencies(**rt, 200, "warm");
   const auto quiet = ack_latencies(**rt, a.ack_turns, "quiet");
@@ -287,15 +307,7 @@ int ack_bench(const args& a) {
 
 // One runtime on `root` with the picture kept or not: see --pass-only above.
 int pass_bench_once(const std::string& root, std::size_t rows, bool keep) {
-  runtime::runtime_options o;
-  o.settings.state_dir = root;
-  o.settings.session.reset.timezone = "UTC";
-  o.settings.routing.session.direct_message_scope = actors::dm_scope::per_peer;
-  o.settings.maintenance.mode = actors::maintenance_mode::enforce;
-  o.settings.maintenance.max_entries = 1000000;  // no high-water pass: the measured ones are asked for
-  o.settings.storage.keep_maintenance_picture = keep;
-  o.runner = std::make_shared<runtime::simulated_model>(storage::real_clock());
-  auto rt = runtime::runtime::start(std::move(o));
+  auto rt = start_enforcing(root, keep);
   if (!rt.ok()) return fmt::print(stderr, "{}\n", rt.error().message()), 2;
   auto timed_pass = [&] {
     const double t0 = now_s();
@@ -333,23 +345,9 @@ int pass_bench_once(const std::string& root, std::size_t rows, bool keep) {
 }
 
 int pass_bench(const args& a) {
-  const std::string root = (std::filesystem::temp_directory_path() / "sessionrt-maintenance-pass").string();
-  std::filesystem::remove_all(root);
-  const std::string sessions = root + "/agents/main/sessions";
-  std::filesystem::create_directories(sessions);
-  const std::int64_t now = storage::real_clock().now_ms();
-  storage::session_store store;
-  for (std::size_t i = 0; i < a.pass_rows; ++i) {
-    std::string id = fmt::format("p{:07d}-0000-4000-8000-000000000000", i);
-    const std::int64_t updated = now - static_cast<std::int64_t>(i) * 1000;
-    store.upsert(fmt::format("agent:main:direct:user{}", i),
-                 session_entry(boost::json::object{{"sessionId", id}, {"updatedAt", updated}, {"label", "bench"}}));
-    sparse(sessions + "/" + id + ".jsonl", 20000, updated);
-  }
-  if (auto st = storage::replace_file_atomic(storage::posix_fs(), sessions + "/sessions.json",
-                                             storage::serialize_store(store, true), {false});
-      !st.ok())
-    return fmt::print(stderr, "{}\n", st.message()), 2;
+  const std::string root =
+      make_state_dir("sessionrt-maintenance-pass", a.pass_rows, "user", 0, 20000, boost::json::object{{"label", "bench"}});
+  if (root.empty()) return 2;
   fmt::print(stderr, "[maintenance_bench] {} rows written; measuring passes\n", a.pass_rows);
   int rc = pass_bench_once(root, a.pass_rows, true);
   if (rc == 0) rc = pass_bench_once(root, a.pass_rows, false);
