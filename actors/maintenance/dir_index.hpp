@@ -7,8 +7,9 @@
 //
 // Compact because the maintenance actor may keep it for every file of a large dir: a file is
 // one record (its name, size, mtime and the parts of its classification the planners use) and
-// each order a sorted vector of record numbers. update() costs O(files + changes log changes),
-// so a pass that brings it up to date by a batch of changes costs about one walk.
+// each order a sorted vector of record numbers. update() costs O(changes log files) comparisons
+// and one move of each order's record numbers, so a pass that brings it up to date costs what
+// changed, not a comparison per file.
 #pragma once
 #include <cstdint>
 #include <iterator>
@@ -48,8 +49,7 @@ struct indexed_file {
   std::int64_t ts_ = 0;
   std::uint16_t sid_at_ = 0, sid_len_ = 0;
   bool has_ts_ = false;
-  bool dead_ = false;     // erased; its record is reused after the update
-  bool touched_ = false;  // put during the update running
+  bool dead_ = false;  // erased; its record is reused after the update
 };
 
 class dir_index {
@@ -119,8 +119,11 @@ class dir_index {
   }
   std::uint32_t slot_of(std::string_view name) const;  // npos_slot when not indexed
   std::uint32_t new_slot();
-  // The orders without the dead and touched records, then with `fresh` (the touched ones).
-  void settle(const std::vector<std::uint32_t>& fresh);
+  // Calls fn(k, order, member, less) for each of the kOrders orders: `member` says whether a
+  // record belongs in it, `less` orders its record numbers (every key ends with the name).
+  template <class Fn>
+  void for_each_order(Fn&& fn);
+  static constexpr std::size_t kOrders = 6, kMtimeOrder = 1;
 
   static constexpr std::uint32_t npos_slot = 0xffffffffu;
   std::vector<indexed_file> files_;  // records; dead ones wait in free_ for reuse

@@ -279,3 +279,44 @@ TEST_CASE("dir_index: a batch erases first, then puts (the last put of a name wi
   CHECK(index.size() == 3);
   CHECK(describe(index) == describe(expected));
 }
+
+TEST_CASE("dir_index: random batches of erases and puts leave it as built fresh from the same files") {
+  std::mt19937 rng(20261204);
+  auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+  // Names of every kind the orders care about, from a small pool so that batches hit existing
+  // names, erase and put one name together, and put one name twice.
+  auto name_of = [&](int n) {
+    const std::string transcript = uuid_of(n % 40) + ".jsonl";
+    switch (n % 5) {
+      case 0: return transcript;
+      case 1: return uuid_of(n % 40) + ".trajectory.jsonl";
+      case 2: return storage::archive_name(transcript, storage::archive_reason::deleted, t0 + (n % 7) * kDay);
+      case 3: return storage::archive_name(transcript, storage::archive_reason::reset, t0 + (n % 3) * kDay);
+      default: return fmt::format("sessions.json.{}.tmp", uuid_of(n % 4));
+    }
+  };
+  std::map<std::string, dir_file> files;
+  dir_index kept;
+  for (int round = 0; round < 400; ++round) {
+    std::vector<dir_file> puts;
+    std::vector<std::string> erased;
+    const int n = 1 + pick(round % 10 == 0 ? 60 : 6);
+    for (int i = 0; i < n; ++i) {
+      const std::string name = name_of(pick(200));
+      if (pick(3) == 0) {
+        erased.push_back(name);
+      } else {
+        // mtimes collide often: ties are broken by name
+        puts.push_back({name, static_cast<std::uint64_t>(1 + pick(1000)), t0 + pick(5) * 1000});
+      }
+    }
+    for (const auto& e : erased) files.erase(e);
+    for (const auto& p : puts) files[p.name] = p;
+    kept.update(puts, erased);
+    std::vector<dir_file> all;
+    for (const auto& [name, f] : files) all.push_back(f);
+    INFO("round " << round);
+    REQUIRE(describe(kept) == describe(dir_index::of(all)));
+  }
+  CHECK(kept.size() == files.size());
+}
