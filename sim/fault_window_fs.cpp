@@ -56,7 +56,7 @@ result<int> fault_window_fs::open(const std::string& path, int flags, mode_t mod
     }
   }
   const bool may_create = (flags & (O_CREAT | O_TRUNC)) != 0;
-  const bool existed = !may_create || inner_.lstat(path).ok();
+  const bool existed = !stamp_ || !may_create || inner_.lstat(path).ok();
   auto fd = inner_.open(path, flags, mode);
   if (fd.ok()) {
     std::lock_guard<std::mutex> g(mu_);
@@ -85,7 +85,7 @@ result<std::size_t> fault_window_fs::write(int fd, const char* data, std::size_t
     }
   }
   auto r = inner_.write(fd, data, n);
-  if (r.ok()) {
+  if (r.ok() && stamp_) {
     std::lock_guard<std::mutex> g(mu_);
     if (auto p = path_of(fd); !p.empty()) touch(p);
   }
@@ -137,6 +137,7 @@ status fault_window_fs::rename(const std::string& from, const std::string& to) {
     }
   }
   SRT_RETURN_IF_ERROR(inner_.rename(from, to));
+  if (!stamp_) return {};
   std::lock_guard<std::mutex> g(mu_);
   if (auto it = mtimes_.find(from); it != mtimes_.end()) {
     const std::int64_t t = it->second;  // a rename keeps the file's mtime
@@ -150,6 +151,7 @@ status fault_window_fs::rename(const std::string& from, const std::string& to) {
 
 status fault_window_fs::link(const std::string& from, const std::string& to) {
   SRT_RETURN_IF_ERROR(inner_.link(from, to));
+  if (!stamp_) return {};
   std::lock_guard<std::mutex> g(mu_);
   if (auto it = mtimes_.find(from); it != mtimes_.end()) mtimes_[to] = it->second;
   return {};
@@ -157,6 +159,7 @@ status fault_window_fs::link(const std::string& from, const std::string& to) {
 
 status fault_window_fs::unlink(const std::string& path) {
   SRT_RETURN_IF_ERROR(inner_.unlink(path));
+  if (!stamp_) return {};
   std::lock_guard<std::mutex> g(mu_);
   mtimes_.erase(path);
   return {};
@@ -164,21 +167,25 @@ status fault_window_fs::unlink(const std::string& path) {
 
 status fault_window_fs::ftruncate(int fd, std::uint64_t length) {
   SRT_RETURN_IF_ERROR(inner_.ftruncate(fd, length));
+  if (!stamp_) return {};
   std::lock_guard<std::mutex> g(mu_);
   if (auto p = path_of(fd); !p.empty()) touch(p);
   return {};
 }
 
-void fault_window_fs::touch(const std::string& path) { mtimes_[path] = time_.now_ms(); }
+void fault_window_fs::touch(const std::string& path) {
+  if (stamp_) mtimes_[path] = time_.now_ms();
+}
 
 result<storage::file_info> fault_window_fs::with_mtime(result<storage::file_info> info, const std::string& path) const {
-  if (!info.ok() || path.empty()) return info;
+  if (!stamp_ || !info.ok() || path.empty()) return info;
   std::lock_guard<std::mutex> g(mu_);
   if (auto it = mtimes_.find(path); it != mtimes_.end()) info->mtime_ns = info->ctime_ns = it->second * 1'000'000;
   return info;
 }
 
 result<storage::file_info> fault_window_fs::fstat(int fd) {
+  if (!stamp_) return inner_.fstat(fd);
   std::string path;
   {
     std::lock_guard<std::mutex> g(mu_);

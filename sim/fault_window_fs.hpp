@@ -7,10 +7,12 @@
 // - short_write: writes on the target write at most half of what is asked (storage loops).
 // Every injected failure is counted per window (the report's cost of the fault). Paths are
 // tracked per descriptor for the target test.
-// Virtual mtimes: a file written, created, truncated or renamed through this fs reports the
-// clock's time of that change as its mtime / ctime (stat, lstat, fstat), so rules that order
-// files by age (the disk budget evicts the oldest first) follow virtual time, not the order in
-// which the machine's threads happened to write. Thread-safe.
+// Virtual mtimes (stamp_mtimes, for an inner fs on disk): a file written, created, truncated or
+// renamed through this fs reports the clock's time of that change as its mtime / ctime (stat,
+// lstat, fstat), so rules that order files by age (the disk budget evicts the oldest first)
+// follow virtual time, not the order in which the machine's threads happened to write. An inner
+// memory_fs on the same clock stamps its files so already: without stamp_mtimes this fs keeps no
+// per-path times and adds no lookups. Thread-safe.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -27,7 +29,8 @@ namespace sessionrt::sim {
 
 class fault_window_fs final : public storage::forwarding_fs {
  public:
-  fault_window_fs(storage::fs& inner, const clock& time) : forwarding_fs(inner), time_(time) {}
+  fault_window_fs(storage::fs& inner, const clock& time, bool stamp_mtimes)
+      : forwarding_fs(inner), time_(time), stamp_(stamp_mtimes) {}
 
   // Returns the window's index (for injected()).
   std::size_t add_window(const fault_spec& spec, std::int64_t from_ms);
@@ -63,10 +66,11 @@ class fault_window_fs final : public storage::forwarding_fs {
   std::string path_of(int fd) const;
 
   const clock& time_;
+  const bool stamp_;
   mutable std::mutex mu_;
   std::vector<window> windows_;
   std::map<int, std::string> fds_;
-  std::map<std::string, std::int64_t> mtimes_;  // path -> virtual ms of its last change
+  std::map<std::string, std::int64_t> mtimes_;  // with stamp_: path -> virtual ms of its last change
   std::atomic<bool> any_{false};
   std::atomic<int> syncs_{0};
   struct syncing {

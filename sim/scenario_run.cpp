@@ -107,7 +107,7 @@ class engine {
         clk_(sc.start_ms),
         mem_(opt.state_dir.empty() && !opt.on_disk ? std::make_unique<storage::memory_fs>(clk_) : nullptr),
         power_(base(), seed_, /*forward_syncs=*/false),  // mem_ is set by now (declared before)
-        faults_(power_, clk_),
+        faults_(power_, clk_, /*stamp_mtimes=*/mem_ == nullptr),  // memory_fs stamps virtual time itself
         model_(std::make_shared<scenario_model>(clk_, sc.model, seed_)),
         end_ms_(sc.end_ms),
         figs_(std::make_unique<report_figures>(sc.start_ms, sc.end_ms, sc.settings.model.context_window)) {}
