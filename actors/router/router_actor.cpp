@@ -373,7 +373,7 @@ caf::result<bool> on_tick_settle(router_self self, const state_ptr& st) {
 }
 
 // Answers once every session that exists now has handled what was sent to it before (a
-// stats request queues behind them; keys not yet live get it after their waiting events).
+// settle request queues behind them; keys not yet live get it after their waiting events).
 caf::result<bool> settle(router_self self, const state_ptr& st) {
   auto rp = self->make_response_promise();
   auto left = std::make_shared<std::size_t>(1);
@@ -382,8 +382,8 @@ caf::result<bool> settle(router_self self, const state_ptr& st) {
   };
   auto ask = [done](router_self s, const session_actor_type& a, const std::string&) mutable {
     if (!a) return done();
-    s->request(a, caf::infinite, stats_atom::value).then([done](std::string&) mutable { done(); },
-                                                          [done](caf::error&) mutable { done(); });
+    s->request(a, caf::infinite, settle_atom::value).then([done](bool) mutable { done(); },
+                                                           [done](caf::error&) mutable { done(); });
   };
   st->slots.each([&](const std::string&, slot_table::slot& slot) {
     if (slot.state == slot_phase::passivating) return;

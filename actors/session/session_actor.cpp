@@ -647,6 +647,7 @@ session_actor_type::behavior_type session_actor(session_self self, std::string k
       [st](passivate_atom, const std::string& why) { on_passivate(*st, why); },
       [st](passivate_atom, const std::string& why, settle_atom) { return passivate_if_idle(*st, why); },
       [st](trim_atom) { on_trim(*st); },
+      [](settle_atom) { return true; },
       [st](stats_atom) { return describe(*st); },
   };
 }

@@ -52,6 +52,7 @@ struct session_actor_deps {
 //   (granted | mtimeout, call id)   (mdone, call id, model_reply)   (mtext, call id, text)
 //   (sdone, call id, summary_reply)  (retry)  (wake)
 //   (trim)   idle: session_core::trim() (ignored while anything runs or waits)
+//   (settle) -> bool   true once what was sent before is handled (cheaper than stats: no text)
 //   (stats) -> std::string   one line describing the actor's state (tests)
 using session_actor_type = caf::typed_actor<
     caf::replies_to<chat_atom, chat_event, route_facts>::with<turn_outcome>,
@@ -67,6 +68,7 @@ using session_actor_type = caf::typed_actor<
     caf::reacts_to<passivate_atom, std::string>,  // why
     caf::replies_to<passivate_atom, std::string, settle_atom>::with<bool>,  // why; only if idle
     caf::reacts_to<trim_atom>,
+    caf::replies_to<settle_atom>::with<bool>,
     caf::replies_to<stats_atom>::with<std::string>>;
 
 // Spawns the session's actor. Its state (the turn's coroutine, the queue, the call; a
