@@ -35,8 +35,10 @@ struct storage_settings {
   bool store_durable_ack = false;
   // storage.storeSpillMinBytes: once sessions.json is at least this large, rows unchanged since
   // a write keep only their place in it (read back when next used or written); a smaller store
-  // keeps their text in memory, so its writes read nothing back.
-  std::size_t store_spill_min_bytes = 2u << 20;
+  // keeps their text in memory, so its writes read nothing back. Unset: 2 MiB when the files
+  // are on a device; never when they live in memory (a simulation's memory_fs, where the file
+  // read back is itself in memory: spilling would save nothing and cost a read per write).
+  std::optional<std::size_t> store_spill_min_bytes;
   // storage.keepMaintenancePicture: whether the disk-budget supervisor keeps its listing of
   // each sessions dir and its copy of the rows from pass to pass. true: a pass costs what
   // changed (~55 ms at 100k rows) for ~650 B of heap per session held. false: each pass scans

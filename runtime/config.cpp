@@ -923,7 +923,8 @@ bj::object settings_to_json(const runtime_settings& s) {
                               {"maxLineBytes", size_value(s.storage.max_line_bytes)},
                               {"storeFlushWindowMs", s.storage.store_flush_window_ms},
                               {"storeDurableAck", s.storage.store_durable_ack},
-                              {"storeSpillMinBytes", size_value(s.storage.store_spill_min_bytes)},
+                              {"storeSpillMinBytes", s.storage.store_spill_min_bytes ? size_value(*s.storage.store_spill_min_bytes)
+                                                                                     : bj::value(nullptr)},
                               {"keepMaintenancePicture", s.storage.keep_maintenance_picture ? bj::value(*s.storage.keep_maintenance_picture)
                                                                                         : bj::value(nullptr)}};
   out["model"] = bj::object{{"contextWindow", s.model.context_window},

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <limits>
 #include <map>
 #include <thread>
 
@@ -188,7 +189,8 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
       return lock.error().with_context(fmt::format("another runtime owns {} (stop it, or use another stateDir)", *path));
     st->store_locks.push_back(std::move(*lock));
     storage::store_file_options fo;
-    fo.spill_min_bytes = st->settings.storage.store_spill_min_bytes;
+    fo.spill_min_bytes = st->settings.storage.store_spill_min_bytes.value_or(
+        options.files_block ? storage::store_file_options().spill_min_bytes : std::numeric_limits<std::size_t>::max());
     auto file = std::make_shared<storage::session_store_file>(*st->files, *st->time, *path, fo);
     auto rep = file->load();
     if (!rep.ok()) return rep.error();

@@ -161,7 +161,7 @@ void check_non_default_settings(const runtime_settings& s) {
   CHECK(s.storage.max_line_bytes == 4u * 1024 * 1024);
   CHECK(s.storage.store_flush_window_ms == 2000);
   CHECK(s.storage.store_durable_ack);
-  CHECK(s.storage.store_spill_min_bytes == 1024u * 1024);
+  CHECK(s.storage.store_spill_min_bytes == std::optional<std::size_t>(1024u * 1024));
   CHECK(s.storage.keep_maintenance_picture == std::optional<bool>(false));
 
   CHECK(s.model.context_window == 128000);
@@ -204,7 +204,7 @@ TEST_CASE("config: an empty object gives the SPEC defaults") {
   CHECK(s.storage.durability == storage::durability::batch);
   CHECK(s.storage.store_flush_window_ms == 50);
   CHECK_FALSE(s.storage.store_durable_ack);
-  CHECK(s.storage.store_spill_min_bytes == 2u * 1024 * 1024);
+  CHECK_FALSE(s.storage.store_spill_min_bytes.has_value());  // the runtime decides by where the files are
   CHECK_FALSE(s.storage.keep_maintenance_picture.has_value());  // the runtime decides by its clock
   // §1.3 / [R§9]: acquireTimeoutMs 60000, staleMs 1800000, maxHoldMs 300000.
   CHECK(s.session.write_lock.acquire_timeout_ms == 60000);
