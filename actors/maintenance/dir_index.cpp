@@ -101,13 +101,14 @@ void dir_index::for_each_order(Fn&& fn) {
     return std::tie(f[a].ts_, f[a].name) < std::tie(f[b].ts_, f[b].name);
   };
   auto all = [](const indexed_file&) { return true; };
-  fn(0, by_name_, all, by_name);
+  fn(kNameOrder, by_name_, all, by_name);
   fn(kMtimeOrder, by_mtime_, all, by_mtime);
-  fn(2, by_session_, [](const indexed_file& r) { return r.sid_len_ > 0; }, by_session);
-  fn(3, deleted_, [](const indexed_file& r) { return r.kind == storage::artifact_kind::deleted_archive && r.has_ts_; },
-     by_ts);
-  fn(4, reset_, [](const indexed_file& r) { return r.kind == storage::artifact_kind::reset_archive && r.has_ts_; }, by_ts);
-  fn(5, temps_, [](const indexed_file& r) { return r.kind == storage::artifact_kind::store_temp; }, by_name);
+  fn(kSessionOrder, by_session_, [](const indexed_file& r) { return r.sid_len_ > 0; }, by_session);
+  fn(kDeletedOrder, deleted_,
+     [](const indexed_file& r) { return r.kind == storage::artifact_kind::deleted_archive && r.has_ts_; }, by_ts);
+  fn(kResetOrder, reset_,
+     [](const indexed_file& r) { return r.kind == storage::artifact_kind::reset_archive && r.has_ts_; }, by_ts);
+  fn(kTempOrder, temps_, [](const indexed_file& r) { return r.kind == storage::artifact_kind::store_temp; }, by_name);
 }
 
 void dir_index::update(std::vector<dir_file> puts, const std::vector<std::string>& erased) {

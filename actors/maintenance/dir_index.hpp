@@ -123,7 +123,7 @@ class dir_index {
   // record belongs in it, `less` orders its record numbers (every key ends with the name).
   template <class Fn>
   void for_each_order(Fn&& fn);
-  static constexpr std::size_t kOrders = 6, kMtimeOrder = 1;
+  enum order_id : std::size_t { kNameOrder, kMtimeOrder, kSessionOrder, kDeletedOrder, kResetOrder, kTempOrder, kOrders };
 
   static constexpr std::uint32_t npos_slot = 0xffffffffu;
   std::vector<indexed_file> files_;  // records; dead ones wait in free_ for reuse
