@@ -9,7 +9,9 @@ packages=(
   libboost1.81-dev            # Boost.Uuid headers
   libspdlog-dev libfmt-dev    # logging
   catch2                      # tests (Catch2 v2)
-  libuv1-dev                  # gateway socket + signals
+  libuv1-dev                  # gateway socket + signals; the provider HTTP loop
+  libcurl4-openssl-dev        # HTTP client for provider APIs (multi-socket on libuv)
+  libpcre2-dev                # regexes that must match JavaScript's (overflow patterns, NO_REPLY)
   libwslay-dev libhttp-parser-dev  # gateway WebSocket framing + HTTP parsing
   libcli11-dev                # command line
   libhowardhinnant-date-dev   # time zones for the daily boundary
@@ -22,6 +24,7 @@ packages=(
   chromium-headless-shell     # the simulation report page's browser test
   tzdata nodejs npm           # time zone database; Node for the compatibility tests
   tmux                        # drives OpenClaw's TUI in tests/compat/openclaw_tui.sh
+  curl                        # the provider tests read the fake provider's counters
 )
 missing=()
 for p in "${packages[@]}"; do
