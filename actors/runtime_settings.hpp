@@ -98,7 +98,9 @@ struct runtime_settings {
   session_settings session;
   storage_settings storage;
   model_settings model;
-  model_catalog_settings models_catalog;  // models.catalog[]: what `/new <model>` may pick
+  model_catalog_settings models_catalog;  // models.catalog[] (legacy): what `/new <model>` may pick
+  models_settings models;                 // models.providers, models.retry, agents.*.model, maxToolIterations
+  system_prompt_settings prompts;         // agents.defaults.systemPrompt, agents.list[].systemPrompt
   subagent_settings subagents;            // agents.maxSpawnDepth
   // agents.defaults.heartbeat.isolatedSession: a heartbeat for a session runs in its own
   // `<key>:heartbeat` session [R§1.1] instead of waiting in the session for its next prompt.

@@ -23,10 +23,30 @@ using actors::runtime_settings;
 
 // ---- the key walker ----------------------------------------------------------------------------
 
+// A model ref of agents.*.model, checked once the whole file is read (the providers may come later).
+struct pending_ref {
+  std::string path;
+  std::string ref;
+};
+
+// agents.defaults.models.<ref>.alias, given to its model once models.providers is read.
+struct pending_alias {
+  std::string path;  // agents.defaults.models["<ref>"].alias
+  std::string ref;
+  std::string alias;
+};
+
 struct load_state {
   std::vector<std::string>& warnings;
+  const env_lookup& env;        // ${VAR} in secrets, ~ in prompt file paths
+  storage::fs& files;           // {file: ...} values
+  const std::string& base_dir;  // ... relative to this ("" = the working directory)
   const bj::value* compaction_block = nullptr;  // `compaction`, read after the walk
   const bj::value* compaction_alias = nullptr;  // `agents.defaults.compaction`, read before it
+  bool defaults_model_set = false;              // agents.defaults.model is in the file
+  bool replace_mode = false;                    // models.mode "replace": no built-in providers
+  std::vector<pending_ref> model_refs;
+  std::vector<pending_alias> aliases;
 };
 
 // One known key of an object: its name and how its value is read into the target.
@@ -85,6 +105,13 @@ status read_items(const bj::value& value, const std::string& path, Target& targe
 
 status missing_key(const std::string& parent, std::string_view key, std::string_view what) {
   return config_key_error(child_key_path(parent, key), fmt::format("is required ({})", what));
+}
+
+std::string ascii_trimmed(std::string_view text) {
+  constexpr std::string_view blanks = " \t\n\r\f\v";
+  auto first = text.find_first_not_of(blanks);
+  if (first == std::string_view::npos) return {};
+  return std::string(text.substr(first, text.find_last_not_of(blanks) - first + 1));
 }
 
 std::string ascii_lower_trimmed(std::string_view text) {
@@ -373,29 +400,480 @@ constexpr config_key<runtime_settings> session_keys[] = {
      [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, maintenance_keys, t.maintenance, st); }},
 };
 
-// ---- agents and bindings [R§1.2] -----------------------------------------------------------------
+// ---- models.providers, agents.*.model, agents.*.systemPrompt ------------------------------------
+// OpenClaw's custom-providers shape (../shared/reference/provider-apis.md "OpenClaw's model config").
 
-constexpr config_key<actors::agent_entry> agent_keys[] = {
-    {"id", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.id, read_non_empty_string(v, p)); }},
-    {"default", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.is_default, read_bool(v, p)); }},
+// The APIs this build has runners for, and the other names OpenClaw accepts (loaded, warned about).
+constexpr std::string_view runnable_apis[] = {"openai-completions", "openai-responses", "anthropic-messages",
+                                              "google-generative-ai"};
+constexpr std::string_view other_openclaw_apis[] = {"azure-openai-responses", "google-vertex",
+                                                    "bedrock-converse-stream", "mistral-conversations",
+                                                    "ollama", "github-copilot"};
+// Providers a ref may name without a models.providers entry: the runners know their public
+// endpoints (OpenClaw's models.mode "merge" keeps its built-in catalog; "replace" drops it).
+constexpr std::string_view builtin_provider_ids[] = {"anthropic", "google", "openai"};
+
+bool listed_in(std::span<const std::string_view> names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string joined(std::span<const std::string> texts, std::string_view separator) {
+  std::string out;
+  for (const auto& text : texts) {
+    if (!out.empty()) out += separator;
+    out += text;
+  }
+  return out;
+}
+
+// What a value is, never what it says: for keys that may hold secrets.
+std::string describe_kind(const bj::value& value) {
+  switch (value.kind()) {
+    case bj::kind::string:
+      return "a string";
+    case bj::kind::bool_:
+      return "a boolean";
+    case bj::kind::null:
+      return "null";
+    case bj::kind::object:
+      return "an object";
+    case bj::kind::array:
+      return "an array";
+    default:
+      return "a number";
+  }
+}
+
+bool is_env_name(std::string_view name) {
+  auto start = [](char c) { return (c >= 'A' && c <= 'Z') || c == '_'; };
+  return !name.empty() && start(name[0]) &&
+         std::all_of(name.begin(), name.end(), [&](char c) { return start(c) || (c >= '0' && c <= '9'); });
+}
+
+// "${NAME}" and nothing else.
+bool is_env_reference(std::string_view text) {
+  return text.size() > 3 && text.substr(0, 2) == "${" && text.back() == '}' &&
+         is_env_name(text.substr(2, text.size() - 3));
+}
+
+struct resolved_secret {
+  std::string value;
+  std::string source;  // "${NAME}" when the whole text is one reference, else "literal"
 };
 
-status read_agent_list(const bj::value& value, const std::string& path, std::vector<actors::agent_entry>& agents,
-                       load_state& state) {
-  agents.clear();
-  std::map<std::string, std::string> path_of_agent;
-  return read_items(value, path, agents, [&](const bj::value& item, const std::string& item_path, auto& list) {
-    actors::agent_entry agent;
-    SRT_RETURN_IF_ERROR(read_keys(item, item_path, agent_keys, agent, state));
-    if (agent.id.empty()) return missing_key(item_path, "id", "a non-empty string");
-    std::string normalized = actors::normalize_agent_id(agent.id);
-    if (auto seen = path_of_agent.find(normalized); seen != path_of_agent.end())
-      return config_key_error(child_key_path(item_path, "id"),
-                              fmt::format("agent \"{}\" is already listed at {}", normalized, seen->second));
-    path_of_agent.emplace(normalized, item_path);
-    list.push_back(std::move(agent));
+// A string where each ${NAME} (NAME = [A-Z_][A-Z0-9_]*) is replaced by that environment
+// variable and $${ is a literal ${, as OpenClaw substitutes config strings. An unset or empty
+// variable is an error naming it; neither errors nor warnings ever show the value.
+result<resolved_secret> read_secret(const bj::value& value, const std::string& path, const load_state& state) {
+  if (!value.is_string())
+    return config_key_error(path, "expected a string (a literal, or \"${VAR}\" for an environment variable), got " +
+                                      describe_kind(value));
+  std::string_view text = value.get_string();
+  resolved_secret out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (text.compare(i, 3, "$${") == 0) {
+      out.value += "${";
+      i += 3;
+      continue;
+    }
+    if (text.compare(i, 2, "${") == 0) {
+      std::size_t end = text.find('}', i + 2);
+      std::string_view name = end == std::string_view::npos ? std::string_view() : text.substr(i + 2, end - i - 2);
+      if (is_env_name(name)) {
+        std::optional<std::string> found = state.env ? state.env(name) : std::nullopt;
+        if (!found) return config_key_error(path, fmt::format("environment variable {} is not set", name));
+        if (found->empty()) return config_key_error(path, fmt::format("environment variable {} is empty", name));
+        out.value += *found;
+        i = end + 1;
+        continue;
+      }
+    }
+    out.value += text[i++];
+  }
+  out.source = is_env_reference(text) ? std::string(text) : "literal";
+  return out;
+}
+
+// Header names whose values are credentials: never printed.
+bool is_secret_header(std::string_view name) {
+  std::string lower = ascii_lower_trimmed(name);
+  for (std::string_view word : {"auth", "token", "key", "secret", "cookie", "password", "credential"})
+    if (lower.find(word) != std::string::npos) return true;
+  return false;
+}
+
+status read_api(const bj::value& value, const std::string& path, std::string& target, load_state& state) {
+  auto name = read_string(value, path);
+  if (!name.ok()) return std::move(name).take_error();
+  if (!listed_in(runnable_apis, *name)) {
+    if (!listed_in(other_openclaw_apis, *name))
+      return config_key_error(path,
+                              "expected one of \"openai-completions\", \"openai-responses\", \"anthropic-messages\", "
+                              "\"google-generative-ai\", got " +
+                                  describe_json_value(value));
+    state.warnings.push_back(
+        fmt::format("config key {}: this build has no runner for api \"{}\" (it runs openai-completions, "
+                    "openai-responses, anthropic-messages and google-generative-ai); calls to it will fail",
+                    path, *name));
+  }
+  target = std::move(*name);
+  return {};
+}
+
+constexpr config_key<actors::model_cost> model_cost_keys[] = {
+    {"input", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.input, read_number(v, p, 0)); }},
+    {"output", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.output, read_number(v, p, 0)); }},
+    {"cacheRead",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.cache_read, read_number(v, p, 0)); }},
+    {"cacheWrite",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.cache_write, read_number(v, p, 0)); }},
+};
+
+// OpenClaw documents many more compat keys: the others are unknown-key warnings, not errors.
+constexpr config_key<actors::model_compat> model_compat_keys[] = {
+    {"supportsUsageInStreaming",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.supports_usage_in_streaming, read_bool(v, p));
+     }},
+    {"maxTokensField",
+     [](const auto& v, const auto& p, auto& t, auto&) -> status {
+       if (!v.is_string() || (v.get_string() != "max_tokens" && v.get_string() != "max_completion_tokens"))
+         return config_key_error(
+             p, "expected one of \"max_tokens\", \"max_completion_tokens\", got " + describe_json_value(v));
+       t.max_tokens_field = std::string(v.get_string());
+       return {};
+     }},
+    {"supportsDeveloperRole",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.supports_developer_role, read_bool(v, p)); }},
+};
+
+status read_model_input(const bj::value& value, const std::string& path, std::vector<std::string>& target) {
+  auto kinds = read_string_list(value, path);
+  if (!kinds.ok()) return std::move(kinds).take_error();
+  for (std::size_t i = 0; i < kinds->size(); ++i)
+    if ((*kinds)[i] != "text" && (*kinds)[i] != "image")
+      return config_key_error(item_key_path(path, i), "expected \"text\" or \"image\", got " +
+                                                          describe_json_value(value.get_array()[i]));
+  target = std::move(*kinds);
+  return {};
+}
+
+constexpr config_key<actors::provider_model> provider_model_keys[] = {
+    {"id", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.id, read_non_empty_string(v, p)); }},
+    {"name", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.name, read_string(v, p)); }},
+    {"api", [](const auto& v, const auto& p, auto& t, auto& st) { return read_api(v, p, t.api, st); }},
+    {"contextWindow",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.context_window, read_whole_number(v, p, 1)); }},
+    {"contextTokens",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.context_tokens, read_whole_number(v, p, 1)); }},
+    {"maxTokens",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_tokens, read_whole_number(v, p, 0)); }},
+    {"reasoning", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.reasoning, read_bool(v, p)); }},
+    {"input", [](const auto& v, const auto& p, auto& t, auto&) { return read_model_input(v, p, t.input); }},
+    {"cost", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, model_cost_keys, t.cost, st); }},
+    {"compat",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, model_compat_keys, t.compat, st); }},
+};
+
+// models[]: each id once per provider (compared case-insensitively, as refs are).
+status read_provider_models(const bj::value& value, const std::string& path, std::vector<actors::provider_model>& models,
+                            load_state& state) {
+  models.clear();
+  std::map<std::string, std::string> path_of_id;
+  return read_items(value, path, models, [&](const bj::value& item, const std::string& item_path, auto& list) {
+    actors::provider_model model;
+    SRT_RETURN_IF_ERROR(read_keys(item, item_path, provider_model_keys, model, state));
+    if (model.id.empty()) return missing_key(item_path, "id", "the id the API knows, e.g. \"gpt-4o\"");
+    std::string id_path = child_key_path(item_path, "id");
+    if (auto seen = path_of_id.find(ascii_lower_trimmed(model.id)); seen != path_of_id.end())
+      return config_key_error(id_path, fmt::format("model \"{}\" is already listed at {}", model.id, seen->second));
+    path_of_id.emplace(ascii_lower_trimmed(model.id), id_path);
+    list.push_back(std::move(model));
     return status{};
   });
+}
+
+status read_headers(const bj::value& value, const std::string& path,
+                    std::vector<std::pair<std::string, std::string>>& headers, load_state& state) {
+  if (!value.is_object())
+    return config_key_error(path, "expected an object of header name -> value, got " + describe_kind(value));
+  headers.clear();
+  std::map<std::string, std::string> path_of_name;
+  for (const auto& member : value.get_object()) {
+    std::string member_path = child_key_path(path, member.key());
+    std::string name = ascii_lower_trimmed(member.key());
+    if (name.empty()) return config_key_error(member_path, "a header name must not be empty");
+    if (auto seen = path_of_name.find(name); seen != path_of_name.end())
+      return config_key_error(member_path, "names the same header as " + seen->second +
+                                               " (header names are compared ignoring case)");
+    path_of_name.emplace(name, member_path);
+    if (member.value().is_null()) continue;
+    auto secret = read_secret(member.value(), member_path, state);
+    if (!secret.ok()) return std::move(secret).take_error();
+    headers.emplace_back(std::string(member.key()), std::move(secret->value));
+  }
+  return {};
+}
+
+constexpr config_key<actors::provider_config> provider_keys[] = {
+    {"baseUrl", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.base_url, read_string(v, p)); }},
+    {"apiKey",
+     [](const auto& v, const auto& p, auto& t, auto& st) -> status {
+       auto secret = read_secret(v, p, st);
+       if (!secret.ok()) return std::move(secret).take_error();
+       t.api_key = std::move(secret->value);
+       t.api_key_source = std::move(secret->source);
+       return {};
+     }},
+    {"api", [](const auto& v, const auto& p, auto& t, auto& st) { return read_api(v, p, t.api, st); }},
+    {"headers", [](const auto& v, const auto& p, auto& t, auto& st) { return read_headers(v, p, t.headers, st); }},
+    {"timeoutSeconds",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.timeout_seconds, read_whole_number(v, p, 0)); }},
+    {"models", [](const auto& v, const auto& p, auto& t, auto& st) { return read_provider_models(v, p, t.models, st); }},
+};
+
+// models.providers: any provider id (one word without "/", since refs are "provider/model"),
+// each once ignoring case; kept in file order.
+status read_providers(const bj::value& value, const std::string& path, std::vector<actors::provider_config>& providers,
+                      load_state& state) {
+  if (!value.is_object())
+    return config_key_error(path, "expected an object of provider id -> provider, got " + describe_json_value(value));
+  providers.clear();
+  std::map<std::string, std::string> path_of_id;
+  for (const auto& member : value.get_object()) {
+    std::string member_path = child_key_path(path, member.key());
+    std::string_view key = member.key();
+    std::string id = ascii_lower_trimmed(key);
+    if (key.empty() || key.find_first_of("/ \t\n\r\f\v") != std::string_view::npos)
+      return config_key_error(member_path,
+                              "a provider id must be one word without \"/\" (model refs are \"provider/model\")");
+    if (auto seen = path_of_id.find(id); seen != path_of_id.end())
+      return config_key_error(member_path, "names the same provider as " + seen->second +
+                                               " (provider ids are compared ignoring case)");
+    path_of_id.emplace(id, member_path);
+    if (member.value().is_null()) continue;
+    actors::provider_config provider;
+    provider.id = std::string(member.key());
+    SRT_RETURN_IF_ERROR(read_keys(member.value(), member_path, provider_keys, provider, state));
+    if (provider.api.empty() && !provider.base_url.empty()) provider.api = "openai-completions";
+    if (provider.base_url.empty() && !listed_in(builtin_provider_ids, id))
+      state.warnings.push_back(fmt::format(
+          "config key {}: no baseUrl, and \"{}\" is not a provider whose endpoint this build knows (anthropic, "
+          "google, openai); calls to it will fail",
+          member_path, provider.id));
+    providers.push_back(std::move(provider));
+  }
+  return {};
+}
+
+constexpr config_key<actors::model_choice> model_choice_keys[] = {
+    {"primary",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.primary, read_non_empty_string(v, p)); }},
+    {"fallbacks",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.fallbacks, read_string_list(v, p)); }},
+};
+
+// "provider/model" (the primary), or {primary, fallbacks}; every ref is checked after the walk.
+status read_model_choice(const bj::value& value, const std::string& path, actors::model_choice& target,
+                         load_state& state) {
+  actors::model_choice choice;
+  if (value.is_string()) {
+    SRT_RETURN_IF_ERROR(assign(choice.primary, read_non_empty_string(value, path)));
+    state.model_refs.push_back({path, choice.primary});
+  } else if (value.is_object()) {
+    SRT_RETURN_IF_ERROR(read_keys(value, path, model_choice_keys, choice, state));
+    if (!choice.primary.empty()) state.model_refs.push_back({child_key_path(path, "primary"), choice.primary});
+    for (std::size_t i = 0; i < choice.fallbacks.size(); ++i)
+      state.model_refs.push_back({item_key_path(child_key_path(path, "fallbacks"), i), choice.fallbacks[i]});
+  } else {
+    return config_key_error(path, "expected \"provider/model\" or {\"primary\": ..., \"fallbacks\": [...]}, got " +
+                                      describe_json_value(value));
+  }
+  target = std::move(choice);
+  return {};
+}
+
+constexpr config_key<std::string> model_entry_keys[] = {
+    {"alias", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t, read_string(v, p)); }},
+};
+
+// agents.defaults.models: "provider/model" -> {alias}; the aliases are given to their models
+// once models.providers is read.
+status read_model_entries(const bj::value& value, const std::string& path, load_state& state) {
+  if (!value.is_object())
+    return config_key_error(path, "expected an object of \"provider/model\" -> {\"alias\": ...}, got " +
+                                      describe_json_value(value));
+  for (const auto& member : value.get_object()) {
+    if (member.value().is_null()) continue;
+    std::string member_path = child_key_path(path, member.key());
+    std::string alias;
+    SRT_RETURN_IF_ERROR(read_keys(member.value(), member_path, model_entry_keys, alias, state));
+    if (!ascii_trimmed(alias).empty())
+      state.aliases.push_back({child_key_path(member_path, "alias"), std::string(member.key()), ascii_trimmed(alias)});
+  }
+  return {};
+}
+
+struct prompt_file {
+  std::string file;
+};
+
+constexpr config_key<prompt_file> prompt_file_keys[] = {
+    {"file", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.file, read_non_empty_string(v, p)); }},
+};
+
+// A system prompt: the text, or {file: "path"} read now (relative to the config file's
+// directory; "~/" is $HOME). A file that cannot be read is an error naming the key and path.
+status read_system_prompt(const bj::value& value, const std::string& path, std::string& target, load_state& state) {
+  if (value.is_string()) {
+    target = std::string(value.get_string());
+    return {};
+  }
+  if (!value.is_object())
+    return config_key_error(path, "expected a string or {\"file\": \"path\"}, got " + describe_json_value(value));
+  prompt_file source;
+  SRT_RETURN_IF_ERROR(read_keys(value, path, prompt_file_keys, source, state));
+  if (source.file.empty()) return missing_key(path, "file", "a path, relative to the config file's directory");
+  const std::string file_path = child_key_path(path, "file");
+  std::string resolved = source.file;
+  if (resolved.starts_with("~/")) {
+    std::optional<std::string> home = state.env ? state.env("HOME") : std::nullopt;
+    if (!home || home->empty())
+      return config_key_error(file_path, fmt::format("cannot read \"{}\": HOME is not set", source.file));
+    resolved = storage::path_join(*home, resolved.substr(2));
+  } else if (!resolved.starts_with("/")) {
+    resolved = storage::path_join(state.base_dir, resolved);
+  }
+  auto text = storage::read_file(state.files, resolved, max_system_prompt_file_bytes);
+  if (!text.ok())
+    return config_key_error(file_path, fmt::format("cannot read \"{}\": {}", source.file, text.error().message()));
+  target = std::move(*text);
+  return {};
+}
+
+// The configured model a "provider/model" ref names (both compared ignoring case), or null.
+actors::provider_model* find_configured_model(std::vector<actors::provider_config>& providers, std::string_view ref,
+                                              actors::provider_config** provider_out = nullptr) {
+  auto slash = ref.find('/');
+  if (slash == std::string_view::npos) return nullptr;
+  std::string provider_id = ascii_lower_trimmed(ref.substr(0, slash));
+  std::string model_id = ascii_lower_trimmed(ref.substr(slash + 1));
+  for (auto& provider : providers) {
+    if (ascii_lower_trimmed(provider.id) != provider_id) continue;
+    if (provider_out) *provider_out = &provider;
+    for (auto& model : provider.models)
+      if (ascii_lower_trimmed(model.id) == model_id) return &model;
+  }
+  return nullptr;
+}
+
+// After the walk: the legacy model.provider/model.model as the default primary, the aliases
+// given to their models, and every ref of agents.*.model checked.
+status finish_models(runtime_settings& s, load_state& state) {
+  auto& models = s.models;
+  if (!state.defaults_model_set && !s.model.provider.empty() && !s.model.model.empty())
+    models.defaults.primary = s.model.provider + "/" + s.model.model;
+
+  std::map<std::string, std::string> path_of_alias;  // lowercased alias -> where it is set
+  for (std::size_t i = 0; i < s.models_catalog.size(); ++i)
+    for (std::size_t j = 0; j < s.models_catalog[i].aliases.size(); ++j)
+      path_of_alias.emplace(ascii_lower_trimmed(s.models_catalog[i].aliases[j]),
+                            item_key_path(child_key_path(item_key_path("models.catalog", i), "aliases"), j));
+  for (const auto& pending : state.aliases) {
+    std::string alias = ascii_lower_trimmed(pending.alias);
+    if (alias.find_first_of(" \t\n\r\f\v") != std::string::npos)
+      return config_key_error(pending.path, "an alias must be one word (it is matched as the first word after /new)");
+    actors::provider_model* model = find_configured_model(models.providers, pending.ref);
+    if (!model) {
+      state.warnings.push_back(fmt::format("config key {}: \"{}\" names no model of models.providers; the alias "
+                                           "\"{}\" is not used",
+                                           pending.path, pending.ref, pending.alias));
+      continue;
+    }
+    if (auto seen = path_of_alias.find(alias); seen != path_of_alias.end())
+      return config_key_error(pending.path, fmt::format("\"{}\" is already used at {}", alias, seen->second));
+    path_of_alias.emplace(alias, pending.path);
+    model->aliases.push_back(pending.alias);
+  }
+
+  std::vector<std::string> known;  // provider ids a ref may name, lowercased
+  for (const auto& provider : models.providers) known.push_back(ascii_lower_trimmed(provider.id));
+  if (!state.replace_mode)
+    for (std::string_view id : builtin_provider_ids) known.emplace_back(id);
+  if (!s.model.provider.empty()) known.push_back(ascii_lower_trimmed(s.model.provider));
+  for (const auto& entry : s.models_catalog) known.push_back(ascii_lower_trimmed(entry.provider));
+  std::sort(known.begin(), known.end());
+  known.erase(std::unique(known.begin(), known.end()), known.end());
+
+  for (const auto& [path, ref] : state.model_refs) {
+    std::string text = ascii_trimmed(ref);
+    if (path_of_alias.count(ascii_lower_trimmed(text))) continue;
+    auto slash = text.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == text.size())
+      return config_key_error(path, fmt::format("\"{}\" is neither \"provider/model\" nor an alias of "
+                                                "agents.defaults.models",
+                                                ref));
+    std::string provider_id = ascii_lower_trimmed(text.substr(0, slash));
+    if (!std::binary_search(known.begin(), known.end(), provider_id))
+      return config_key_error(path, fmt::format("unknown provider \"{}\" in \"{}\"; known providers: {}",
+                                                text.substr(0, slash), ref, joined(known, ", ")));
+    actors::provider_config* provider = nullptr;
+    if (!find_configured_model(models.providers, text, &provider) && provider)
+      state.warnings.push_back(fmt::format("config key {}: model \"{}\" is not listed in {}.models; it is used with "
+                                           "the default limits",
+                                           path, text.substr(slash + 1),
+                                           child_key_path("models.providers", provider->id)));
+  }
+  return {};
+}
+
+// ---- agents and bindings [R§1.2] -----------------------------------------------------------------
+
+// One agents.list[] entry: the routing entry, and the agent's model and system prompt.
+struct agent_item {
+  actors::agent_entry entry;
+  actors::model_choice model;
+  std::optional<std::string> system_prompt;
+};
+
+constexpr config_key<agent_item> agent_keys[] = {
+    {"id", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.entry.id, read_non_empty_string(v, p)); }},
+    {"default",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.entry.is_default, read_bool(v, p)); }},
+    {"model", [](const auto& v, const auto& p, auto& t, auto& st) { return read_model_choice(v, p, t.model, st); }},
+    {"systemPrompt",
+     [](const auto& v, const auto& p, auto& t, auto& st) -> status {
+       std::string text;
+       SRT_RETURN_IF_ERROR(read_system_prompt(v, p, text, st));
+       t.system_prompt = std::move(text);
+       return {};
+     }},
+};
+
+// agents.list: each agent once (after normalization); its model and system prompt are kept by
+// normalized id.
+status read_agent_list(const bj::value& value, const std::string& path, runtime_settings& settings,
+                       load_state& state) {
+  settings.routing.agents.clear();
+  settings.models.by_agent.clear();
+  settings.prompts.by_agent.clear();
+  std::map<std::string, std::string> path_of_agent;
+  return read_items(value, path, settings.routing.agents,
+                    [&](const bj::value& item, const std::string& item_path, auto& list) {
+                      agent_item agent;
+                      SRT_RETURN_IF_ERROR(read_keys(item, item_path, agent_keys, agent, state));
+                      if (agent.entry.id.empty()) return missing_key(item_path, "id", "a non-empty string");
+                      std::string normalized = actors::normalize_agent_id(agent.entry.id);
+                      if (auto seen = path_of_agent.find(normalized); seen != path_of_agent.end())
+                        return config_key_error(
+                            child_key_path(item_path, "id"),
+                            fmt::format("agent \"{}\" is already listed at {}", normalized, seen->second));
+                      path_of_agent.emplace(normalized, item_path);
+                      if (!agent.model.empty()) settings.models.by_agent[normalized] = std::move(agent.model);
+                      if (agent.system_prompt) settings.prompts.by_agent[normalized] = std::move(*agent.system_prompt);
+                      list.push_back(std::move(agent.entry));
+                      return status{};
+                    });
 }
 
 constexpr config_key<runtime_settings> heartbeat_keys[] = {
@@ -410,11 +888,23 @@ constexpr config_key<runtime_settings> agent_defaults_keys[] = {
        return status{};
      }},
     {"heartbeat", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, heartbeat_keys, t, st); }},
+    {"model",
+     [](const auto& v, const auto& p, auto& t, auto& st) {
+       st.defaults_model_set = true;
+       return read_model_choice(v, p, t.models.defaults, st);
+     }},
+    {"models", [](const auto& v, const auto& p, auto&, auto& st) { return read_model_entries(v, p, st); }},
+    {"maxToolIterations",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.models.max_tool_iterations, read_whole_number(v, p, 1, 10000));
+     }},
+    {"systemPrompt",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_system_prompt(v, p, t.prompts.defaults, st); }},
 };
 
 constexpr config_key<runtime_settings> agents_keys[] = {
     {"list",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_agent_list(v, p, t.routing.agents, st); }},
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_agent_list(v, p, t, st); }},
     {"maxSpawnDepth",
      [](const auto& v, const auto& p, auto& t, auto&) {
        return assign(t.subagents.max_spawn_depth, read_whole_number(v, p, 1, 5));
@@ -516,13 +1006,32 @@ constexpr config_key<actors::storage_settings> storage_keys[] = {
      [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.keep_maintenance_picture, read_bool(v, p)); }},
 };
 
+// A key of the old layout that still works: "config key model.contextWindow is deprecated: set ...".
+void warn_deprecated(load_state& state, std::string_view path, std::string_view instead) {
+  state.warnings.push_back(fmt::format("config key {} is deprecated: set {}", path, instead));
+}
+
 constexpr config_key<actors::model_settings> model_keys[] = {
     {"contextWindow",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.context_window, read_whole_number(v, p, 1)); }},
-    {"provider", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.provider, read_string(v, p)); }},
-    {"model", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.model, read_string(v, p)); }},
+     [](const auto& v, const auto& p, auto& t, auto& st) {
+       warn_deprecated(st, p, "models.providers.<id>.models[].contextWindow");
+       return assign(t.context_window, read_whole_number(v, p, 1));
+     }},
+    {"provider",
+     [](const auto& v, const auto& p, auto& t, auto& st) {
+       warn_deprecated(st, p, "agents.defaults.model (\"provider/model\")");
+       return assign(t.provider, read_string(v, p));
+     }},
+    {"model",
+     [](const auto& v, const auto& p, auto& t, auto& st) {
+       warn_deprecated(st, p, "agents.defaults.model (\"provider/model\")");
+       return assign(t.model, read_string(v, p));
+     }},
     {"maxTokens",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_tokens, read_whole_number(v, p, 0)); }},
+     [](const auto& v, const auto& p, auto& t, auto& st) {
+       warn_deprecated(st, p, "models.providers.<id>.models[].maxTokens");
+       return assign(t.max_tokens, read_whole_number(v, p, 0));
+     }},
     {"maxConcurrent",
      [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_concurrent, read_whole_number(v, p, 0)); }},
     {"maxConcurrentByProvider",
@@ -538,7 +1047,11 @@ constexpr config_key<actors::model_settings> model_keys[] = {
      }},
     {"timeoutMs",
      [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.timeout_ms, read_duration_ms(v, p, 0)); }},
-    {"api", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.api, read_string(v, p)); }},
+    {"api",
+     [](const auto& v, const auto& p, auto& t, auto& st) {
+       warn_deprecated(st, p, "models.providers.<id>.api");
+       return assign(t.api, read_string(v, p));
+     }},
     {"imageMaxDimensionPx",
      [](const auto& v, const auto& p, auto& t, auto&) {
        return assign(t.image_max_dimension_px, read_whole_number(v, p, 16, 16384));
@@ -688,9 +1201,35 @@ status read_models_catalog(const bj::value& value, const std::string& path, acto
   });
 }
 
+constexpr config_key<actors::models_settings> models_retry_keys[] = {
+    {"maxDelayMs",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.retry_max_delay_ms, read_duration_ms(v, p, 0)); }},
+    {"maxAttempts",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.retry_max_attempts, read_whole_number(v, p, 1, 100));
+     }},
+};
+
 constexpr config_key<runtime_settings> models_keys[] = {
+    {"mode",
+     [](const auto& v, const auto& p, auto&, auto& st) -> status {
+       if (!v.is_string() || (v.get_string() != "merge" && v.get_string() != "replace"))
+         return config_key_error(p, "expected one of \"merge\", \"replace\", got " + describe_json_value(v));
+       st.replace_mode = v.get_string() == "replace";
+       return {};
+     }},
+    {"providers",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_providers(v, p, t.models.providers, st); }},
+    {"retry",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, models_retry_keys, t.models, st); }},
     {"catalog",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_models_catalog(v, p, t.models_catalog, st); }},
+     [](const auto& v, const auto& p, auto& t, auto& st) {
+       st.warnings.push_back(fmt::format("config key {} is deprecated: list the models under "
+                                         "models.providers.<id>.models[] and name them with "
+                                         "agents.defaults.models.<ref>.alias",
+                                         p));
+       return read_models_catalog(v, p, t.models_catalog, st);
+     }},
 };
 
 // ---- top level -----------------------------------------------------------------------------------
@@ -868,6 +1407,123 @@ bj::object compaction_json(const runtime_settings& s) {
   return out;
 }
 
+bj::object model_choice_json(const actors::model_choice& choice) {
+  bj::object out;
+  if (!choice.primary.empty()) out["primary"] = choice.primary;
+  out["fallbacks"] = string_array(choice.fallbacks);
+  return out;
+}
+
+// A secret as `config show` prints it: its "${VAR}", never its value.
+bj::value secret_json(std::string_view source) {
+  if (is_env_reference(source)) return bj::value(source);
+  return "<redacted>";
+}
+
+bj::object provider_model_json(const actors::provider_model& m) {
+  bj::object out{{"id", m.id}};
+  if (!m.name.empty()) out["name"] = m.name;
+  if (!m.api.empty()) out["api"] = m.api;
+  out["contextWindow"] = m.context_window;
+  if (m.context_tokens) out["contextTokens"] = *m.context_tokens;
+  out["maxTokens"] = m.max_tokens;
+  out["reasoning"] = m.reasoning;
+  out["input"] = string_array(m.input);
+  out["cost"] = bj::object{{"input", number_value(m.cost.input)},
+                           {"output", number_value(m.cost.output)},
+                           {"cacheRead", number_value(m.cost.cache_read)},
+                           {"cacheWrite", number_value(m.cost.cache_write)}};
+  bj::object compat;
+  if (m.compat.supports_usage_in_streaming) compat["supportsUsageInStreaming"] = *m.compat.supports_usage_in_streaming;
+  if (!m.compat.max_tokens_field.empty()) compat["maxTokensField"] = m.compat.max_tokens_field;
+  if (m.compat.supports_developer_role) compat["supportsDeveloperRole"] = *m.compat.supports_developer_role;
+  out["compat"] = std::move(compat);
+  return out;
+}
+
+// A provider with its models; apiKey and credential-like header values never appear.
+bj::object provider_json(const actors::provider_config& p) {
+  bj::object out{{"baseUrl", p.base_url}};
+  if (!p.api_key.empty() || !p.api_key_source.empty()) out["apiKey"] = secret_json(p.api_key_source);
+  if (!p.api.empty()) out["api"] = p.api;
+  bj::object headers;
+  for (const auto& [name, value] : p.headers) {
+    if (is_secret_header(name))
+      headers[name] = secret_json("");
+    else
+      headers[name] = value;
+  }
+  out["headers"] = std::move(headers);
+  out["timeoutSeconds"] = p.timeout_seconds;
+  bj::array models;
+  for (const auto& m : p.models) models.emplace_back(provider_model_json(m));
+  out["models"] = std::move(models);
+  return out;
+}
+
+bj::object agents_json(const runtime_settings& s) {
+  bj::array agents;
+  for (const auto& agent : s.routing.agents) {
+    bj::object entry{{"id", agent.id}, {"default", agent.is_default}};
+    const std::string normalized = actors::normalize_agent_id(agent.id);
+    if (auto model = s.models.by_agent.find(normalized); model != s.models.by_agent.end() && !model->second.empty())
+      entry["model"] = model_choice_json(model->second);
+    if (auto prompt = s.prompts.by_agent.find(normalized); prompt != s.prompts.by_agent.end())
+      entry["systemPrompt"] = prompt->second;
+    agents.emplace_back(std::move(entry));
+  }
+  bj::object defaults{{"heartbeat", bj::object{{"isolatedSession", s.heartbeat_isolated_session}}}};
+  if (!s.models.defaults.empty()) defaults["model"] = model_choice_json(s.models.defaults);
+  bj::object aliases;
+  for (const auto& provider : s.models.providers)
+    for (const auto& model : provider.models)
+      if (!model.aliases.empty()) aliases[provider.id + "/" + model.id] = bj::object{{"alias", model.aliases.front()}};
+  if (!aliases.empty()) defaults["models"] = std::move(aliases);
+  defaults["maxToolIterations"] = s.models.max_tool_iterations;
+  if (!s.prompts.defaults.empty()) defaults["systemPrompt"] = s.prompts.defaults;
+  return bj::object{{"list", std::move(agents)},
+                    {"maxSpawnDepth", s.subagents.max_spawn_depth},
+                    {"defaults", std::move(defaults)}};
+}
+
+// models.*; the legacy catalog only when it has entries (loading it warns).
+bj::object models_json(const runtime_settings& s) {
+  bj::object providers;
+  for (const auto& provider : s.models.providers) providers[provider.id] = provider_json(provider);
+  bj::object out{{"providers", std::move(providers)},
+                 {"retry", bj::object{{"maxDelayMs", s.models.retry_max_delay_ms},
+                                      {"maxAttempts", s.models.retry_max_attempts}}}};
+  if (!s.models_catalog.empty()) {
+    bj::array catalog;
+    for (const auto& m : s.models_catalog) {
+      bj::object model{{"provider", m.provider}, {"id", m.id}, {"aliases", string_array(m.aliases)}};
+      if (m.context_window) model["contextWindow"] = *m.context_window;
+      catalog.emplace_back(std::move(model));
+    }
+    out["catalog"] = std::move(catalog);
+  }
+  return out;
+}
+
+// model.*; the deprecated keys only when they differ from their defaults (loading them warns).
+bj::object model_json(const actors::model_settings& m) {
+  const actors::model_settings defaults;
+  bj::object out;
+  if (m.context_window != defaults.context_window) out["contextWindow"] = m.context_window;
+  if (!m.provider.empty()) out["provider"] = m.provider;
+  if (!m.model.empty()) out["model"] = m.model;
+  if (m.max_tokens != defaults.max_tokens) out["maxTokens"] = m.max_tokens;
+  out["maxConcurrent"] = size_value(m.max_concurrent);
+  bj::object by_provider;
+  for (const auto& [provider, n] : m.max_concurrent_by_provider) by_provider[provider] = size_value(n);
+  out["maxConcurrentByProvider"] = std::move(by_provider);
+  out["timeoutMs"] = m.timeout_ms;
+  out["syncRunnerThreads"] = size_value(m.sync_runner_threads);
+  if (!m.api.empty()) out["api"] = m.api;
+  out["imageMaxDimensionPx"] = m.image_max_dimension_px;
+  return out;
+}
+
 }  // namespace
 
 env_lookup process_environment() {
@@ -879,15 +1535,21 @@ env_lookup process_environment() {
 }
 
 result<config_load> load_config_text(std::string_view json_text, const env_lookup& env) {
+  return load_config_text(json_text, env, storage::posix_fs(), std::string());
+}
+
+result<config_load> load_config_text(std::string_view json_text, const env_lookup& env, storage::fs& files,
+                                     const std::string& base_dir) {
   auto parsed = json::parse(json_text, json::parse_limits{max_config_file_bytes, 64});
   if (!parsed.ok()) return parsed.error().with_context("config");
   if (!parsed->is_object())
     return status(errc::invalid_argument,
                   "config: the top level must be a JSON object ({...}), got " + describe_json_value(*parsed));
   config_load loaded;
-  load_state state{loaded.warnings};
+  load_state state{loaded.warnings, env, files, base_dir};
   SRT_RETURN_IF_ERROR(read_keys(*parsed, std::string(), top_level_keys, loaded.settings, state));
   SRT_RETURN_IF_ERROR(read_compaction_blocks(loaded.settings, state));
+  SRT_RETURN_IF_ERROR(finish_models(loaded.settings, state));
   warn_unlisted_bound_agents(loaded.settings.routing, loaded.warnings);
   warn_maintenance(loaded.settings.maintenance, loaded.warnings);
   SRT_RETURN_IF_ERROR(apply_environment(loaded.settings, env));
@@ -897,7 +1559,7 @@ result<config_load> load_config_text(std::string_view json_text, const env_looku
 result<config_load> load_config_file(storage::fs& files, const std::string& path, const env_lookup& env) {
   auto text = storage::read_file(files, path, max_config_file_bytes);
   if (!text.ok()) return text.error().with_context("reading the config file");  // the message names the path
-  auto loaded = load_config_text(*text, env);
+  auto loaded = load_config_text(*text, env, files, storage::path_dirname(path));
   if (!loaded.ok()) return loaded.error().with_context(path);
   return loaded;
 }
@@ -907,13 +1569,7 @@ bj::object settings_to_json(const runtime_settings& s) {
   out["stateDir"] = s.state_dir;
   out["workspaceDir"] = s.workspace_dir;
   out["workspaceWritable"] = s.workspace_writable;
-  bj::array agents;
-  for (const auto& agent : s.routing.agents)
-    agents.emplace_back(bj::object{{"id", agent.id}, {"default", agent.is_default}});
-  out["agents"] = bj::object{{"list", std::move(agents)},
-                             {"maxSpawnDepth", s.subagents.max_spawn_depth},
-                             {"defaults", bj::object{{"heartbeat", bj::object{{"isolatedSession",
-                                                                              s.heartbeat_isolated_session}}}}}};
+  out["agents"] = agents_json(s);
   bj::array bindings;
   for (const auto& binding : s.routing.bindings) bindings.emplace_back(binding_json(binding));
   out["bindings"] = std::move(bindings);
@@ -927,25 +1583,8 @@ bj::object settings_to_json(const runtime_settings& s) {
                                                                                      : bj::value(nullptr)},
                               {"keepMaintenancePicture", s.storage.keep_maintenance_picture ? bj::value(*s.storage.keep_maintenance_picture)
                                                                                         : bj::value(nullptr)}};
-  out["model"] = bj::object{{"contextWindow", s.model.context_window},
-                            {"provider", s.model.provider},
-                            {"model", s.model.model},
-                            {"maxTokens", s.model.max_tokens},
-                            {"maxConcurrent", size_value(s.model.max_concurrent)}};
-  bj::object by_provider;
-  for (const auto& [provider, n] : s.model.max_concurrent_by_provider) by_provider[provider] = size_value(n);
-  out["model"].as_object()["maxConcurrentByProvider"] = std::move(by_provider);
-  out["model"].as_object()["timeoutMs"] = s.model.timeout_ms;
-  out["model"].as_object()["syncRunnerThreads"] = size_value(s.model.sync_runner_threads);
-  out["model"].as_object()["api"] = s.model.api;
-  out["model"].as_object()["imageMaxDimensionPx"] = s.model.image_max_dimension_px;
-  bj::array catalog;
-  for (const auto& m : s.models_catalog) {
-    bj::object model{{"provider", m.provider}, {"id", m.id}, {"aliases", string_array(m.aliases)}};
-    if (m.context_window) model["contextWindow"] = *m.context_window;
-    catalog.emplace_back(std::move(model));
-  }
-  out["models"] = bj::object{{"catalog", std::move(catalog)}};
+  out["model"] = model_json(s.model);
+  out["models"] = models_json(s);
   out["messages"] = bj::object{{"queue", bj::object{{"mode", actors::queue_mode_name(s.queue.mode)},
                                                     {"cap", size_value(s.queue.cap)},
                                                     {"drop", actors::queue_drop_name(s.queue.drop)},

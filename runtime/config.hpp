@@ -15,7 +15,7 @@
 //   SESSIONRT_STATE_DIR gives stateDir when the file has none; the write-lock variables of
 //   storage::apply_write_lock_env override session.writeLock.* (the environment wins, [R§9]).
 // - settings_to_json() writes the effective settings in the same layout; loading its output
-//   gives equal settings.
+//   gives equal settings, except secrets that were literals (shown as "<redacted>", see below).
 //
 // Key table. Paths as in error messages; "ms" keys also take duration strings and "bytes" keys
 // size strings (config_values.hpp); "req." keys must be present in their object.
@@ -27,6 +27,23 @@
 //   agents.list[]                           array          []            [] = the single agent "main"
 //   agents.list[].id                        string, req.                 agent id, listed once (after normalization)
 //   agents.list[].default                   bool           false         the default agent
+//   agents.list[].model                     model choice   unset         this agent's model (over agents.defaults.model),
+//                                                                        kept under its normalized id
+//   agents.list[].systemPrompt              prompt         unset         this agent's system prompt (over the defaults')
+//   agents.defaults.model                   model choice   unset         the primary model and its fallbacks; unset:
+//                                                                        "<model.provider>/<model.model>" when both are set
+//     a model choice: a ref (the primary) or {primary: ref, fallbacks: [refs]}; a ref is "provider/model"
+//     (split at the first "/") or an alias. Its provider must be a key of models.providers, a built-in
+//     provider (anthropic, google, openai; not with models.mode "replace") or the provider of
+//     model.provider / models.catalog[] (else an error listing the known ones); a model not listed
+//     under a configured provider is a warning.
+//   agents.defaults.models.<ref>.alias      string         unset         a one-word name of that model (`/new <alias>`,
+//                                                                        refs), unique with the catalog's aliases; a ref
+//                                                                        naming no model of models.providers: warning
+//   agents.defaults.maxToolIterations       whole 1..10000 20            model calls in one turn (the tool loop)
+//   agents.defaults.systemPrompt            prompt         ""            the system prompt of every agent
+//     a prompt: its text, or {file: "path"} read at load (at most 1 MiB), relative to the config file's
+//     directory ("~/" = $HOME); a file that cannot be read is an error naming the key and the path
 //   agents.defaults.compaction              object                       OpenClaw's place for `compaction`; if both are
 //                                                                        given (warning) `compaction` wins key by key
 //   agents.defaults.heartbeat.isolatedSession bool         false         heartbeats run in `<key>:heartbeat` [R§1.1]
@@ -71,9 +88,9 @@
 //   storage.maxLineBytes                    bytes >= 1     16777216      longest transcript line
 //   storage.storeFlushWindowMs              ms >= 0        50            sessions.json write coalescing (SPEC §1.1)
 //   storage.storeDurableAck                 bool           false         ack a turn after sessions.json has its row
-//   model.contextWindow                     whole >= 1     200000        context window, tokens
-//   model.provider, model.model             string         ""            "" = the runner's default
-//   model.maxTokens                         whole >= 0     0             0 = the runner's default
+//   model.contextWindow                     whole >= 1     200000        context window, tokens (deprecated*)
+//   model.provider, model.model             string         ""            "" = the runner's default (deprecated*)
+//   model.maxTokens                         whole >= 0     0             0 = the runner's default (deprecated*)
 //   model.maxConcurrent                     whole >= 0     16            model calls in flight over all sessions,
 //                                                                        the rest wait in FIFO order; 0 = no bound
 //   model.maxConcurrentByProvider.<p>       whole >= 1     {}            a further bound per provider
@@ -81,11 +98,52 @@
 //   model.syncRunnerThreads                 whole 1..1024  4             threads of a synchronous runner's pool
 //   model.api                               string         ""            provider API (openai-responses, ...), picks
 //                                                                        the transcript hygiene policy with provider/model
+//                                                                        (deprecated*)
 //   model.imageMaxDimensionPx               whole 16..16384 1200         images sent to the model downscaled to this
-//   models.catalog[]                        array          []            what `/new <model>` may pick [R§4.4]
+//   models.catalog[]                        array          []            what `/new <model>` may pick [R§4.4] (deprecated*)
 //   models.catalog[].{provider,id}          string, req.                 each provider/id once
 //   models.catalog[].aliases                string[]       []            one-word names, unique over the catalog
 //   models.catalog[].contextWindow          whole >= 1     unset         the model's window (informative)
+//     (deprecated*): still read as before, with a warning naming the key to use instead:
+//     `config key model.contextWindow is deprecated: set models.providers.<id>.models[].contextWindow`
+//     (model.provider / model.model: agents.defaults.model; model.maxTokens: ...models[].maxTokens;
+//     model.api: models.providers.<id>.api; models.catalog: models.providers and
+//     agents.defaults.models.<ref>.alias).
+//   models.mode                             enum           "merge"       merge | replace: replace leaves the built-in
+//                                                                        providers out of the known ones (not stored)
+//   models.providers.<id>                   object         {}            a provider, file order; the id is one word
+//                                                                        without "/", once ignoring case
+//   models.providers.<id>.baseUrl           string         ""            "" = the API's public endpoint (a provider
+//                                                                        other than anthropic/google/openai: warning)
+//   models.providers.<id>.apiKey            secret         ""            never shown (config show prints its "${VAR}"
+//                                                                        or "<redacted>"); api_key_source "${VAR}"|"literal"
+//   models.providers.<id>.api               api            see meaning   unset with a baseUrl: "openai-completions"
+//     an api: openai-completions | openai-responses | anthropic-messages | google-generative-ai; OpenClaw's
+//     azure-openai-responses, google-vertex, bedrock-converse-stream, mistral-conversations, ollama,
+//     github-copilot load with a warning (no runner in this build); anything else is an error
+//     a secret: a string in which each ${NAME} (NAME = [A-Z_][A-Z0-9_]*) is the environment variable's
+//     value ($${ = a literal ${); an unset or empty variable is an error naming it and the key:
+//     `config key models.providers.openai.apiKey: environment variable OPENAI_API_KEY is not set`;
+//     errors and warnings never show a secret's value
+//   models.providers.<id>.headers.<name>    secret         {}            extra request headers, file order; names once
+//                                                                        ignoring case; credential-like ones never shown
+//   models.providers.<id>.timeoutSeconds    whole >= 0     0             0 = the runner's default
+//   models.providers.<id>.models[]          array          []            the provider's models
+//   ...models[].id                          string, req.                 the id the API knows, once per provider
+//                                                                        (ignoring case)
+//   ...models[].name                        string         ""            display name ("" = id)
+//   ...models[].api                         api            unset         this model's api (unset: the provider's)
+//   ...models[].contextWindow               whole >= 1     200000        the model's window, tokens
+//   ...models[].contextTokens               whole >= 1     unset         caps the effective window
+//   ...models[].maxTokens                   whole >= 0     0             0 = unknown: no max field is sent
+//   ...models[].reasoning                   bool           false
+//   ...models[].input                       string[]       ["text"]      each "text" or "image"
+//   ...models[].cost.{input,output,cacheRead,cacheWrite} number >= 0  0  per million tokens
+//   ...models[].compat.supportsUsageInStreaming bool       unset         unset: detected from the base URL
+//   ...models[].compat.maxTokensField       enum           unset         max_tokens | max_completion_tokens
+//   ...models[].compat.supportsDeveloperRole bool          unset         (other compat keys: unknown-key warnings)
+//   models.retry.maxDelayMs                 ms >= 0        60000         a longer server-asked wait: the next fallback
+//   models.retry.maxAttempts                whole 1..100   4             tries of one model before its fallback
 //   messages.queue.mode                     enum           "followup"    followup | collect | interrupt | steer:
 //                                                                        messages that arrive during a turn
 //   messages.queue.cap                      whole >= 1     20            messages waiting at most
@@ -141,15 +199,30 @@ struct config_load {
   std::vector<std::string> warnings;  // one sentence each: unknown keys, settings without effect
 };
 
+// `{"file": ...}` values (agents.*.systemPrompt) are read through `files`, relative to
+// `base_dir` ("" = the working directory); the two-argument form reads them through posix_fs().
 result<config_load> load_config_text(std::string_view json_text, const env_lookup& env);
-// Reads `path` (at most max_config_file_bytes) through `files`. A read error names the path;
-// an error in the content is load_config_text's, prefixed with "<path>: ".
+result<config_load> load_config_text(std::string_view json_text, const env_lookup& env, storage::fs& files,
+                                     const std::string& base_dir);
+// Reads `path` (at most max_config_file_bytes) through `files`; prompt files are relative to its
+// directory. A read error names the path; an error in the content is load_config_text's,
+// prefixed with "<path>: ".
 inline constexpr std::size_t max_config_file_bytes = 8u << 20;
+inline constexpr std::size_t max_system_prompt_file_bytes = 1u << 20;  // a {file} systemPrompt
 result<config_load> load_config_file(storage::fs& files, const std::string& path, const env_lookup& env);
 
 // The effective settings in the layout above (for `sessionrt config show`): every key is
 // written except unset optional values (session.reset, resetByType, resetByChannel when empty,
-// session.idleMinutes, compaction.maxActiveTranscriptBytes) and an empty resetTriggers.
+// session.idleMinutes, compaction.maxActiveTranscriptBytes, a provider's api, a model's
+// contextTokens / name / api / unset compat keys, agents.*.model when empty, an empty
+// systemPrompt), an empty resetTriggers, models.mode, and the deprecated keys at their defaults
+// (model.contextWindow 200000, model.provider / model / api "", model.maxTokens 0, an empty
+// models.catalog). Secrets are never written: an apiKey is shown as its "${VAR}" when it came
+// from one, else "<redacted>"; a header whose name looks like a credential (contains auth,
+// token, key, secret, cookie, password or credential) as "<redacted>". A systemPrompt is written
+// as its text (also when it was read from a file). The defaults' model written here includes
+// one derived from model.provider / model.model; an alias is written under
+// agents.defaults.models only for the first alias of a model.
 boost::json::object settings_to_json(const actors::runtime_settings& settings);
 
 }  // namespace sessionrt::runtime

@@ -176,6 +176,12 @@ result<std::vector<std::string>> read_string_list(const boost::json::value& valu
   return out;
 }
 
+result<double> read_number(const boost::json::value& value, std::string_view path, double min) {
+  auto number = json::as_number(value);
+  if (number && std::isfinite(*number) && *number >= min) return *number;
+  return config_key_error(path, fmt::format("expected a number >= {}, got {}", min, describe_json_value(value)));
+}
+
 result<std::int64_t> read_whole_number(const boost::json::value& value, std::string_view path, std::int64_t min,
                                        std::int64_t max) {
   auto number = json::as_int(value);

@@ -44,6 +44,8 @@ result<std::string> read_string(const boost::json::value& value, std::string_vie
 // A string that is not empty after trimming ASCII white space (kept as written).
 result<std::string> read_non_empty_string(const boost::json::value& value, std::string_view path);
 result<std::vector<std::string>> read_string_list(const boost::json::value& value, std::string_view path);
+// A finite JSON number of at least `min` (fractions allowed).
+result<double> read_number(const boost::json::value& value, std::string_view path, double min);
 result<std::int64_t> read_whole_number(const boost::json::value& value, std::string_view path, std::int64_t min,
                                        std::int64_t max = max_config_integer);
 result<std::int64_t> read_byte_size(const boost::json::value& value, std::string_view path, std::int64_t min);

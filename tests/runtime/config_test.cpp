@@ -3,6 +3,7 @@
 // runtime/config.hpp — not from running the code.
 #include "runtime/config.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
 #include <optional>
@@ -51,9 +52,18 @@ constexpr std::string_view non_default_config = R"({
   "stateDir": "/var/lib/srt",
   "workspaceDir": "/home/u/work",
   "workspaceWritable": false,
-  "agents": {"list": [{"id": "home", "default": true}, {"id": "work"}]},
+  "agents": {
+    "list": [{"id": "home", "default": true, "model": "work-llm/big", "systemPrompt": "You are at home."},
+             {"id": "Work Bot", "model": {"primary": "fast", "fallbacks": ["openai/gpt-4o"]}}],
+    "defaults": {
+      "model": {"primary": "work-llm/big", "fallbacks": ["anthropic/claude-sonnet-4-6", "work-llm/small"]},
+      "models": {"work-llm/small": {"alias": "fast"}},
+      "maxToolIterations": 7,
+      "systemPrompt": "Be brief."
+    }
+  },
   "bindings": [
-    {"agentId": "work",
+    {"agentId": "work bot",
      "match": {"channel": "slack", "accountId": "*", "teamId": "T1", "peer": {"kind": "group", "id": "C42"}},
      "session": {"dmScope": "per-peer"}},
     {"agentId": "home", "match": {"channel": "discord", "guildId": "G7", "roles": ["admin", "mod"]}}
@@ -80,6 +90,25 @@ constexpr std::string_view non_default_config = R"({
               "storeDurableAck": true, "storeSpillMinBytes": "1mb",
               "keepMaintenancePicture": false},
   "model": {"contextWindow": 128000, "provider": "sim", "model": "sim-large", "maxTokens": 4096},
+  "models": {
+    "providers": {
+      "work-llm": {
+        "baseUrl": "http://127.0.0.1:1234/v1", "apiKey": "${WORK_KEY}", "headers": {"X-Org": "${WORK_ORG}"},
+        "timeoutSeconds": 90,
+        "models": [
+          {"id": "big", "name": "Big one", "contextWindow": 131072, "contextTokens": 100000, "maxTokens": 8192,
+           "reasoning": true, "input": ["text", "image"],
+           "cost": {"input": 1.5, "output": 6, "cacheRead": 0.25, "cacheWrite": 2},
+           "compat": {"supportsUsageInStreaming": false, "maxTokensField": "max_completion_tokens",
+                      "supportsDeveloperRole": false}},
+          {"id": "small", "api": "openai-responses"}
+        ]
+      },
+      "anthropic": {"api": "anthropic-messages", "apiKey": "${ANTHROPIC_KEY}",
+                    "models": [{"id": "claude-sonnet-4-6", "contextWindow": 1000000, "maxTokens": 64000}]}
+    },
+    "retry": {"maxDelayMs": "30s", "maxAttempts": 2}
+  },
   "compaction": {
     "enabled": false, "reserveTokens": 12000, "keepRecentTokens": 9000, "reserveTokensFloor": 0,
     "truncateAfterCompaction": true, "maxActiveTranscriptBytes": "1gb",
@@ -89,6 +118,19 @@ constexpr std::string_view non_default_config = R"({
   "context": {"pressureFractions": [0.5, 0.8, 0.95]}
 })";
 
+// The variables non_default_config names.
+env_lookup non_default_environment() {
+  return environment({{"WORK_KEY", "wk-123"}, {"WORK_ORG", "acme"}, {"ANTHROPIC_KEY", "ak-456"}});
+}
+
+// non_default_config sets the four deprecated model.* keys, in this order.
+const std::vector<std::string> legacy_model_warnings = {
+    "config key model.contextWindow is deprecated: set models.providers.<id>.models[].contextWindow",
+    "config key model.provider is deprecated: set agents.defaults.model (\"provider/model\")",
+    "config key model.model is deprecated: set agents.defaults.model (\"provider/model\")",
+    "config key model.maxTokens is deprecated: set models.providers.<id>.models[].maxTokens",
+};
+
 void check_non_default_settings(const runtime_settings& s) {
   CHECK(s.state_dir == "/var/lib/srt");
   CHECK(s.workspace_dir == "/home/u/work");
@@ -97,12 +139,68 @@ void check_non_default_settings(const runtime_settings& s) {
   REQUIRE(s.routing.agents.size() == 2);
   CHECK(s.routing.agents[0].id == "home");
   CHECK(s.routing.agents[0].is_default);
-  CHECK(s.routing.agents[1].id == "work");
+  CHECK(s.routing.agents[1].id == "Work Bot");
   CHECK_FALSE(s.routing.agents[1].is_default);
+
+  // Models: providers in file order with every field, refs, aliases, per-agent choices.
+  const auto& models = s.models;
+  REQUIRE(models.providers.size() == 2);
+  const auto& work = models.providers[0];
+  CHECK(work.id == "work-llm");
+  CHECK(work.base_url == "http://127.0.0.1:1234/v1");
+  CHECK(work.api_key == "wk-123");
+  CHECK(work.api_key_source == "${WORK_KEY}");
+  CHECK(work.api == "openai-completions");  // a baseUrl and no api
+  CHECK(work.headers == std::vector<std::pair<std::string, std::string>>{{"X-Org", "acme"}});
+  CHECK(work.timeout_seconds == 90);
+  REQUIRE(work.models.size() == 2);
+  const auto& big = work.models[0];
+  CHECK(big.id == "big");
+  CHECK(big.name == "Big one");
+  CHECK(big.api.empty());
+  CHECK(big.context_window == 131072);
+  CHECK(big.context_tokens == std::optional<std::int64_t>(100000));
+  CHECK(big.effective_window() == 100000);
+  CHECK(big.max_tokens == 8192);
+  CHECK(big.reasoning);
+  CHECK(big.input == std::vector<std::string>{"text", "image"});
+  CHECK(big.cost.input == 1.5);
+  CHECK(big.cost.output == 6);
+  CHECK(big.cost.cache_read == 0.25);
+  CHECK(big.cost.cache_write == 2);
+  CHECK(big.compat.supports_usage_in_streaming == std::optional<bool>(false));
+  CHECK(big.compat.max_tokens_field == "max_completion_tokens");
+  CHECK(big.compat.supports_developer_role == std::optional<bool>(false));
+  CHECK(big.aliases.empty());
+  const auto& small = work.models[1];
+  CHECK(small.id == "small");
+  CHECK(small.api == "openai-responses");
+  CHECK(small.context_window == 200000);
+  CHECK(small.aliases == std::vector<std::string>{"fast"});
+  const auto& anthropic = models.providers[1];
+  CHECK(anthropic.id == "anthropic");
+  CHECK(anthropic.base_url.empty());
+  CHECK(anthropic.api == "anthropic-messages");
+  CHECK(anthropic.api_key == "ak-456");
+  REQUIRE(anthropic.models.size() == 1);
+  CHECK(anthropic.models[0].context_window == 1000000);
+  CHECK(anthropic.models[0].max_tokens == 64000);
+  CHECK(models.defaults.primary == "work-llm/big");
+  CHECK(models.defaults.fallbacks == std::vector<std::string>{"anthropic/claude-sonnet-4-6", "work-llm/small"});
+  REQUIRE(models.by_agent.size() == 2);
+  CHECK(models.by_agent.at("home").primary == "work-llm/big");
+  CHECK(models.by_agent.at("home").fallbacks.empty());
+  CHECK(models.by_agent.at("work-bot").primary == "fast");  // normalized as agents.list[].id
+  CHECK(models.by_agent.at("work-bot").fallbacks == std::vector<std::string>{"openai/gpt-4o"});
+  CHECK(models.max_tool_iterations == 7);
+  CHECK(models.retry_max_delay_ms == 30000);
+  CHECK(models.retry_max_attempts == 2);
+  CHECK(s.prompts.defaults == "Be brief.");
+  CHECK(s.prompts.by_agent == std::map<std::string, std::string>{{"home", "You are at home."}});
 
   REQUIRE(s.routing.bindings.size() == 2);
   const auto& slack = s.routing.bindings[0];
-  CHECK(slack.agent_id == "work");
+  CHECK(slack.agent_id == "work bot");
   CHECK(slack.match.channel == "slack");
   CHECK(slack.match.account_id == "*");
   CHECK(slack.match.team_id == "T1");
@@ -187,7 +285,7 @@ void check_non_default_settings(const runtime_settings& s) {
 
 }  // namespace
 
-TEST_CASE("config: an empty object gives the SPEC defaults") {
+TEST_CASE("config: an empty object gives the SPEC defaults", "[config]") {
   config_load loaded = load_ok("{}");
   const runtime_settings& s = loaded.settings;
   CHECK(loaded.warnings.empty());
@@ -221,34 +319,50 @@ TEST_CASE("config: an empty object gives the SPEC defaults") {
   CHECK(s.pressure.fractions == std::vector<double>{0.75, 0.90});
   // No environment: no state dir chosen here.
   CHECK(s.state_dir.empty());
+  // No models configured: the legacy model.* defaults, no refs, the models_settings defaults.
+  CHECK(s.models.providers.empty());
+  CHECK(s.models.defaults.empty());
+  CHECK(s.models.by_agent.empty());
+  CHECK(s.models.retry_max_delay_ms == 60000);
+  CHECK(s.models.retry_max_attempts == 4);
+  CHECK(s.models.max_tool_iterations == 20);
+  CHECK(s.prompts.defaults.empty());
+  CHECK(s.prompts.by_agent.empty());
+  CHECK(s.model.context_window == 200000);
 }
 
-TEST_CASE("config: null values keep the defaults") {
+TEST_CASE("config: null values keep the defaults", "[config]") {
   config_load loaded = load_ok(R"({"session": {"dmScope": null, "reset": null}, "compaction": null})");
   CHECK(loaded.settings.routing.session.direct_message_scope == actors::dm_scope::main);
   CHECK_FALSE(loaded.settings.session.reset.reset);
   CHECK(loaded.settings.compaction.reserve_tokens_floor == 20000);
 }
 
-TEST_CASE("config: every key set to a non-default value is read back") {
-  config_load loaded = load_ok(non_default_config);
-  // maxActiveTranscriptBytes is set together with truncateAfterCompaction: no warning.
-  CHECK(loaded.warnings.empty());
+TEST_CASE("config: every key set to a non-default value is read back", "[config]") {
+  config_load loaded = load_ok(non_default_config, non_default_environment());
+  // maxActiveTranscriptBytes is set together with truncateAfterCompaction: no warning. The
+  // deprecated model.* keys are warned about.
+  CHECK(loaded.warnings == legacy_model_warnings);
   check_non_default_settings(loaded.settings);
 }
 
-TEST_CASE("config: settings_to_json output loads back to equal settings") {
+TEST_CASE("config: settings_to_json output loads back to equal settings", "[config]") {
   SECTION("a non-default configuration") {
-    config_load first = load_ok(non_default_config);
+    config_load first = load_ok(non_default_config, non_default_environment());
     std::string shown = json::to_pretty(settings_to_json(first.settings));
-    config_load second = load_ok(shown);
-    CHECK(second.warnings.empty());
+    config_load second = load_ok(shown, non_default_environment());
+    CHECK(second.warnings == legacy_model_warnings);
     check_non_default_settings(second.settings);
     CHECK(json::to_pretty(settings_to_json(second.settings)) == shown);
     // The layout is the documented one, e.g. the infinite acquire timeout is "Infinity".
     auto json = settings_to_json(first.settings);
     CHECK(json.at("session").at("writeLock").at("acquireTimeoutMs") == "Infinity");
     CHECK(json.at("session").at("identityLinks").as_object().begin()->key() == "zed");
+    // Secrets from variables are shown as the variable, never their values.
+    CHECK(json.at("models").at("providers").at("work-llm").at("apiKey") == "${WORK_KEY}");
+    CHECK(shown.find("wk-123") == std::string::npos);
+    CHECK(shown.find("ak-456") == std::string::npos);
+    CHECK(json.at("agents").at("defaults").at("models").at("work-llm/small").at("alias") == "fast");
   }
   SECTION("the defaults") {
     config_load defaults = load_ok("{}");
@@ -263,7 +377,7 @@ TEST_CASE("config: settings_to_json output loads back to equal settings") {
   }
 }
 
-TEST_CASE("config: identityLinks keep the file order, so the first listed name wins") {
+TEST_CASE("config: identityLinks keep the file order, so the first listed name wins", "[config]") {
   config_load loaded = load_ok(R"({"session": {"identityLinks": {
       "zed": ["telegram:1"], "alice": ["telegram:1"], "bob": ["discord:2"]}}})");
   const auto& links = loaded.settings.routing.session.links;
@@ -275,7 +389,7 @@ TEST_CASE("config: identityLinks keep the file order, so the first listed name w
   CHECK(actors::resolve_linked_peer_id(links, "telegram", "1") == "zed");
 }
 
-TEST_CASE("config: a wrong type or value is an error naming the key path and the reason") {
+TEST_CASE("config: a wrong type or value is an error naming the key path and the reason", "[config]") {
   struct bad_config {
     std::string text;
     std::string message;
@@ -373,7 +487,7 @@ TEST_CASE("config: a wrong type or value is an error naming the key path and the
   }
 }
 
-TEST_CASE("config: invalid JSON names the byte offset and a non-object top level is refused") {
+TEST_CASE("config: invalid JSON names the byte offset and a non-object top level is refused", "[config]") {
   status truncated = load_error(R"({"session": {)");
   CHECK(truncated.code() == errc::corrupt);
   CHECK_THAT(truncated.message(), Catch::StartsWith("config: invalid JSON at byte "));
@@ -386,7 +500,7 @@ TEST_CASE("config: invalid JSON names the byte offset and a non-object top level
         R"(config: the top level must be a JSON object ({...}), got "stateDir")");
 }
 
-TEST_CASE("config: unknown keys are warned about with the closest known key") {
+TEST_CASE("config: unknown keys are warned about with the closest known key", "[config]") {
   config_load loaded = load_ok(R"({
     "sesion": {},
     "session": {"resetTrigger": ["/x"], "dmscope": "per-peer", "reset": {"at_hour": 5}},
@@ -411,7 +525,7 @@ TEST_CASE("config: unknown keys are warned about with the closest known key") {
   CHECK_FALSE(loaded.settings.session.reset.reset->at_hour);
 }
 
-TEST_CASE("config: settings that would have no effect are warned about") {
+TEST_CASE("config: settings that would have no effect are warned about", "[config]") {
   config_load orphan_limit = load_ok(R"({"compaction": {"maxActiveTranscriptBytes": "10mb"}})");
   CHECK(orphan_limit.warnings ==
         std::vector<std::string>{"config key compaction.maxActiveTranscriptBytes has no effect unless "
@@ -423,7 +537,7 @@ TEST_CASE("config: settings that would have no effect are warned about") {
                                  "go to the default agent \"home\""});
 }
 
-TEST_CASE("config: agents.defaults.compaction is an alias of compaction") {
+TEST_CASE("config: agents.defaults.compaction is an alias of compaction", "[config]") {
   SECTION("alone it applies") {
     config_load loaded = load_ok(R"({"agents": {"defaults": {"compaction": {
         "reserveTokensFloor": 5000, "memoryFlush": {"softThresholdTokens": 100}}}}})");
@@ -442,15 +556,15 @@ TEST_CASE("config: agents.defaults.compaction is an alias of compaction") {
     CHECK(loaded.settings.compaction.keep_recent_tokens == 3000);
   }
   SECTION("unknown keys under the alias are named with its path") {
-    config_load loaded = load_ok(R"({"agents": {"defaults": {"compaction": {"reserveToken": 1}, "model": "x"}}})");
+    config_load loaded = load_ok(R"({"agents": {"defaults": {"compaction": {"reserveToken": 1}, "workspace": "x"}}})");
     CHECK(loaded.warnings ==
-          std::vector<std::string>{"unknown config key agents.defaults.model",
+          std::vector<std::string>{"unknown config key agents.defaults.workspace",
                                    "unknown config key agents.defaults.compaction.reserveToken (did you mean "
                                    "agents.defaults.compaction.reserveTokens?)"});
   }
 }
 
-TEST_CASE("config: the environment gives the state dir and overrides the write lock") {
+TEST_CASE("config: the environment gives the state dir and overrides the write lock", "[config]") {
   SECTION("SESSIONRT_STATE_DIR applies only when the file has no stateDir") {
     auto env = environment({{"SESSIONRT_STATE_DIR", "/env/state"}});
     CHECK(load_ok("{}", env).settings.state_dir == "/env/state");
@@ -478,7 +592,7 @@ TEST_CASE("config: the environment gives the state dir and overrides the write l
   }
 }
 
-TEST_CASE("config: byte sizes and durations in their text forms") {
+TEST_CASE("config: byte sizes and durations in their text forms", "[config]") {
   // Byte sizes are 1024-based, as OpenClaw's parseByteSize ("2mb" is its 2 MiB default [R§7.1]).
   CHECK(parse_byte_size("500kb") == 500 * 1024);
   CHECK(parse_byte_size("2mb") == 2097152);
@@ -508,7 +622,7 @@ TEST_CASE("config: byte sizes and durations in their text forms") {
   CHECK(loaded.settings.storage.batch_window_ms == 500);
 }
 
-TEST_CASE("config: typo suggestions need a close key") {
+TEST_CASE("config: typo suggestions need a close key", "[config]") {
   const std::vector<std::string_view> known = {"reset", "resetTriggers", "resetByType", "timezone"};
   CHECK(key_distance("resetTrigger", "resetTriggers") == 1);
   CHECK(key_distance("TimeZone", "timezone") == 0);
@@ -519,7 +633,7 @@ TEST_CASE("config: typo suggestions need a close key") {
   CHECK_FALSE(closest_key("zz", known));
 }
 
-TEST_CASE("config: load_config_file reads through fs and names the file in errors") {
+TEST_CASE("config: load_config_file reads through fs and names the file in errors", "[config]") {
   testing::temp_dir dir;
   const std::string good = dir.file("sessionrt.json");
   testing::write_text(good, R"({"storage": {"durability": "none"}})");
@@ -537,4 +651,419 @@ TEST_CASE("config: load_config_file reads through fs and names the file in error
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().code() == errc::not_found);
   CHECK_THAT(missing.error().message(), Catch::Contains(dir.file("missing.json")));
+}
+
+// ---- models as OpenClaw configures them (../shared/reference/provider-apis.md) -------------------
+
+namespace {
+
+// provider-apis.md "OpenClaw's model config", as JSON.
+constexpr std::string_view openclaw_model_example = R"({
+  "agents": {"defaults": {
+    "model": {"primary": "local/my-model", "fallbacks": ["anthropic/claude-sonnet-4-6"]},
+    "models": {"local/my-model": {"alias": "Local"}}
+  }},
+  "models": {"mode": "merge", "providers": {
+    "local": {
+      "baseUrl": "http://127.0.0.1:1234/v1", "apiKey": "${LOCAL_KEY}", "api": "openai-completions",
+      "headers": {}, "timeoutSeconds": 120,
+      "models": [{"id": "my-model", "name": "My model", "reasoning": false, "input": ["text"],
+                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+                  "contextWindow": 196608, "maxTokens": 8192,
+                  "compat": {"supportsUsageInStreaming": true, "maxTokensField": "max_tokens"}}]
+    }
+  }}
+})";
+
+bool mentions(const std::vector<std::string>& texts, std::string_view needle) {
+  return std::any_of(texts.begin(), texts.end(), [&](const std::string& t) { return t.find(needle) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST_CASE("config: OpenClaw's model config example loads into the model structs", "[config]") {
+  config_load loaded = load_ok(openclaw_model_example, environment({{"LOCAL_KEY", "lk-secret"}}));
+  CHECK(loaded.warnings.empty());
+  const auto& m = loaded.settings.models;
+  REQUIRE(m.providers.size() == 1);
+  const auto& local = m.providers[0];
+  CHECK(local.id == "local");
+  CHECK(local.base_url == "http://127.0.0.1:1234/v1");
+  CHECK(local.api_key == "lk-secret");
+  CHECK(local.api_key_source == "${LOCAL_KEY}");
+  CHECK(local.api == "openai-completions");
+  CHECK(local.headers.empty());
+  CHECK(local.timeout_seconds == 120);
+  REQUIRE(local.models.size() == 1);
+  const auto& model = local.models[0];
+  CHECK(model.id == "my-model");
+  CHECK(model.name == "My model");
+  CHECK(model.api.empty());
+  CHECK_FALSE(model.reasoning);
+  CHECK(model.input == std::vector<std::string>{"text"});
+  CHECK(model.cost.input == 0);
+  CHECK(model.cost.output == 0);
+  CHECK(model.cost.cache_read == 0);
+  CHECK(model.cost.cache_write == 0);
+  CHECK(model.context_window == 196608);
+  CHECK_FALSE(model.context_tokens);
+  CHECK(model.effective_window() == 196608);
+  CHECK(model.max_tokens == 8192);
+  CHECK(model.compat.supports_usage_in_streaming == std::optional<bool>(true));
+  CHECK(model.compat.max_tokens_field == "max_tokens");
+  CHECK_FALSE(model.compat.supports_developer_role);
+  CHECK(model.aliases == std::vector<std::string>{"Local"});
+  CHECK(m.defaults.primary == "local/my-model");
+  CHECK(m.defaults.fallbacks == std::vector<std::string>{"anthropic/claude-sonnet-4-6"});
+  CHECK(m.by_agent.empty());
+  // The legacy fields are untouched.
+  CHECK(loaded.settings.model.provider.empty());
+  CHECK(loaded.settings.models_catalog.empty());
+}
+
+TEST_CASE("config: provider and model defaults", "[config]") {
+  config_load loaded = load_ok(R"({"models": {"providers": {
+      "lan": {"baseUrl": "http://10.0.0.2:8080/v1", "models": [{"id": "qwen"}]},
+      "openai": {"models": [{"id": "gpt-4o", "contextTokens": 300000}]}}}})");
+  CHECK(loaded.warnings.empty());
+  const auto& providers = loaded.settings.models.providers;
+  REQUIRE(providers.size() == 2);
+  CHECK(providers[0].api == "openai-completions");  // a baseUrl and no api
+  CHECK(providers[0].api_key.empty());
+  CHECK(providers[0].api_key_source.empty());
+  CHECK(providers[0].timeout_seconds == 0);
+  const auto& qwen = providers[0].models.at(0);
+  CHECK(qwen.context_window == 200000);
+  CHECK(qwen.max_tokens == 0);
+  CHECK_FALSE(qwen.reasoning);
+  CHECK(qwen.input == std::vector<std::string>{"text"});
+  CHECK(qwen.name.empty());
+  CHECK_FALSE(qwen.compat.supports_usage_in_streaming);
+  CHECK(qwen.compat.max_tokens_field.empty());
+  // A built-in provider without a baseUrl keeps no api (the runner knows it).
+  CHECK(providers[1].api.empty());
+  // contextTokens above the window does not widen it.
+  CHECK(providers[1].models.at(0).effective_window() == 200000);
+  // Nothing picks a default model.
+  CHECK(loaded.settings.models.defaults.empty());
+
+  SECTION("a custom provider without a baseUrl is warned about") {
+    config_load no_url = load_ok(R"({"models": {"providers": {"lan": {"models": [{"id": "qwen"}]}}}})");
+    CHECK(no_url.warnings == std::vector<std::string>{
+                                 "config key models.providers.lan: no baseUrl, and \"lan\" is not a provider whose "
+                                 "endpoint this build knows (anthropic, google, openai); calls to it will fail"});
+  }
+}
+
+TEST_CASE("config: apiKey and header values take ${VAR} from the environment", "[config]") {
+  SECTION("set: resolved, and the source recorded") {
+    config_load loaded = load_ok(
+        R"({"models": {"providers": {"openai": {"apiKey": "${OPENAI_API_KEY}",
+            "headers": {"Authorization": "Bearer ${GW_TOKEN}", "X-Literal": "$${NOT_A_VAR}", "X-Lower": "${lower}"}},
+            "lit": {"baseUrl": "http://h/v1", "apiKey": "sk-literal"}}}})",
+        environment({{"OPENAI_API_KEY", "sk-env"}, {"GW_TOKEN", "tok"}}));
+    const auto& openai = loaded.settings.models.providers.at(0);
+    CHECK(openai.api_key == "sk-env");
+    CHECK(openai.api_key_source == "${OPENAI_API_KEY}");
+    CHECK(openai.headers == std::vector<std::pair<std::string, std::string>>{
+                                {"Authorization", "Bearer tok"}, {"X-Literal", "${NOT_A_VAR}"}, {"X-Lower", "${lower}"}});
+    const auto& lit = loaded.settings.models.providers.at(1);
+    CHECK(lit.api_key == "sk-literal");
+    CHECK(lit.api_key_source == "literal");
+  }
+  SECTION("unset: an error naming the variable and the provider") {
+    status error = load_error(R"({"models": {"providers": {"openai": {"apiKey": "${OPENAI_API_KEY}"}}}})");
+    CHECK(error.code() == errc::invalid_argument);
+    CHECK(error.message() ==
+          "config key models.providers.openai.apiKey: environment variable OPENAI_API_KEY is not set");
+    status header = load_error(
+        R"({"models": {"providers": {"gw": {"baseUrl": "http://h", "headers": {"Authorization": "Bearer ${GW_TOKEN}"}}}}})");
+    CHECK(header.message() ==
+          "config key models.providers.gw.headers.Authorization: environment variable GW_TOKEN is not set");
+    status empty = load_error(R"({"models": {"providers": {"openai": {"apiKey": "${OPENAI_API_KEY}"}}}})",
+                              environment({{"OPENAI_API_KEY", ""}}));
+    CHECK(empty.message() == "config key models.providers.openai.apiKey: environment variable OPENAI_API_KEY is empty");
+  }
+}
+
+TEST_CASE("config: secrets never appear in config show, warnings or errors", "[config]") {
+  const std::vector<std::string> secrets = {"sk-live-AAA111", "hdr-BBB222", "goog-CCC333", "tok-DDD444", "env-EEE555"};
+  config_load loaded = load_ok(R"({"models": {"providers": {
+      "lit": {"baseUrl": "http://h/v1", "apiKey": "sk-live-AAA111", "apiKei": "sk-live-AAA111",
+              "headers": {"Authorization": "Bearer hdr-BBB222", "x-goog-api-key": "goog-CCC333",
+                          "X-Session-Token": "tok-DDD444", "X-Org": "acme"},
+              "api": "ollama"},
+      "env": {"baseUrl": "http://h/v1", "apiKey": "${ENV_KEY}", "headers": {"X-Api-Key": "${ENV_KEY}"}}}}})",
+                               environment({{"ENV_KEY", "env-EEE555"}}));
+  // Warnings there are (a typo of apiKey, an api without a runner), none with a value.
+  CHECK(mentions(loaded.warnings, "unknown config key models.providers.lit.apiKei (did you mean "
+                                  "models.providers.lit.apiKey?)"));
+  CHECK(mentions(loaded.warnings, "this build has no runner for api \"ollama\""));
+  std::string shown = json::to_pretty(settings_to_json(loaded.settings));
+  for (const auto& secret : secrets) {
+    INFO(secret);
+    CHECK(shown.find(secret) == std::string::npos);
+    for (const auto& warning : loaded.warnings) CHECK(warning.find(secret) == std::string::npos);
+  }
+  auto json = settings_to_json(loaded.settings);
+  const auto& providers = json.at("models").at("providers");
+  CHECK(providers.at("lit").at("apiKey") == "<redacted>");
+  CHECK(providers.at("lit").at("headers").at("Authorization") == "<redacted>");
+  CHECK(providers.at("lit").at("headers").at("x-goog-api-key") == "<redacted>");
+  CHECK(providers.at("lit").at("headers").at("X-Session-Token") == "<redacted>");
+  CHECK(providers.at("lit").at("headers").at("X-Org") == "acme");
+  CHECK(providers.at("env").at("apiKey") == "${ENV_KEY}");
+  CHECK(providers.at("env").at("headers").at("X-Api-Key") == "<redacted>");
+  // The values themselves are loaded.
+  CHECK(loaded.settings.models.providers.at(0).api_key == "sk-live-AAA111");
+
+  // Errors about secret keys say what the value is, not what it says.
+  status number = load_error(R"({"models": {"providers": {"p": {"baseUrl": "http://h", "apiKey": 987654321}}}})");
+  CHECK(number.message() == "config key models.providers.p.apiKey: expected a string (a literal, or \"${VAR}\" for an "
+                            "environment variable), got a number");
+  status header = load_error(
+      R"({"models": {"providers": {"p": {"baseUrl": "http://h", "headers": {"Authorization": ["Bearer x-9f8e7d"]}}}}})");
+  CHECK(header.message().find("x-9f8e7d") == std::string::npos);
+  CHECK_THAT(header.message(), Catch::StartsWith("config key models.providers.p.headers.Authorization: "));
+}
+
+TEST_CASE("config: model refs are checked at load", "[config]") {
+  SECTION("an unknown provider is an error listing the known ones") {
+    status error = load_error(R"({"models": {"providers": {"local": {"baseUrl": "http://h", "models": [{"id": "m"}]}}},
+        "agents": {"defaults": {"model": {"primary": "local/m", "fallbacks": ["nope/x"]}}}})");
+    CHECK(error.code() == errc::invalid_argument);
+    CHECK(error.message() == "config key agents.defaults.model.fallbacks[0]: unknown provider \"nope\" in \"nope/x\"; "
+                             "known providers: anthropic, google, local, openai");
+  }
+  SECTION("models.mode replace leaves the built-in providers out") {
+    status error = load_error(R"({"models": {"mode": "replace", "providers": {"local": {"baseUrl": "http://h"}}},
+        "agents": {"defaults": {"model": "openai/gpt-4o"}}})");
+    CHECK(error.message() ==
+          "config key agents.defaults.model: unknown provider \"openai\" in \"openai/gpt-4o\"; known providers: local");
+    CHECK(load_error(R"({"models": {"mode": "overlay"}})").message() ==
+          R"(config key models.mode: expected one of "merge", "replace", got "overlay")");
+  }
+  SECTION("the legacy model.provider and catalog providers are known") {
+    config_load loaded = load_ok(R"({"model": {"provider": "sim"},
+        "models": {"catalog": [{"provider": "acme", "id": "a1"}]},
+        "agents": {"defaults": {"model": {"primary": "sim/large", "fallbacks": ["acme/a1"]}}}})");
+    CHECK(loaded.settings.models.defaults.primary == "sim/large");
+  }
+  SECTION("neither provider/model nor an alias is an error") {
+    CHECK(load_error(R"({"agents": {"list": [{"id": "a", "model": "gpt-4o"}]}})").message() ==
+          "config key agents.list[0].model: \"gpt-4o\" is neither \"provider/model\" nor an alias of "
+          "agents.defaults.models");
+    CHECK(load_error(R"({"agents": {"defaults": {"model": {"primary": "openai/"}}}})").message() ==
+          "config key agents.defaults.model.primary: \"openai/\" is neither \"provider/model\" nor an alias of "
+          "agents.defaults.models");
+    CHECK(load_error(R"({"agents": {"defaults": {"model": 5}}})").message() ==
+          R"(config key agents.defaults.model: expected "provider/model" or {"primary": ..., "fallbacks": [...]}, got 5)");
+  }
+  SECTION("a known provider with an unlisted model is a warning; a built-in one without models is not") {
+    config_load loaded = load_ok(R"({"models": {"providers": {"local": {"baseUrl": "http://h", "models": [{"id": "m"}]}}},
+        "agents": {"defaults": {"model": {"primary": "LOCAL/M", "fallbacks": ["local/other", "google/gemini-2.5-pro"]}}}})");
+    CHECK(loaded.warnings == std::vector<std::string>{
+                                 "config key agents.defaults.model.fallbacks[0]: model \"other\" is not listed in "
+                                 "models.providers.local.models; it is used with the default limits"});
+  }
+}
+
+TEST_CASE("config: agents.defaults.models aliases name configured models", "[config]") {
+  config_load loaded = load_ok(R"({
+      "agents": {"defaults": {"model": "smart", "models": {
+          "local/small": {"alias": "quick"}, "openai/gpt-4o": {"alias": "smart"}, "openai/o3": {"alias": "think"}}}},
+      "models": {"providers": {"local": {"baseUrl": "http://h", "models": [{"id": "small"}]},
+                               "openai": {"models": [{"id": "gpt-4o"}]}}}})");
+  const auto& providers = loaded.settings.models.providers;
+  CHECK(providers.at(0).models.at(0).aliases == std::vector<std::string>{"quick"});
+  CHECK(providers.at(1).models.at(0).aliases == std::vector<std::string>{"smart"});
+  CHECK(loaded.settings.models.defaults.primary == "smart");  // an alias is a valid ref, kept as written
+  // openai/o3 is not configured: its alias is dropped with a warning.
+  CHECK(loaded.warnings == std::vector<std::string>{"config key agents.defaults.models[\"openai/o3\"].alias: "
+                                                    "\"openai/o3\" names no model of models.providers; the alias "
+                                                    "\"think\" is not used"});
+  // ... so it is no ref.
+  CHECK_THAT(load_error(R"({"agents": {"defaults": {"model": "think", "models": {"openai/o3": {"alias": "think"}}}}})")
+                 .message(),
+             Catch::StartsWith("config key agents.defaults.model: \"think\" is neither"));
+  // One alias, one model (the legacy catalog's aliases included).
+  status twice = load_error(R"({
+      "agents": {"defaults": {"models": {"local/a": {"alias": "fast"}, "local/b": {"alias": "FAST"}}}},
+      "models": {"providers": {"local": {"baseUrl": "http://h", "models": [{"id": "a"}, {"id": "b"}]}}}})");
+  CHECK(twice.message() == "config key agents.defaults.models[\"local/b\"].alias: \"fast\" is already used at "
+                           "agents.defaults.models[\"local/a\"].alias");
+  status with_catalog = load_error(R"({
+      "agents": {"defaults": {"models": {"local/a": {"alias": "4o"}}}},
+      "models": {"catalog": [{"provider": "openai", "id": "gpt-4o", "aliases": ["4o"]}],
+                 "providers": {"local": {"baseUrl": "http://h", "models": [{"id": "a"}]}}}})");
+  CHECK(with_catalog.message() ==
+        "config key agents.defaults.models[\"local/a\"].alias: \"4o\" is already used at models.catalog[0].aliases[0]");
+  CHECK(load_error(R"({"agents": {"defaults": {"models": {"local/a": {"alias": "two words"}}}},
+      "models": {"providers": {"local": {"baseUrl": "http://h", "models": [{"id": "a"}]}}}})")
+            .message() == "config key agents.defaults.models[\"local/a\"].alias: an alias must be one word (it is "
+                          "matched as the first word after /new)");
+}
+
+TEST_CASE("config: per-agent models and system prompts, as text or read from a file", "[config]") {
+  testing::temp_dir dir;
+  testing::write_text(dir.file("main.md"), "You are the main agent.\n");
+  testing::write_text(dir.file("ops.md"), "You run operations.");
+  const std::string config = dir.file("sessionrt.json");
+  testing::write_text(config, R"({
+      "agents": {
+        "defaults": {"systemPrompt": {"file": "main.md"}, "model": "openai/gpt-4o"},
+        "list": [{"id": "main", "default": true},
+                 {"id": "Ops Team", "systemPrompt": {"file": ")" + dir.file("ops.md") + R"("},
+                  "model": {"primary": "anthropic/claude-sonnet-4-6", "fallbacks": ["openai/gpt-4o"]}},
+                 {"id": "chat", "systemPrompt": "Chat casually."}]
+      }})");
+  auto loaded = load_config_file(storage::posix_fs(), config, no_environment());
+  if (!loaded.ok()) FAIL(loaded.error().to_string());
+  const auto& s = loaded->settings;
+  CHECK(loaded->warnings.empty());
+  CHECK(s.prompts.defaults == "You are the main agent.\n");  // relative to the config file's directory
+  CHECK(s.prompts.by_agent == std::map<std::string, std::string>{{"ops-team", "You run operations."},
+                                                                 {"chat", "Chat casually."}});
+  CHECK(s.models.defaults.primary == "openai/gpt-4o");
+  REQUIRE(s.models.by_agent.size() == 1);
+  CHECK(s.models.by_agent.at("ops-team").primary == "anthropic/claude-sonnet-4-6");
+  CHECK(s.models.by_agent.at("ops-team").fallbacks == std::vector<std::string>{"openai/gpt-4o"});
+  // config show writes the prompt text, which loads back to the same settings.
+  auto json = settings_to_json(s);
+  CHECK(json.at("agents").at("defaults").at("systemPrompt") == "You are the main agent.\n");
+  CHECK(json.at("agents").at("list").at(1).at("systemPrompt") == "You run operations.");
+  CHECK(json.at("agents").at("list").at(1).at("model").at("primary") == "anthropic/claude-sonnet-4-6");
+  config_load again = load_ok(json::to_compact(json));
+  CHECK(again.settings.prompts.by_agent == s.prompts.by_agent);
+  CHECK(again.settings.models.by_agent.at("ops-team").fallbacks == std::vector<std::string>{"openai/gpt-4o"});
+
+  SECTION("\"~/\" is the home directory") {
+    auto home = load_config_text(R"({"agents": {"defaults": {"systemPrompt": {"file": "~/ops.md"}}}})",
+                                 environment({{"HOME", dir.file("")}}), storage::posix_fs(), "/nonexistent");
+    REQUIRE(home.ok());
+    CHECK(home->settings.prompts.defaults == "You run operations.");
+  }
+  SECTION("a missing file is an error naming the key and the path") {
+    testing::write_text(config, R"({"agents": {"list": [{"id": "a", "systemPrompt": {"file": "prompts/missing.md"}}]}})");
+    auto missing = load_config_file(storage::posix_fs(), config, no_environment());
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.error().code() == errc::invalid_argument);
+    CHECK_THAT(missing.error().message(),
+               Catch::StartsWith(config + ": config key agents.list[0].systemPrompt.file: cannot read "
+                                          "\"prompts/missing.md\": "));
+    CHECK_THAT(missing.error().message(), Catch::Contains(dir.file("prompts/missing.md")));
+  }
+  SECTION("a prompt object without a file, or of another type, is an error") {
+    CHECK(load_error(R"({"agents": {"defaults": {"systemPrompt": {"path": "x.md"}}}})").message() ==
+          "config key agents.defaults.systemPrompt.file: is required (a path, relative to the config file's directory)");
+    CHECK(load_error(R"({"agents": {"defaults": {"systemPrompt": 3}}})").message() ==
+          R"(config key agents.defaults.systemPrompt: expected a string or {"file": "path"}, got 3)");
+  }
+}
+
+TEST_CASE("config: the legacy model keys still apply, with a warning naming the new key", "[config]") {
+  config_load loaded = load_ok(R"({
+      "model": {"provider": "openai", "model": "gpt-4o", "contextWindow": 128000, "maxTokens": 4096,
+                "api": "openai-responses", "maxConcurrent": 4},
+      "models": {"catalog": [{"provider": "openai", "id": "gpt-4o-mini", "aliases": ["mini"], "contextWindow": 128000}]}})");
+  const auto& s = loaded.settings;
+  CHECK(s.model.provider == "openai");
+  CHECK(s.model.model == "gpt-4o");
+  CHECK(s.model.context_window == 128000);
+  CHECK(s.model.max_tokens == 4096);
+  CHECK(s.model.api == "openai-responses");
+  CHECK(s.model.max_concurrent == 4);
+  REQUIRE(s.models_catalog.size() == 1);
+  CHECK(s.models_catalog[0].id == "gpt-4o-mini");
+  CHECK(s.models_catalog[0].aliases == std::vector<std::string>{"mini"});
+  // No agents.defaults.model: the legacy pair is the primary.
+  CHECK(s.models.defaults.primary == "openai/gpt-4o");
+  CHECK(loaded.warnings ==
+        std::vector<std::string>{
+            "config key model.provider is deprecated: set agents.defaults.model (\"provider/model\")",
+            "config key model.model is deprecated: set agents.defaults.model (\"provider/model\")",
+            "config key model.contextWindow is deprecated: set models.providers.<id>.models[].contextWindow",
+            "config key model.maxTokens is deprecated: set models.providers.<id>.models[].maxTokens",
+            "config key model.api is deprecated: set models.providers.<id>.api",
+            "config key models.catalog is deprecated: list the models under models.providers.<id>.models[] and "
+            "name them with agents.defaults.models.<ref>.alias",
+        });
+  // A catalog alias is a ref.
+  CHECK(load_ok(R"({"models": {"catalog": [{"provider": "openai", "id": "gpt-4o-mini", "aliases": ["mini"]}]},
+                    "agents": {"defaults": {"model": "mini"}}})")
+            .settings.models.defaults.primary == "mini");
+
+  SECTION("agents.defaults.model wins over the legacy pair") {
+    config_load both = load_ok(R"({"model": {"provider": "openai", "model": "gpt-4o"},
+                                   "agents": {"defaults": {"model": "anthropic/claude-sonnet-4-6"}}})");
+    CHECK(both.settings.models.defaults.primary == "anthropic/claude-sonnet-4-6");
+    CHECK(both.settings.model.provider == "openai");  // still filled for the code that reads it
+  }
+  SECTION("no warning for keys not in the file, nor for the model.* keys that are not deprecated") {
+    config_load current = load_ok(R"({"model": {"maxConcurrent": 2, "timeoutMs": "5m", "syncRunnerThreads": 2,
+                                                "imageMaxDimensionPx": 800, "maxConcurrentByProvider": {"openai": 1}}})");
+    CHECK(current.warnings.empty());
+    // ... and config show writes none of the deprecated keys at their defaults.
+    auto json = settings_to_json(current.settings);
+    CHECK_FALSE(json.at("model").as_object().contains("contextWindow"));
+    CHECK_FALSE(json.at("model").as_object().contains("provider"));
+    CHECK_FALSE(json.at("models").as_object().contains("catalog"));
+    CHECK(load_ok(json::to_compact(json)).warnings.empty());
+  }
+}
+
+TEST_CASE("config: maxToolIterations, retry, api names, compat and input values", "[config]") {
+  config_load loaded = load_ok(R"({"agents": {"defaults": {"maxToolIterations": 50}},
+      "models": {"retry": {"maxDelayMs": 5000, "maxAttempts": 10}}})");
+  CHECK(loaded.settings.models.max_tool_iterations == 50);
+  CHECK(loaded.settings.models.retry_max_delay_ms == 5000);
+  CHECK(loaded.settings.models.retry_max_attempts == 10);
+
+  config_load other_api = load_ok(R"({"models": {"providers": {"az": {"baseUrl": "http://h",
+      "models": [{"id": "m", "api": "azure-openai-responses", "compat": {"thinkingFormat": "qwen"}}]}}}})");
+  CHECK(other_api.settings.models.providers.at(0).models.at(0).api == "azure-openai-responses");
+  CHECK(other_api.warnings ==
+        std::vector<std::string>{
+            "config key models.providers.az.models[0].api: this build has no runner for api \"azure-openai-responses\" "
+            "(it runs openai-completions, openai-responses, anthropic-messages and google-generative-ai); calls to it "
+            "will fail",
+            "unknown config key models.providers.az.models[0].compat.thinkingFormat"});
+
+  struct bad_config {
+    std::string text;
+    std::string message;
+  };
+  const std::vector<bad_config> cases = {
+      {R"({"agents": {"defaults": {"maxToolIterations": 0}}})",
+       "config key agents.defaults.maxToolIterations: expected a whole number from 1 to 10000, got 0"},
+      {R"({"models": {"retry": {"maxAttempts": 0}}})",
+       "config key models.retry.maxAttempts: expected a whole number from 1 to 100, got 0"},
+      {R"({"models": {"retry": {"maxDelayMs": "soon"}}})",
+       R"(config key models.retry.maxDelayMs: expected a duration (whole milliseconds, or a string such as "30s", "10m", "24h", "7d"), got "soon")"},
+      {R"({"models": {"providers": {"p": {"baseUrl": "http://h", "api": "openai-chat"}}}})",
+       R"(config key models.providers.p.api: expected one of "openai-completions", "openai-responses", "anthropic-messages", "google-generative-ai", got "openai-chat")"},
+      {R"({"models": {"providers": {"p": {"baseUrl": "http://h", "models": [{"name": "x"}]}}}})",
+       R"(config key models.providers.p.models[0].id: is required (the id the API knows, e.g. "gpt-4o"))"},
+      {R"({"models": {"providers": {"p": {"baseUrl": "http://h", "models": [{"id": "m"}, {"id": "M"}]}}}})",
+       R"(config key models.providers.p.models[1].id: model "M" is already listed at models.providers.p.models[0].id)"},
+      {R"({"models": {"providers": {"p": {"baseUrl": "http://h", "models": [{"id": "m", "input": ["text", "audio"]}]}}}})",
+       R"(config key models.providers.p.models[0].input[1]: expected "text" or "image", got "audio")"},
+      {R"({"models": {"providers": {"p": {"baseUrl": "http://h", "models": [{"id": "m", "compat": {"maxTokensField": "max"}}]}}}})",
+       R"(config key models.providers.p.models[0].compat.maxTokensField: expected one of "max_tokens", "max_completion_tokens", got "max")"},
+      {R"({"models": {"providers": {"p": {"baseUrl": "http://h", "models": [{"id": "m", "cost": {"input": -1}}]}}}})",
+       "config key models.providers.p.models[0].cost.input: expected a number >= 0, got -1"},
+      {R"({"models": {"providers": {"p": {"baseUrl": "http://h", "models": [{"id": "m", "contextWindow": 0}]}}}})",
+       "config key models.providers.p.models[0].contextWindow: expected a whole number >= 1, got 0"},
+      {R"({"models": {"providers": {"a/b": {"baseUrl": "http://h"}}}})",
+       R"(config key models.providers["a/b"]: a provider id must be one word without "/" (model refs are "provider/model"))"},
+      {R"({"models": {"providers": {"local": {"baseUrl": "http://h"}, "Local": {"baseUrl": "http://h"}}}})",
+       "config key models.providers.Local: names the same provider as models.providers.local (provider ids are "
+       "compared ignoring case)"},
+  };
+  for (const auto& c : cases) {
+    status error = load_error(c.text);
+    INFO(c.text);
+    CHECK(error.code() == errc::invalid_argument);
+    CHECK(error.message() == c.message);
+  }
 }
