@@ -53,6 +53,9 @@ using settle_atom = caf::atom_constant<caf::atom("settle")>;
 using granted_atom = caf::atom_constant<caf::atom("granted")>;
 using model_done_atom = caf::atom_constant<caf::atom("mdone")>;
 using model_text_atom = caf::atom_constant<caf::atom("mtext")>;
+// A runner's note during a call: a completed tool-loop message, or a move to a fallback model
+// (call id, kind "message" | "fallback", JSON text).
+using model_note_atom = caf::atom_constant<caf::atom("mnote")>;
 using timeout_atom = caf::atom_constant<caf::atom("mtimeout")>;
 using summary_done_atom = caf::atom_constant<caf::atom("sdone")>;
 using wake_atom = caf::atom_constant<caf::atom("wake")>;

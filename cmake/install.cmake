@@ -14,7 +14,8 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(SESSIONRT_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/sessionrt)
-set(sessionrt_libraries sessionrt_messages sessionrt_storage sessionrt_actors sessionrt_runtime)
+set(sessionrt_libraries sessionrt_messages sessionrt_storage sessionrt_actors sessionrt_providers sessionrt_runtime
+    sessionrt_gateway)
 
 # sessionrt::flags: the include dir and the language level reach hosts; every compile option
 # (-Wall -Wextra, -Werror, sanitizers) applies to this build only. Link options stay: a
@@ -29,7 +30,8 @@ endif()
 
 # Libraries linked by absolute path: here that path, on a host the imported target
 # sessionrtConfig.cmake makes.
-set(path_dependencies "${CAF_CORE}=sessionrt::caf_core" "${CAF_IO}=sessionrt::caf_io" "${STB_LIB}=sessionrt::stb")
+set(path_dependencies "${CAF_CORE}=sessionrt::caf_core" "${CAF_IO}=sessionrt::caf_io" "${STB_LIB}=sessionrt::stb"
+    "${WSLAY_LIB}=sessionrt::wslay" "${HTTP_PARSER_LIB}=sessionrt::http_parser")
 foreach(target IN LISTS sessionrt_libraries)
   get_target_property(links ${target} INTERFACE_LINK_LIBRARIES)
   if(NOT links)
@@ -66,24 +68,27 @@ set_target_properties(sessionrt_messages PROPERTIES EXPORT_NAME messages)
 set_target_properties(sessionrt_storage PROPERTIES EXPORT_NAME storage)
 set_target_properties(sessionrt_actors PROPERTIES EXPORT_NAME actors)
 set_target_properties(sessionrt_runtime PROPERTIES EXPORT_NAME runtime)
+set_target_properties(sessionrt_providers PROPERTIES EXPORT_NAME providers)
+set_target_properties(sessionrt_gateway PROPERTIES EXPORT_NAME gateway)
 
 install(TARGETS sessionrt_flags ${sessionrt_libraries} EXPORT sessionrtTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS sessionrt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY messages storage actors runtime
+install(DIRECTORY messages storage actors runtime gateway
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sessionrt
         FILES_MATCHING PATTERN "*.hpp")
 install(EXPORT sessionrtTargets NAMESPACE sessionrt:: DESTINATION ${SESSIONRT_INSTALL_CMAKEDIR})
 
 # sessionrtConfig.cmake: finds what the libraries' link interfaces name, then the targets.
 # The template is written here, not kept beside this file, so the install logic is one file.
-foreach(dependency CAF_CORE CAF_IO STB_LIB)
+foreach(dependency CAF_CORE CAF_IO STB_LIB WSLAY_LIB HTTP_PARSER_LIB)
   get_filename_component(${dependency}_HINT "${${dependency}}" DIRECTORY)
 endforeach()
 get_filename_component(CAF_INCLUDE_HINT "${CAF_CORE_HINT}/../../include" ABSOLUTE)
 file(WRITE ${PROJECT_BINARY_DIR}/sessionrtConfig.cmake.in [=[
-# sessionrt's CMake package: sessionrt::runtime (and ::actors, ::storage, ::messages).
+# sessionrt's CMake package: sessionrt::runtime and sessionrt::gateway (and ::providers, ::actors,
+# ::storage, ::messages).
 @PACKAGE_INIT@
 include(CMakeFindDependencyMacro)
 find_dependency(Threads)
@@ -95,14 +100,19 @@ find_dependency(date)
 find_dependency(OpenSSL)
 find_dependency(ICU COMPONENTS uc)
 find_dependency(PkgConfig)
-if(NOT TARGET PkgConfig::UV)
-  pkg_check_modules(UV QUIET IMPORTED_TARGET libuv)
-  if(NOT TARGET PkgConfig::UV)
-    set(sessionrt_FOUND FALSE)
-    set(sessionrt_NOT_FOUND_MESSAGE "sessionrt needs libuv, which pkg-config did not find (libuv.pc)")
-    return()
+foreach(module UV=libuv CURL=libcurl PCRE2=libpcre2-8)
+  string(REPLACE "=" ";" pair "${module}")
+  list(GET pair 0 prefix)
+  list(GET pair 1 pc)
+  if(NOT TARGET PkgConfig::${prefix})
+    pkg_check_modules(${prefix} QUIET IMPORTED_TARGET ${pc})
+    if(NOT TARGET PkgConfig::${prefix})
+      set(sessionrt_FOUND FALSE)
+      set(sessionrt_NOT_FOUND_MESSAGE "sessionrt needs ${pc}, which pkg-config did not find (${pc}.pc)")
+      return()
+    endif()
   endif()
-endif()
+endforeach()
 # Libraries without a CMake package of their own (this build found them at the hinted paths).
 function(sessionrt_import_library target name hint)
   if(TARGET ${target})
@@ -121,6 +131,8 @@ set(sessionrt_FOUND TRUE)
 sessionrt_import_library(sessionrt::caf_core caf_core "@CAF_CORE_HINT@")
 sessionrt_import_library(sessionrt::caf_io caf_io "@CAF_IO_HINT@")
 sessionrt_import_library(sessionrt::stb stb "@STB_LIB_HINT@")
+sessionrt_import_library(sessionrt::wslay wslay "@WSLAY_LIB_HINT@")
+sessionrt_import_library(sessionrt::http_parser http_parser "@HTTP_PARSER_LIB_HINT@")
 if(NOT sessionrt_FOUND)
   return()
 endif()

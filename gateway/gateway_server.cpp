@@ -17,6 +17,8 @@
 #include "messages/json_writer.hpp"
 #include "runtime/config.hpp"
 #include "runtime/simulated_model.hpp"
+#include "runtime/model_setup.hpp"
+#include "actors/session/session_model.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/session_paths.hpp"
 #include "storage/system_clock.hpp"
@@ -32,6 +34,7 @@ struct gateway_server::impl {
   gateway_core core;
   std::unique_ptr<ws_transport> transport;
   std::shared_ptr<runner_pool> runners;
+  std::shared_ptr<providers::provider_runner> providers;  // the configured model's runner, if any
   std::unique_ptr<runtime::runtime> rt;
   std::thread loop;
   std::mutex mu;
@@ -116,9 +119,22 @@ result<std::unique_ptr<gateway_server>> gateway_server::start(gateway_options op
   if (!local && o.runtime.runner) local = std::dynamic_pointer_cast<async_model_runner>(o.runtime.runner);
   std::string provider = "sessionrt", model = "sim-1";
   if (!local && !o.runtime.runner) {
-    runtime::simulated_model_options so;
-    so.timers = &storage::real_alarms();
-    local = std::make_shared<runtime::simulated_model>(storage::real_clock(), so);
+    // The configured model (models.providers + agents.defaults.model), else the simulated one;
+    // either way the operator is told which at start.
+    auto setup = runtime::runner_for_config(o.runtime.settings, o.tools);
+    if (!setup.ok()) return setup.error();
+    for (const auto& line : setup->said) spdlog::info("gateway: {}", line);
+    if (setup->runner) {
+      st->providers = setup->runner;
+      local = setup->runner;
+      const auto primary = actors::default_model(o.runtime.settings);
+      provider = primary.provider;
+      model = primary.model;
+    } else {
+      runtime::simulated_model_options so;
+      so.timers = &storage::real_alarms();
+      local = std::make_shared<runtime::simulated_model>(storage::real_clock(), so);
+    }
   }
   // A peer that went away must fail our write (EPIPE, then the connection closes), not kill
   // the process: libuv writes with write(2), which raises SIGPIPE by default.

@@ -15,6 +15,7 @@
 // Errors from start(): the runtime's (another runtime owns the state dir), a port in use, a
 // bind address that is not an IP address, a token file that cannot be written.
 #pragma once
+#include "runtime/providers/tools.hpp"
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -36,6 +37,9 @@ struct gateway_options {
   std::int64_t handshake_timeout_ms = 10000;       // a connection that sends no connect is closed
   bool install_signal_handlers = false;            // SIGTERM / SIGINT request a stop (the command sets it)
   std::string config_token;                        // gateway.auth.token from the config file
+  // Tools the built-in provider runner offers the model (null: none). Used only when the
+  // config names a model and the host gives no runner of its own.
+  std::shared_ptr<const providers::tool_registry> tools;
 };
 
 class gateway_server {

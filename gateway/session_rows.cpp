@@ -3,6 +3,7 @@
 #include "actors/router/route_resolver.hpp"
 #include "actors/router/session_key.hpp"
 #include "actors/session/queue_settings.hpp"
+#include "actors/session/session_model.hpp"
 
 namespace sessionrt::gateway {
 namespace bj = boost::json;
@@ -10,9 +11,10 @@ namespace bj = boost::json;
 row_defaults defaults_of(const runtime::runtime& rt, const std::string& provider, const std::string& model) {
   row_defaults d;
   const auto& s = rt.settings();
-  d.provider = s.model.provider.empty() ? provider : s.model.provider;
-  d.model = s.model.model.empty() ? model : s.model.model;
-  d.context_tokens = s.model.context_window;
+  const actors::session_model m = actors::default_model(s, actors::default_agent_of(s.routing));
+  d.provider = m.provider.empty() ? provider : m.provider;
+  d.model = m.model.empty() ? model : m.model;
+  d.context_tokens = m.context_window;
   d.queue_mode = std::string(actors::queue_mode_name(s.queue.mode));
   d.main_key = actors::build_main_key(actors::default_agent_of(s.routing), s.routing.session.main_key);
   return d;

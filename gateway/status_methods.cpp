@@ -4,6 +4,7 @@
 // payload is lifecycle_event::to_json()).
 #include <unistd.h>
 
+#include "actors/session/session_model.hpp"
 #include "actors/router/route_resolver.hpp"
 #include "gateway/method_table.hpp"
 #include "gateway/param_check.hpp"
@@ -76,6 +77,38 @@ method_outcome agents_list(method_call& call) {
                               {"agents", std::move(agents)}});
 }
 
+// The configured catalog (models.providers), as OpenClaw's models.list lists model choices.
+method_outcome models_list(method_call& call) {
+  const auto& s = call.core.rt->settings();
+  const actors::session_model d = actors::default_model(s);
+  bj::array models;
+  for (const auto& p : s.models.providers)
+    for (const auto& m : p.models) {
+      bj::array input;
+      for (const auto& i : m.input) input.emplace_back(i);
+      bj::object row{{"id", m.id},
+                     {"name", m.name.empty() ? m.id : m.name},
+                     {"provider", p.id},
+                     {"api", actors::api_of(p, &m)},
+                     {"contextWindow", m.effective_window()},
+                     {"reasoning", m.reasoning},
+                     {"input", std::move(input)}};
+      if (m.max_tokens > 0) row["maxTokens"] = m.max_tokens;
+      if (!m.aliases.empty()) row["alias"] = m.aliases.front();
+      if (p.id == d.provider && m.id == d.model) row["default"] = true;
+      models.emplace_back(std::move(row));
+    }
+  if (models.empty())  // the simulated model serves
+    models.emplace_back(bj::object{{"id", call.core.default_model},
+                                   {"name", call.core.default_model},
+                                   {"provider", call.core.default_provider},
+                                   {"contextWindow", d.context_window},
+                                   {"reasoning", false},
+                                   {"input", bj::array{"text"}},
+                                   {"default", true}});
+  return bj::value(bj::object{{"models", std::move(models)}});
+}
+
 method_outcome events_subscribe(method_call& call) {
   if (auto e = check_params("sessionrt.events.subscribe", call.params,
                             {{"types", ptype::array}, {"keyPrefix", ptype::string}, {"agentId", ptype::string}}, true))
@@ -112,6 +145,7 @@ void add_status_methods(std::vector<method_entry>& t) {
   t.push_back({"health", method_scope::read, false, health});
   t.push_back({"status", method_scope::read, false, status_method});
   t.push_back({"agents.list", method_scope::read, false, agents_list});
+  t.push_back({"models.list", method_scope::read, false, models_list});
   t.push_back({"sessionrt.events.subscribe", method_scope::read, true, events_subscribe});
   t.push_back({"sessionrt.events.unsubscribe", method_scope::read, true, events_unsubscribe});
 }

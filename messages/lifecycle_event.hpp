@@ -38,6 +38,8 @@ inline constexpr std::string_view memory_flush_skipped = "memory_flush.skipped";
 inline constexpr std::string_view memory_flush_failed = "memory_flush.failed";
 inline constexpr std::string_view reply_suppressed = "reply.suppressed";
 inline constexpr std::string_view overflow_recovered = "overflow.recovered";
+// A turn's model failed terminally and the runner moved to the next of its fallbacks.
+inline constexpr std::string_view model_fallback = "model.fallback";
 inline constexpr std::string_view context_pressure = "context.pressure";
 inline constexpr std::string_view cron_completed = "cron.completed";
 // A sub-agent's first turn (its task) ended; published under the parent's key.

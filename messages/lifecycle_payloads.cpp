@@ -45,6 +45,8 @@ boost::json::object session_passivated::data() const {
 
 boost::json::object message_appended::data() const { return {{"entryId", entry_id}, {"role", role}}; }
 
+boost::json::object model_fallback::data() const { return {{"from", from}, {"to", to}, {"reason", reason}}; }
+
 boost::json::object delivery_json(const delivery_route& route) {
   boost::json::object o{{"channel", route.channel}, {"to", route.to}};
   put_if(o, "accountId", route.account_id);

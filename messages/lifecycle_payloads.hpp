@@ -58,6 +58,11 @@ struct turn_completed {
   std::optional<delivery_route> delivery;  // where the reply goes (delivery_json)
   boost::json::object data() const;
 };
+struct model_fallback {
+  static constexpr std::string_view type = event_types::model_fallback;
+  std::string from, to, reason;  // "provider/model" refs; the provider's error or the retry verdict
+  boost::json::object data() const;
+};
 struct turn_failed {
   static constexpr std::string_view type = event_types::turn_failed;
   std::string error;

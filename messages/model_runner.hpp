@@ -82,8 +82,25 @@ struct model_request {
   boost::json::array messages;   // context messages, oldest first (pi's buildSessionContext shape)
   std::string provider;          // "" = the runner's default
   std::string model;
+  std::string api;               // the model's API as configured ("" = unknown)
   std::int64_t context_window = 0;
   std::int64_t max_tokens = 0;   // 0 = runner default
+  // "provider/model" refs a runner may try, in order, when the model fails terminally
+  // (bad key, unknown model, retries exhausted, a server-given wait past the limit).
+  std::vector<std::string> fallbacks;
+  // Model calls one turn may make in a tool loop (agents.defaults.maxToolIterations; 0 = the
+  // runner's default).
+  int max_tool_iterations = 0;
+  // Set by the runtime for a turn: a runner that runs a tool loop reports each message it
+  // completed before its final reply, in order (the assistant message with its tool calls,
+  // then each tool result), from any thread and before the completion. The runtime appends
+  // each to the transcript as it comes, so a crash mid-loop keeps the finished rounds. Report
+  // a round once its tool results are all in: the transcript never holds a tool call without
+  // its result.
+  std::function<void(boost::json::object message)> on_message;
+  // Set by the runtime: a runner that moves to a fallback model says so (any thread, before
+  // the completion); the runtime publishes a model.fallback event.
+  std::function<void(std::string from, std::string to, std::string reason)> on_fallback;
   // Set when someone listens to the reply as it streams: call it with the reply's text in
   // order (any thread) before completing. A runner may ignore it.
   std::function<void(std::string_view text)> on_text;

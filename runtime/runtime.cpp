@@ -9,6 +9,7 @@
 #include <map>
 #include <thread>
 
+#include "actors/session/session_model.hpp"
 #include "actors/caf_types.hpp"
 #include "actors/events/event_bus.hpp"
 #include "messages/lifecycle_payloads.hpp"
@@ -129,6 +130,15 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   st->probe = options.probe ? options.probe : &storage::real_process_probe();
   if (options.virtual_time && !options.time)
     return status(errc::invalid_argument, "virtual_time needs a manual clock in runtime_options.time");
+  // The workspace's AGENTS.md is the system prompt's project context (OpenClaw's), read once.
+  if (st->settings.prompts.include_agents_md && !st->settings.workspace_dir.empty()) {
+    const std::string agents_md = st->settings.workspace_dir + "/AGENTS.md";
+    if (st->files->lstat(agents_md).ok()) {
+      auto text = storage::read_file(*st->files, agents_md, 1u << 20);
+      if (!text.ok()) return text.error().with_context("reading the workspace's AGENTS.md");
+      st->settings.prompts.project_context = std::move(*text);
+    }
+  }
   alarms* timers_clock = options.timers_clock;
   if (!timers_clock && options.virtual_time) {
     auto* manual = dynamic_cast<manual_clock*>(st->time);
@@ -687,10 +697,10 @@ result<session_row> runtime::patch_session(const std::string& key, const session
   // reset); "provider/model", or a model of the configured provider.
   apply(patch.model,
         [&](const std::string& v) {
-          const auto slash = v.find('/');
-          const bool split = slash != std::string::npos && slash > 0;
-          actors::apply_model_selection(
-              entry, {split ? v.substr(0, slash) : impl_->settings.model.provider, split ? v.substr(slash + 1) : v});
+          const std::string agent_default =
+              actors::default_model(impl_->settings, actors::agent_of_key(key)).provider;
+          auto ref = actors::resolve_model_ref(impl_->settings, v, agent_default);
+          if (ref) actors::apply_model_selection(entry, {ref->provider, ref->model});
         },
         [&] { actors::apply_model_selection(entry, {"", "", true}); });
   entry.set_updated_at(impl_->time->now_ms());

@@ -146,10 +146,20 @@ std::string format_status(const status_inputs& in) {
   return out;
 }
 
-std::string format_context_list(const boost::json::array& messages, std::int64_t context_window) {
+std::string format_context_list(const boost::json::array& messages, std::int64_t context_window,
+                                std::string_view system_prompt) {
   std::string out;
   std::int64_t total = 0;
   int i = 0;
+  if (!system_prompt.empty()) {
+    const std::int64_t tokens = estimate_text_tokens(system_prompt);
+    total += tokens;
+    std::string preview(system_prompt.substr(0, std::min<std::size_t>(system_prompt.size(), 120)));
+    for (char& ch : preview)
+      if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+    if (preview.size() > 60) preview = preview.substr(0, 57) + "...";
+    out += fmt::format("  -. {:<18} ~{:>6} tok  {}\n", "system prompt", tokens, preview);
+  }
   for (const auto& v : messages) {
     if (!v.is_object()) continue;
     const auto& m = v.get_object();

@@ -33,7 +33,9 @@ std::string format_status(const status_inputs& in);
 
 // What the prompt is made of: one line per context message (role, estimated tokens, a
 // preview), then totals.
-std::string format_context_list(const boost::json::array& messages, std::int64_t context_window);
+// With a non-empty system prompt, its own first line ("system prompt", its tokens) counts in the total.
+std::string format_context_list(const boost::json::array& messages, std::int64_t context_window,
+                                std::string_view system_prompt = {});
 
 // /queue [mode] [cap:N] [drop:old|new|summarize] [debounce:<N>ms|<N>s|<N>]: what to set, or
 // the error naming the token that is not understood. No arguments: nothing to set (show).

@@ -35,9 +35,10 @@ task<result<std::string>> ask_model(const compaction_env& env, summary_request s
   mr->system_prompt = sr.system_prompt;
   mr->messages.emplace_back(user_message(sr.user_text, env.time->now_ms()));
   mr->max_tokens = sr.max_tokens;
-  mr->context_window = env.settings->model.context_window;
-  mr->provider = env.settings->model.provider;
-  mr->model = env.settings->model.model;
+  mr->context_window = env.model.context_window;
+  mr->provider = env.model.provider;
+  mr->model = env.model.model;
+  mr->api = env.model.api;
   model_call waiting{*env.io, std::move(mr), std::nullopt};  // named: see turn_io.hpp
   auto reply = co_await waiting;
   if (!reply.ok()) co_return reply.error().with_context("summarizing the conversation");
@@ -55,7 +56,7 @@ bool fits_window(const summary_request& sr, std::int64_t window) {
 // summary call, oversized messages replaced by placeholders (staged_summary.hpp).
 std::optional<std::vector<std::vector<boost::json::object>>> summary_stages(
     const compaction_env& env, std::span<const boost::json::object> messages, const summary_request& single) {
-  const std::int64_t window = env.settings->model.context_window;
+  const std::int64_t window = env.model.context_window;
   if (fits_window(single, window)) return std::nullopt;
   return chunk_messages(replace_oversized(messages, window), chunk_budget_tokens(window, single.max_tokens));
 }
@@ -190,7 +191,7 @@ task<result<compaction_outcome>> compact_session(compaction_env env, compaction_
   if (!plan) co_return out;
 
   summary_options so;
-  so.reserve_tokens = effective_reserve(cs, env.settings->model.context_window);
+  so.reserve_tokens = effective_reserve(cs, env.model.context_window);
   if (!req.instructions.empty()) so.custom_instructions = req.instructions;
   so.identifiers = identifier_policy::strict;  // OpenClaw's default wrapper
   const summary_requests reqs = summary_requests_for(*plan, so);

@@ -19,6 +19,7 @@
 
 #include "messages/ids.hpp"
 #include "actors/runtime_settings.hpp"
+#include "actors/session/session_model.hpp"
 #include "actors/session/compaction_providers.hpp"
 #include "actors/session/turn_io.hpp"
 #include "actors/session/turn_task.hpp"
@@ -57,6 +58,7 @@ struct compaction_env {
   turn_io* io = nullptr;  // the summary calls; must outlive the compaction
   const compaction_providers* providers = nullptr;
   session_ids ids;  // the successor transcript's session id
+  session_model model;  // the session's model (window, reserve); summaries go to it
 };
 
 // Compacts `transcript` (the session's open writer) and updates `row`. On success with

@@ -38,6 +38,9 @@ struct call_state {
   std::optional<model_gate::ticket> ticket;
   std::optional<alarms::id> timeout;
   std::function<void(std::string_view)> deliver_text;  // the turn's stream, on this thread
+  // The turn's handlers of a runner's notes (tool-loop messages, fallbacks), on this thread.
+  std::function<void(boost::json::object)> deliver_message;
+  std::function<void(std::string, std::string, std::string)> deliver_fallback;
   std::shared_ptr<model_request> request;              // until launched
 };
 
@@ -128,6 +131,21 @@ void session_state::arm_timeout() {
                                          });
 }
 
+// A runner's note reaches the turn that made the call; a note that does not parse as the
+// object it was sent as is dropped (the runner's own bug: nothing half-read is stored).
+void deliver_note(call_state& call, const std::string& kind, const std::string& text) {
+  boost::system::error_code ec;
+  auto v = boost::json::parse(text, ec);
+  if (ec || !v.is_object()) return;
+  if (kind == "message" && call.deliver_message) {
+    call.deliver_message(std::move(v.as_object()));
+  } else if (kind == "fallback" && call.deliver_fallback) {
+    const auto& o = v.as_object();
+    auto str = [&](const char* k) { return o.contains(k) && o.at(k).is_string() ? std::string(o.at(k).as_string()) : std::string(); };
+    call.deliver_fallback(str("from"), str("to"), str("reason"));
+  }
+}
+
 std::optional<model_answer> session_state::start_model_call(std::shared_ptr<model_request> request,
                                                             std::function<void(model_answer)> resume) {
   if (!turn->cancel_reason.empty())
@@ -142,6 +160,23 @@ std::optional<model_answer> session_state::start_model_call(std::shared_ptr<mode
     call->deliver_text = std::move(call->request->on_text);
     call->request->on_text = [addr = self->address(), id = call->id](std::string_view piece) {
       if (auto a = caf::actor_cast<caf::actor>(addr)) caf::anon_send(a, model_text_atom::value, id, std::string(piece));
+    };
+  }
+  // Notes come from the runner's threads too; they carry JSON text (CAF copies strings).
+  if (call->request->on_message) {
+    call->deliver_message = std::move(call->request->on_message);
+    call->request->on_message = [addr = self->address(), id = call->id](boost::json::object m) {
+      if (auto a = caf::actor_cast<caf::actor>(addr))
+        caf::anon_send(a, model_note_atom::value, id, std::string("message"), std::string(boost::json::serialize(m)));
+    };
+  }
+  if (call->request->on_fallback) {
+    call->deliver_fallback = std::move(call->request->on_fallback);
+    call->request->on_fallback = [addr = self->address(), id = call->id](std::string from, std::string to,
+                                                                         std::string why) {
+      boost::json::object note{{"from", from}, {"to", to}, {"reason", why}};
+      if (auto a = caf::actor_cast<caf::actor>(addr))
+        caf::anon_send(a, model_note_atom::value, id, std::string("fallback"), std::string(boost::json::serialize(note)));
     };
   }
   if (!deps->gate) return launch();
@@ -184,6 +219,14 @@ std::optional<model_answer> session_state::launch() {
     call->request->on_text = [box, forward, this](std::string_view piece) {
       if (box->here() && call && call->deliver_text) return call->deliver_text(piece);
       forward(piece);
+    };
+  }
+  if (call->deliver_message) {
+    // Likewise a note made before start() returns: straight to the turn, ahead of the answer.
+    auto forward = std::move(call->request->on_message);
+    call->request->on_message = [box, forward, this](boost::json::object m) {
+      if (box->here() && call && call->deliver_message) return call->deliver_message(std::move(m));
+      forward(std::move(m));
     };
   }
   std::shared_ptr<const model_request> req = std::move(call->request);
@@ -629,6 +672,9 @@ session_actor_type::behavior_type session_actor(session_self self, std::string k
       },
       [st](model_text_atom, std::uint64_t id, const std::string& piece) {
         if (st->call && st->call->id == id && st->call->deliver_text) st->call->deliver_text(piece);
+      },
+      [st](model_note_atom, std::uint64_t id, const std::string& kind, const std::string& text) {
+        if (st->call && st->call->id == id) deliver_note(*st->call, kind, text);
       },
       [st](summary_done_atom, std::uint64_t id, summary_reply& r) {
         on_answer(*st, id, r.st.ok() ? result<std::string>(std::move(r.text)) : result<std::string>(std::move(r.st)));

@@ -50,6 +50,7 @@ struct session_actor_deps {
 //                                           the next prompt, or its cron run acknowledged)
 //   (synced, file id, seq, error)                   (passivate, why)
 //   (granted | mtimeout, call id)   (mdone, call id, model_reply)   (mtext, call id, text)
+//   (mnote, call id, kind, JSON)    a runner's tool-loop message or fallback, for the turn
 //   (sdone, call id, summary_reply)  (retry)  (wake)
 //   (trim)   idle: session_core::trim() (ignored while anything runs or waits)
 //   (settle) -> bool   true once what was sent before is handled (cheaper than stats: no text)
@@ -61,6 +62,7 @@ using session_actor_type = caf::typed_actor<
     caf::reacts_to<granted_atom, std::uint64_t>,                             // call id
     caf::reacts_to<model_done_atom, std::uint64_t, model_reply>,
     caf::reacts_to<model_text_atom, std::uint64_t, std::string>,
+    caf::reacts_to<model_note_atom, std::uint64_t, std::string, std::string>,  // call id, kind, JSON
     caf::reacts_to<summary_done_atom, std::uint64_t, summary_reply>,
     caf::reacts_to<timeout_atom, std::uint64_t>,
     caf::reacts_to<retry_atom>,                // the write lock's backoff ended

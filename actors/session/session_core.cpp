@@ -9,6 +9,7 @@
 #include "actors/session/fork_planner.hpp"
 #include "actors/session/group_display_name.hpp"
 #include "actors/session/memory_flush_planner.hpp"
+#include "actors/router/session_key.hpp"
 #include "actors/session/overflow_detector.hpp"
 #include "actors/session/reply_stream.hpp"
 #include "actors/session/silent_reply.hpp"
@@ -229,8 +230,8 @@ status session_core::start_new_session(const std::string& old_id, core_effects& 
     fr.child_header.timestamp_ms = deps_->time->now_ms();
     fr.child_header.cwd = deps_->settings->workspace_dir.empty() ? deps_->sessions_dir : deps_->settings->workspace_dir;
     fr.child_header.session_key = key_;
-    fr.max_tokens = fork_token_limit(deps_->settings->model.context_window,
-                                     effective_reserve(deps_->settings->compaction, deps_->settings->model.context_window));
+    const std::int64_t window = model().context_window;
+    fr.max_tokens = fork_token_limit(window, effective_reserve(deps_->settings->compaction, window));
     if (!fr.child_path.empty() && !deps_->files->lstat(fr.child_path).ok()) {
       auto forked = write_fork(*deps_->files, fr);
       if (!forked.ok()) return forked.error().with_context("forking the thread from " + fork_parent_key_);
@@ -251,6 +252,12 @@ status session_core::start_new_session(const std::string& old_id, core_effects& 
   }
   return open_current(fx);
 }
+
+session_model session_core::model() const {
+  return resolve_session_model(*deps_->settings, agent_of_key(key_), row_ ? &*row_ : nullptr);
+}
+
+std::string session_core::system_prompt() const { return system_prompt_of(*deps_->settings, agent_of_key(key_)); }
 
 const boost::json::object& session_core::append_and_track(boost::json::object& message, core_effects& fx) {
   auto id = transcript_->append_message(message);

@@ -152,6 +152,10 @@ class session_core {
   void set_fork_parent(std::string parent_key, const std::optional<session_entry>& parent_row);
 
   const std::string& key() const { return key_; }
+  // The session's model now (session_model.hpp): the row's overrides over the agent's config.
+  session_model model() const;
+  // The agent's system prompt (session_model.hpp system_prompt_of).
+  std::string system_prompt() const;
   // The row (nullopt while trim() left it to the store).
   const std::optional<session_entry>& entry() const { return row_; }
   // The open transcript's fd, shared (for the syncer), and its process-unique id (0: none open).

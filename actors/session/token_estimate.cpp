@@ -89,6 +89,10 @@ const boost::json::object* valid_assistant_usage(const boost::json::object& mess
 
 }  // namespace
 
+std::int64_t estimate_text_tokens(std::string_view text) {
+  return (static_cast<std::int64_t>(utf16_length(text)) + 3) / 4;
+}
+
 std::int64_t estimate_tokens(const boost::json::object& message) {
   std::int64_t chars = message_chars(message);
   return (chars + 3) / 4;

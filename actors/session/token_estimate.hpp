@@ -24,6 +24,8 @@ inline constexpr std::int64_t kImageEstimateChars = 4800;
 
 // ceil(chars / 4) with the per-role character rules of [R§10].
 std::int64_t estimate_tokens(const boost::json::object& message);
+// ceil(chars / 4) of a plain text (the system prompt), chars counted as JavaScript does.
+std::int64_t estimate_text_tokens(std::string_view text);
 
 // usage.contextUsage.totalTokens when contextUsage.state == "available";
 // else usage.totalTokens when non-zero; else input + output + cacheRead + cacheWrite.

@@ -95,13 +95,14 @@ std::optional<turn_outcome> session_core::answer_while_busy(const chat_event& ev
   out.session_id = std::string(row_->session_id().value_or(""));
   if (cmd == chat_command::status) {
     out.command = "/status";
-    status_inputs si{key_, &*row_, settings.model.context_window, settings.model.provider, settings.model.model,
-                     deps_->time->now_ms()};
+    const session_model m = model();
+    status_inputs si{key_, &*row_, m.context_window, m.provider, m.model, deps_->time->now_ms()};
     si.queue_mode = std::string(queue_mode_name(effective_queue(settings.queue, &*row_).mode));
     out.command_output = format_status(si) + "\nA turn is running.";
   } else {
     out.command = "/context list";
-    out.command_output = format_context_list(hygiene::display_messages(context_view()), settings.model.context_window);
+    out.command_output = format_context_list(hygiene::display_messages(context_view()), model().context_window,
+                                             system_prompt());
   }
   return out;
 }
@@ -139,7 +140,7 @@ bool session_core::messages_for_model(const std::shared_ptr<model_request>& req,
   req->messages = context_;
   if (!prefix.empty() && !req->messages.empty()) prefix_for_model(req->messages.back().as_object(), prefix);
   const auto& settings = *deps_->settings;
-  const auto policy = hygiene::resolve_transcript_policy(req->provider, settings.model.api, req->model);
+  const auto policy = hygiene::resolve_transcript_policy(req->provider, req->api, req->model);
   hygiene::hygiene_options opts;
   opts.image_max_dimension_px = settings.model.image_max_dimension_px;
   opts.now_ms = deps_->time->now_ms();
@@ -224,11 +225,12 @@ task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_fac
 
   std::string text = ev.text;
   if (trigger.command == reset_command::reset) {
+    const model_catalog_settings catalog = effective_catalog(settings);
+    const session_model configured = default_model(settings, agent_of_key(key_));
     // `/new <model> rest...`: the new row's model override, and the rest as the first message.
     const reset_model_applied picked =
-        apply_reset_model(*row_, trigger.first_message, catalog_of(settings.models_catalog, settings.model.provider,
-                                                                   settings.model.model),
-                          settings.models_catalog);
+        apply_reset_model(*row_, trigger.first_message, catalog_of(catalog, configured.provider, configured.model),
+                          catalog);
     text = picked.first_message;
     if (picked.selected && !text.empty()) out.notices.push_back(model_switch_notice(picked));
     if (text.empty() && ev.content.empty()) {
@@ -259,7 +261,8 @@ task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_fac
   switch (parse_chat_command(text, args)) {
     case chat_command::status: {
       out.command = "/status";
-      status_inputs si{key_, &*row_, settings.model.context_window, settings.model.provider, settings.model.model, now};
+      const session_model m = model();
+      status_inputs si{key_, &*row_, m.context_window, m.provider, m.model, now};
       si.queue_mode = std::string(queue_mode_name(effective_queue(settings.queue, &*row_).mode));
       out.command_output = format_status(si);
       finish_effects(fx, route);
@@ -283,7 +286,8 @@ task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_fac
     }
     case chat_command::context_list:
       out.command = "/context list";
-      out.command_output = format_context_list(hygiene::display_messages(context_), settings.model.context_window);
+      out.command_output =
+          format_context_list(hygiene::display_messages(context_), model().context_window, system_prompt());
       finish_effects(fx, route);
       co_return out;
     case chat_command::queue: {
@@ -312,10 +316,15 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
   const std::int64_t started = deps_->time->now_ms();
   const std::int64_t ts = ev.timestamp_ms ? ev.timestamp_ms : started;
   boost::json::object user = ev.content.empty() ? user_message(text, ts) : user_message(ev.content, ts);
+  const session_model m = model();
+  const std::string system = system_prompt();
+  const std::int64_t system_tokens = estimate_text_tokens(system);
   const std::int64_t prompt_estimate = estimate_tokens(user);
   // What the context costs now: the last call's prompt plus what was appended since, from the
-  // cached context (an adopted or legacy transcript has no fresh totalTokens in its row).
-  const std::int64_t context_tokens_now = estimate_context_tokens(context_).tokens;
+  // cached context (an adopted or legacy transcript has no fresh totalTokens in its row), plus
+  // the system prompt when no call has counted it yet.
+  const auto estimate_now = estimate_context_tokens(context_);
+  const std::int64_t context_tokens_now = estimate_now.tokens + (estimate_now.last_usage_index ? 0 : system_tokens);
   // Once a turn starts, the user's message is kept, even if the turn is cancelled before the
   // model answers.
   if (!cancelled()) co_await maybe_flush_memory(prompt_estimate, context_tokens_now, fx, out);
@@ -335,12 +344,33 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
     auto req = std::make_shared<model_request>();
     req->session_key = key_;
     req->session_id = std::string(row_->session_id().value_or(""));
-    req->provider = std::string(row_->provider_override().value_or(settings.model.provider));
-    req->model = std::string(row_->model_override().value_or(settings.model.model));
-    req->context_window = settings.model.context_window;
-    req->max_tokens = settings.model.max_tokens;
+    req->provider = m.provider;
+    req->model = m.model;
+    req->api = m.api;
+    req->context_window = m.context_window;
+    req->max_tokens = m.max_tokens;
+    req->fallbacks = m.fallbacks;
+    req->max_tool_iterations = settings.models.max_tool_iterations;
+    req->system_prompt = system;
     boost::json::value saved_last;
     const bool moved = messages_for_model(req, prefix, fx, saved_last);
+    // A tool loop's finished rounds: appended to the transcript as they come (the actor calls
+    // this between the runner's notes), into the context once the call gave it back.
+    std::vector<boost::json::object> loop_messages;
+    req->on_message = [this, &fx, &loop_messages](boost::json::object message) {
+      if (!message.contains("timestamp")) message["timestamp"] = deps_->time->now_ms();
+      if (!transcript_) return;
+      auto id = transcript_->append_message(message);
+      if (!id.ok()) return;  // reported by the commit that follows
+      if (wants(event_types::message_appended))
+        fx.events.push_back(event(
+            payloads::message_appended{*id, std::string(json::get_string(message, "role").value_or(""))}));
+      loop_messages.push_back(std::move(message));
+    };
+    req->on_fallback = [this, &fx](std::string from, std::string to, std::string reason) {
+      if (wants(event_types::model_fallback))
+        fx.events.push_back(event(payloads::model_fallback{std::move(from), std::move(to), std::move(reason)}));
+    };
     // Queue mode steer: messages that arrive during the call can reach the runner at its next
     // tool boundary (the actor puts them in this inbox; see steering_inbox()).
     if (io_ && io_->steering_supported() &&
@@ -349,8 +379,8 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
     steering_ = req->steering;
     if (settings.compaction.mid_turn_precheck)
       req->precheck = make_context_precheck(
-          estimate_context_tokens(req->messages).tokens,
-          settings.model.context_window - effective_reserve(settings.compaction, settings.model.context_window));
+          estimate_context_tokens(req->messages).tokens + system_tokens,
+          m.context_window - effective_reserve(settings.compaction, m.context_window));
     // Streamed pieces reach the stream on the actor's thread (the actor forwards them).
     std::optional<reply_stream> stream;
     if (publish_now_ && wants(event_types::reply_delta)) {
@@ -359,6 +389,7 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
     }
     reply = co_await call_model(req);
     if (moved) restore_context(req, saved_last);
+    for (auto& done : loop_messages) context_.emplace_back(std::move(done));
     if (req->steering) {
       // What the runner took is the user's, stored ahead of the reply; what it did not take
       // waits as a follow-up (the actor re-queues it).
@@ -371,7 +402,7 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
     }
     // A context overflow (an error, or a reply that used more than the window): drop it,
     // compact, retry — at most 3 times per turn [R§6.2].
-    const bool overflow = reply.ok() ? is_context_overflow(*reply, settings.model.context_window)
+    const bool overflow = reply.ok() ? is_context_overflow(*reply, m.context_window)
                                      : is_context_overflow_error(reply.error().message());
     bool retry = overflow && overflow_compactions < 3 && settings.compaction.enabled && !cancelled();
     if (retry) {
@@ -411,7 +442,7 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
     row_->set_total_tokens_fresh(true);
     context_tokens = calculate_context_tokens(*usage);
   }
-  row_->set_context_tokens(settings.model.context_window);
+  row_->set_context_tokens(m.context_window);
   if (auto p = json::get_string(msg, "provider")) row_->set_model_provider(*p);
   if (auto m = json::get_string(msg, "model")) row_->set_model(*m);
 
@@ -430,8 +461,7 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
   }
   check_context_pressure(context_tokens, fx);
   if (settings.compaction.enabled &&
-      should_compact_after_turn(context_tokens, settings.model.context_window,
-                                effective_reserve(settings.compaction, settings.model.context_window)))
+      should_compact_after_turn(context_tokens, m.context_window, effective_reserve(settings.compaction, m.context_window)))
     (void)co_await compact("threshold", "", fx);  // a failure is an event; the turn itself succeeded
   if (status st = durability_commit(fx); !st.ok()) {
     out.st = st;
@@ -449,7 +479,7 @@ task<result<compaction_outcome>> session_core::compact(std::string reason, std::
     fx.events.push_back(event(payloads::compaction_started{reason}));
   }
   if (!io_) co_return result<compaction_outcome>(errc::unsupported, "no model runner is registered");
-  compaction_env env{deps_->files, deps_->time, deps_->settings, io_, deps_->providers, deps_->ids};
+  compaction_env env{deps_->files, deps_->time, deps_->settings, io_, deps_->providers, deps_->ids, model()};
   session_entry next = *row_;
   // A named request: GCC 12 destroys a braced temporary inside a co_await expression twice.
   const compaction_request what{reason, instructions, key_};
@@ -503,8 +533,9 @@ task<bool> session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::i
                                             core_effects& fx, turn_outcome& out) {
   const auto& settings = *deps_->settings;
   if (!settings.memory_flush.enabled || !transcript_) co_return false;
+  const session_model m = model();
   flush_inputs in;
-  in.context_window = settings.model.context_window;
+  in.context_window = m.context_window;
   in.reserve_tokens_floor = settings.compaction.reserve_tokens_floor;
   in.prompt_estimate = prompt_estimate;
   in.transcript_prompt_tokens = context_tokens;
@@ -531,9 +562,13 @@ task<bool> session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::i
   req->session_id = std::string(row_->session_id().value_or(""));
   req->purpose = "memory_flush";
   req->system_prompt = plan->system_prompt;
-  req->provider = settings.model.provider;
-  req->model = plan->model.empty() ? settings.model.model : plan->model;
-  req->context_window = settings.model.context_window;
+  // memoryFlush.model "provider/model" (or an alias); unset: the session's own model.
+  const auto flush_ref = plan->model.empty() ? std::nullopt : resolve_model_ref(settings, plan->model, m.provider);
+  const session_model fm = flush_ref ? model_of(settings, flush_ref->provider, flush_ref->model) : m;
+  req->provider = fm.provider;
+  req->model = fm.model;
+  req->api = fm.api;
+  req->context_window = fm.context_window;
   boost::json::value saved_last;
   const bool moved = messages_for_model(req, "", fx, saved_last);
   req->messages.emplace_back(user_message(plan->prompt, now));
@@ -563,7 +598,7 @@ task<bool> session_core::maybe_compact_before_turn(std::int64_t prompt_estimate,
   const auto& settings = *deps_->settings;
   if (!settings.compaction.enabled || !transcript_) co_return false;
   preflight_state ps;
-  ps.context_window = settings.model.context_window;
+  ps.context_window = model().context_window;
   ps.soft_threshold_tokens = settings.memory_flush.soft_threshold_tokens;
   if (auto total = row_->total_tokens()) {
     if (row_->total_tokens_fresh() == std::optional<bool>(true))
@@ -584,15 +619,15 @@ task<bool> session_core::maybe_compact_before_turn(std::int64_t prompt_estimate,
 
 void session_core::check_context_pressure(std::int64_t context_tokens, core_effects& fx) {
   const auto& settings = *deps_->settings;
-  const std::int64_t threshold =
-      settings.model.context_window - effective_reserve(settings.compaction, settings.model.context_window);
+  const std::int64_t window = model().context_window;
+  const std::int64_t threshold = window - effective_reserve(settings.compaction, window);
   auto check = actors::check_pressure(settings.pressure, pressure_, context_tokens, threshold,
                                       row_->compaction_count().value_or(0));
   pressure_ = std::move(check.next);
   for (double fraction : check.crossed) {
     if (!wants(event_types::context_pressure)) break;
     fx.events.push_back(
-        event(payloads::context_pressure{fraction, context_tokens, threshold, settings.model.context_window}));
+        event(payloads::context_pressure{fraction, context_tokens, threshold, window}));
   }
 }
 

@@ -1,3 +1,4 @@
+#include "actors/session/session_model.hpp"
 #include "actors/subagent/subagent_actor.hpp"
 
 #include <fmt/format.h>
@@ -72,8 +73,8 @@ void spawn_from(caf::event_based_actor* self, const cfg_ptr& cfg, const std::str
     fr.child_header.timestamp_ms = cfg->time->now_ms();
     fr.child_header.cwd = settings.workspace_dir.empty() ? cfg->sessions_dir.at(plan->child_agent) : settings.workspace_dir;
     fr.child_header.session_key = plan->child_key;
-    fr.max_tokens = fork_token_limit(settings.model.context_window,
-                                     effective_reserve(settings.compaction, settings.model.context_window));
+    const std::int64_t window = resolve_session_model(settings, plan->child_agent, &plan->row).context_window;
+    fr.max_tokens = fork_token_limit(window, effective_reserve(settings.compaction, window));
     auto forked = write_fork(*cfg->files, fr);
     if (!forked.ok()) return void(rp.deliver(refused(plan->child_key, forked.error())));
     mode = std::string(fork_mode_name(forked->mode));

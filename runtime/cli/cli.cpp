@@ -36,6 +36,7 @@ int run_cli(int argc, char** argv, const cli_io& io, const std::vector<command_a
   add_status_command(app, st);
   add_security_commands(app, st);
   add_config_commands(app, st);
+  add_models_commands(app, st);
   for (auto add : extra) add(app, st);
   try {
     app.parse(argc, argv);

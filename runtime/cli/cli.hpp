@@ -63,5 +63,6 @@ void add_sessions_commands(CLI::App& app, cli_state& st);  // sessions, sessions
 void add_status_command(CLI::App& app, cli_state& st);
 void add_security_commands(CLI::App& app, cli_state& st);  // security audit
 void add_config_commands(CLI::App& app, cli_state& st);    // config show|check
+void add_models_commands(CLI::App& app, cli_state& st);    // models list|status [--probe]
 
 }  // namespace sessionrt::runtime

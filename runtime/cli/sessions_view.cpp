@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "actors/session/session_model.hpp"
 #include "actors/router/session_key.hpp"
 #include "runtime/cli/offline_stores.hpp"
 
@@ -33,18 +34,19 @@ std::string_view session_kind(std::string_view key, const session_entry& entry) 
 std::string display_model(const session_entry& e, const actors::runtime_settings& s) {
   if (auto m = e.model_override(); m && !m->empty()) return std::string(*m);
   if (auto m = e.model(); m && !m->empty()) return std::string(*m);
-  return s.model.model;
+  return actors::default_model(s).model;
 }
 
 std::string display_provider(const session_entry& e, const actors::runtime_settings& s) {
   if (auto p = e.provider_override(); p && !p->empty()) return std::string(*p);
   if (auto p = e.model_provider(); p && !p->empty()) return std::string(*p);
-  return s.model.provider;
+  return actors::default_model(s).provider;
 }
 
 std::int64_t context_tokens_of(const session_entry& e, const actors::runtime_settings& s) {
   if (auto c = e.context_tokens(); c && *c > 0) return *c;
-  return s.model.context_window > 0 ? s.model.context_window : 200000;
+  const std::int64_t window = actors::default_model(s).context_window;
+  return window > 0 ? window : 200000;
 }
 
 namespace {
