@@ -4,9 +4,10 @@
 #include <cmath>
 #include <initializer_list>
 #include <limits>
-#include <regex>
 #include <string>
+#include <vector>
 
+#include "messages/js_regex.hpp"
 #include "messages/json_access.hpp"
 
 namespace sessionrt::actors {
@@ -34,21 +35,17 @@ bool contains_any(std::string_view text, std::initializer_list<std::string_view>
 
 std::string_view regex_window(std::string_view text) { return text.substr(0, std::min(text.size(), kRegexScanLimit)); }
 
-// One precompiled ECMAScript regex, matched (search) against lowercased text.
+// One precompiled JavaScript regex (no flags: the OpenClaw rules below match it against
+// lowercased text), searched in the first kRegexScanLimit bytes.
 class pattern {
  public:
-  explicit pattern(const char* source) : re_(source, std::regex::ECMAScript | std::regex::optimize) {}
-  bool found_in(std::string_view text) const {
-    auto w = regex_window(text);
-    return std::regex_search(w.begin(), w.end(), re_);
-  }
-  bool search(std::string_view text, std::match_results<std::string_view::const_iterator>& m) const {
-    auto w = regex_window(text);
-    return std::regex_search(w.begin(), w.end(), m, re_);
-  }
+  explicit pattern(const char* source) : re_(js_regex::literal(source)) {}
+  bool found_in(std::string_view text) const { return re_.search(regex_window(text)); }
+  // The leftmost match in the window (offsets valid for `text`, which starts the window).
+  std::optional<js_match> find(std::string_view text) const { return re_.find(regex_window(text)); }
 
  private:
-  std::regex re_;
+  js_regex re_;
 };
 
 // --- OpenClaw failover classifiers (src/agents/failover/message-patterns.ts, 2026.9.6) ---
@@ -164,26 +161,55 @@ bool chinese_overflow_phrase(std::string_view raw) {
   return contains_any(raw, {"上下文过长", "上下文超出", "上下文长度超", "超出最大上下文", "请压缩上下文"});
 }
 
-// --- pi-ai OVERFLOW_PATTERNS ---
+// --- pi-ai 0.73.1 dist/utils/overflow.js, verbatim (each /.../i, on the whole raw text) ---
 
-bool pi_overflow_pattern(std::string_view lower_untrimmed) {
-  static const pattern re(
-      R"(input token count.*exceeds the maximum|maximum prompt length is \d+|maximum context length is \d+ tokens)"
-      R"(|exceeds the limit of \d+|too large for model with \d+ maximum context length)"
-      R"(|prompt too long; exceeded (?:max )?context length|context[_ ]length[_ ]exceeded)"
-      R"(|^4(?:00|13)\s*(?:status code)?\s*\(no body\))");
-  return contains_any(lower_untrimmed,
-                      {"prompt is too long", "request_too_large", "input is too long for requested model",
-                       "exceeds the context window", "reduce the length of the messages",
-                       "exceeds the available context size", "greater than the context length",
-                       "context window exceeds limit", "exceeded model token limit", "model_context_window_exceeded",
-                       "too many tokens", "token limit exceeded"}) ||
-         re.found_in(lower_untrimmed);
+std::vector<js_regex> compile_all_i(std::initializer_list<const char*> sources) {
+  std::vector<js_regex> out;
+  for (const char* source : sources) out.push_back(js_regex::literal(source, "i"));
+  return out;
 }
 
-bool pi_non_overflow_pattern(std::string_view lower_untrimmed) {
-  static const pattern re(R"(^(?:throttling error|service unavailable):)");
-  return contains_any(lower_untrimmed, {"rate limit", "too many requests"}) || re.found_in(lower_untrimmed);
+bool any_matches(const std::vector<js_regex>& patterns, std::string_view text) {
+  return std::any_of(patterns.begin(), patterns.end(), [&](const js_regex& re) { return re.search(text); });
+}
+
+// OVERFLOW_PATTERNS.
+bool pi_overflow_pattern(std::string_view text) {
+  static const std::vector<js_regex> patterns = compile_all_i({
+      R"(prompt is too long)",                                  // Anthropic token overflow
+      R"(request_too_large)",                                   // Anthropic request byte-size overflow (HTTP 413)
+      R"(input is too long for requested model)",               // Amazon Bedrock
+      R"(exceeds the context window)",                          // OpenAI (Completions & Responses API)
+      R"(input token count.*exceeds the maximum)",              // Google (Gemini)
+      R"(maximum prompt length is \d+)",                        // xAI (Grok)
+      R"(reduce the length of the messages)",                   // Groq
+      R"(maximum context length is \d+ tokens)",                // OpenRouter (all backends)
+      R"(exceeds the limit of \d+)",                            // GitHub Copilot
+      R"(exceeds the available context size)",                  // llama.cpp server
+      R"(greater than the context length)",                     // LM Studio
+      R"(context window exceeds limit)",                        // MiniMax
+      R"(exceeded model token limit)",                          // Kimi For Coding
+      R"(too large for model with \d+ maximum context length)", // Mistral
+      R"(model_context_window_exceeded)",                       // z.ai finish_reason surfaced as error text
+      R"(prompt too long; exceeded (?:max )?context length)",   // Ollama explicit overflow error
+      R"(context[_ ]length[_ ]exceeded)",                       // Generic fallback
+      R"(too many tokens)",                                     // Generic fallback
+      R"(token limit exceeded)",                                // Generic fallback
+      R"(^4(?:00|13)\s*(?:status code)?\s*\(no body\))",        // Cerebras: 400/413 with no body
+  });
+  return any_matches(patterns, text);
+}
+
+// NON_OVERFLOW_PATTERNS, checked first, plus OpenClaw's TPM hint ("tpm-rate-limit-hint" of
+// @openclaw/ai 2026.9.6): a tokens-per-minute limit is a rate limit, not an overflow.
+bool pi_non_overflow_pattern(std::string_view text) {
+  static const std::vector<js_regex> patterns = compile_all_i({
+      R"(^(Throttling error|Service unavailable):)",  // AWS Bedrock non-overflow errors
+      R"(rate limit)",                                 // Generic rate limiting
+      R"(too many requests)",                          // Generic HTTP 429 style
+      R"(\btpm\b|tokens per minute)",                  // OpenClaw: TPM rate limit
+  });
+  return any_matches(patterns, text);
 }
 
 std::string ascii_lower(std::string_view text) {
@@ -250,8 +276,7 @@ bool is_likely_context_overflow_error(std::string_view error_text) {
 }
 
 bool matches_pi_overflow_pattern(std::string_view error_text) {
-  std::string lower = ascii_lower(error_text);
-  return !pi_non_overflow_pattern(lower) && pi_overflow_pattern(lower);
+  return !pi_non_overflow_pattern(error_text) && pi_overflow_pattern(error_text);
 }
 
 bool is_context_overflow(const boost::json::object& assistant_message, std::int64_t context_window) {
@@ -281,16 +306,17 @@ std::optional<std::int64_t> extract_observed_overflow_token_count(std::string_vi
   if (error_text.empty()) return std::nullopt;
   std::string lower = ascii_lower(error_text);
   std::string_view text(lower);
-  std::match_results<std::string_view::const_iterator> m;
   for (const auto& p : sums) {
-    if (!p.search(text, m)) continue;
-    auto left = parse_count(std::string_view(m[1].first, m[1].second));
-    auto right = parse_count(std::string_view(m[2].first, m[2].second));
+    auto m = p.find(text);
+    if (!m) continue;
+    auto left = parse_count(m->group(text, 1).value_or(""));
+    auto right = parse_count(m->group(text, 2).value_or(""));
     if (left && right && *left > 0 && *right >= 0) return to_count(*left + *right);
   }
   for (const auto& p : counts) {
-    if (!p.search(text, m)) continue;
-    auto count = parse_count(std::string_view(m[1].first, m[1].second));
+    auto m = p.find(text);
+    if (!m) continue;
+    auto count = parse_count(m->group(text, 1).value_or(""));
     if (count && *count > 0) return to_count(*count);
   }
   return std::nullopt;

@@ -9,10 +9,12 @@
 // - is_likely_context_overflow_error: the above, else a broad hint regex, excluding billing,
 //   rate-limit and "context window too small" messages (OpenClaw `isLikelyContextOverflowError`).
 // - matches_pi_overflow_pattern / is_context_overflow: pi-ai 0.73.1 `isContextOverflow`
-//   (OVERFLOW_PATTERNS minus throttling/rate-limit, silent overflow, length-stop overflow).
+//   (OVERFLOW_PATTERNS minus throttling/rate-limit, silent overflow, length-stop overflow), its
+//   regexes verbatim, plus OpenClaw's TPM hint (`\btpm\b|tokens per minute`) as a rate limit.
 // - extract_observed_overflow_token_count: OpenClaw 2026.9.6's patterns (sum patterns first).
-// Regexes are compiled once; they look at the first kRegexScanLimit bytes of the text only
-// (substring rules see all of it), which bounds the cost of a huge error body.
+// All regexes are JavaScript regexes run by PCRE2 (messages/js_regex.hpp), compiled once. The
+// OpenClaw ones look at the first kRegexScanLimit bytes of the text only (substring rules see
+// all of it), which bounds the cost of a huge error body; pi-ai's see the whole text, as in pi.
 #pragma once
 #include <boost/json.hpp>
 #include <cstddef>

@@ -1,10 +1,11 @@
 // silent_reply: recognizing the NO_REPLY token in model replies [R§7.3], SPEC §4.
-// Pure functions on UTF-8 text (invalid bytes are treated as ordinary non-space,
+// Pure functions on UTF-8 text (invalid bytes are treated as U+FFFD: non-space,
 // non-punctuation characters); no CAF, no I/O, nothing throws.
 // The predicates and strippers behave as OpenClaw's src/auto-reply/tokens.ts, matched
-// against the installed build dist/tokens-BTKQYTUd.mjs (openclaw 2026.9.6): "whitespace" is
-// JavaScript's \s / trim() set, punctuation is Unicode \p{P}, "letter or number" is
-// [\p{L}\p{N}] (tables generated from the Node runtime OpenClaw runs on; see the .cpp).
+// against the installed build dist/tokens-BTKQYTUd.mjs (openclaw 2026.9.6), and run its
+// JavaScript regexes through messages/js_regex (PCRE2): "whitespace" is JavaScript's \s /
+// trim() set, punctuation is Unicode \p{P}, "letter or number" is [\p{L}\p{N}] (PCRE2's
+// Unicode 14 tables; Node's are Unicode 17, so characters assigned since are neither).
 // silent_reply_filter is this runtime's streaming gate built from those rules.
 #pragma once
 #include <cstddef>

@@ -170,3 +170,100 @@ TEST_CASE("overflow detection stays bounded on a huge error body") {
   std::string noise(2 * 1024 * 1024, 'x');
   CHECK_FALSE(is_likely_context_overflow_error(noise));
 }
+
+namespace {
+// pi-ai 0.73.1 OVERFLOW_PATTERNS, each with a provider message it is there for (the messages
+// of overflow.js's comments, completed as the providers send them). Node 20 running pi-ai's
+// isContextOverflow({stopReason:"error", errorMessage}, 200000) says true for every one.
+const char* const kPiOverflowMessages[] = {
+    "prompt is too long: 213462 tokens > 200000 maximum",                                       // Anthropic
+    R"(413 {"error":{"type":"request_too_large","message":"Request exceeds the maximum size"}})",  // Anthropic 413
+    "ValidationException: Input is too long for requested model.",                             // Amazon Bedrock
+    "Your input exceeds the context window of this model. Please adjust your input and try again.",  // OpenAI
+    "The input token count (1196265) exceeds the maximum number of tokens allowed (1048575).",  // Google
+    "This model's maximum prompt length is 131072 but the request contains 537812 tokens.",     // xAI
+    "Please reduce the length of the messages or completion.",                                  // Groq
+    "This endpoint's maximum context length is 128000 tokens. However, you requested about 150000 tokens.",  // OpenRouter
+    "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.",  // OpenAI chat
+    "prompt token count of 200000 exceeds the limit of 128000",                                 // GitHub Copilot
+    "the request exceeds the available context size, try increasing it",                       // llama.cpp
+    "tokens to keep from the initial prompt is greater than the context length",               // LM Studio
+    "invalid params, context window exceeds limit (2013)",                                      // MiniMax
+    "Your request exceeded model token limit: 262144 (requested: 300000)",                     // Kimi For Coding
+    "Prompt contains 140000 tokens and 0 draft tokens, too large for model with 131072 maximum context length",  // Mistral
+    "Unhandled stop reason: model_context_window_exceeded",                                     // z.ai
+    "prompt too long; exceeded max context length by 100 tokens",                              // Ollama
+    "prompt too long; exceeded context length by 100 tokens",                                  // Ollama
+    "context_length_exceeded",                                                                  // generic
+    "Error: Context Length Exceeded",                                                           // generic
+    "Request contains too many tokens",                                                         // generic
+    "Token limit exceeded for this request",                                                    // generic
+    "400 status code (no body)",                                                                // Cerebras
+    "413 (no body)",                                                                            // Cerebras
+    "400(no body)",                                                                             // Cerebras
+    "PROMPT IS TOO LONG",                                                                       // /i
+};
+
+// Messages no pi-ai pattern takes as an overflow: rate limits first (pi-ai's own exclusions, and
+// OpenClaw's TPM hint, which pi-ai 0.73.1 itself lacks: the last two rows are true in pi-ai),
+// then near misses of the patterns.
+const char* const kPiNotOverflowMessages[] = {
+    "rate limit exceeded: too many tokens per minute",
+    "Throttling error: Too many tokens, please wait before trying again.",
+    "Service unavailable: context_length_exceeded",
+    "429 Too Many Requests: token limit exceeded",
+    "HTTP 400 (no body)",   // the Cerebras pattern is anchored at the start
+    " 400 (no body)",
+    "500 (no body)",
+    "Internal server error",
+    "maximum context length is unknown",
+    "exceeds the limit of tokens",
+    "Too many tokens per minute, please slow down",  // TPM hint (pi-ai 0.73.1: true)
+    "TPM limit reached: too many tokens",            // TPM hint (pi-ai 0.73.1: true)
+};
+}  // namespace
+
+TEST_CASE("pi-ai overflow patterns: each provider message matches, rate limits do not") {
+  for (const char* text : kPiOverflowMessages) {
+    INFO(text);
+    CHECK(matches_pi_overflow_pattern(text));
+    CHECK(is_context_overflow(assistant("error", 0, 0, 0, std::string(text)), 200000));
+    CHECK(is_context_overflow(assistant("error", 0, 0, 0, std::string(text)), 0));
+  }
+  for (const char* text : kPiNotOverflowMessages) {
+    INFO(text);
+    CHECK_FALSE(matches_pi_overflow_pattern(text));
+    CHECK_FALSE(is_context_overflow(assistant("error", 0, 0, 0, std::string(text)), 200000));
+  }
+  // The whole text is searched, however long, as pi-ai does.
+  std::string body(1024 * 1024, 'x');
+  body += "\nThis model's maximum context length is 128000 tokens.";
+  CHECK(matches_pi_overflow_pattern(body));
+  CHECK_FALSE(matches_pi_overflow_pattern(body + " (rate limit)"));
+}
+
+TEST_CASE("is_context_overflow: silent overflow checks at their boundaries") {
+  constexpr std::int64_t window = 200000;
+  // stop: input + cacheRead > window.
+  CHECK(is_context_overflow(assistant("stop", 200001, 0, 50), window));
+  CHECK(is_context_overflow(assistant("stop", 100000, 100001, 50), window));
+  CHECK_FALSE(is_context_overflow(assistant("stop", 200000, 0, 50), window));
+  CHECK_FALSE(is_context_overflow(assistant("stop", 100000, 100000, 0), window));
+  // length with no output: input + cacheRead >= 0.99 * window (198000 of 200000).
+  CHECK(is_context_overflow(assistant("length", 198000, 0, 0), window));
+  CHECK(is_context_overflow(assistant("length", 98000, 100000, 0), window));
+  CHECK(is_context_overflow(assistant("length", 250000, 0, 0), window));
+  CHECK_FALSE(is_context_overflow(assistant("length", 197999, 0, 0), window));
+  CHECK_FALSE(is_context_overflow(assistant("length", 97999, 100000, 0), window));
+  CHECK_FALSE(is_context_overflow(assistant("length", 198000, 0, 1), window));
+  // 0.99 * 1000 = 990 (a window where the product is not a whole number of tokens: 0.99 * 999).
+  CHECK(is_context_overflow(assistant("length", 990, 0, 0), 1000));
+  CHECK_FALSE(is_context_overflow(assistant("length", 989, 0, 0), 1000));
+  CHECK(is_context_overflow(assistant("length", 990, 0, 0), 999));   // 990 >= 989.01
+  CHECK_FALSE(is_context_overflow(assistant("length", 989, 0, 0), 999));
+  // Other stop reasons never overflow by usage; an unknown window checks the text only.
+  CHECK_FALSE(is_context_overflow(assistant("error", 300000, 0, 0), window));
+  CHECK_FALSE(is_context_overflow(assistant("toolUse", 300000, 0, 0), window));
+  CHECK_FALSE(is_context_overflow(assistant("length", 300000, 0, 0), 0));
+  CHECK_FALSE(is_context_overflow(assistant("stop", 300000, 0, 0), 0));
+}

@@ -329,3 +329,64 @@ TEST_CASE("streaming delivers what the final verdict delivers, however it is chu
     }
   }
 }
+
+namespace {
+std::string repeated(std::string_view piece, std::size_t n) {
+  std::string out;
+  out.reserve(piece.size() * n);
+  for (std::size_t k = 0; k < n; ++k) out += piece;
+  return out;
+}
+}  // namespace
+
+TEST_CASE("long adversarial replies: OpenClaw's answers, in linear time") {
+  // Expected values from openclaw 2026.9.6's tokens module under Node. The regexes that end in a
+  // lookbehind in JavaScript (trailing tokens, trailing punctuation) start only where a match
+  // can start, and the reasoning-block regex repeats a plain class, so none of these is slow.
+  const std::string many_then_x = repeated("NO_REPLY ", 20000) + "x";
+  CHECK_FALSE(is_silent_reply_text(many_then_x));
+  CHECK_FALSE(is_silent_reply_payload_text(many_then_x));
+  CHECK_FALSE(starts_with_silent_token(many_then_x));
+  CHECK(strip_silent_token(many_then_x) == many_then_x);
+  CHECK(strip_leading_silent_token(many_then_x) == "x");
+
+  const std::string many = repeated("NO_REPLY ", 20000);
+  CHECK(is_silent_reply_text(many));
+  CHECK(strip_silent_token(many).empty());
+  CHECK(final_reply_verdict(many).silent);
+
+  const std::string x_then_many = "x" + repeated(" NO_REPLY", 20000);
+  CHECK(strip_silent_token(x_then_many) == "x");
+  CHECK(final_reply_verdict(x_then_many).text == "x");
+
+  const std::string glued_then_many = "xNO_REPLY" + repeated("\nNO_REPLY", 20000);
+  CHECK(strip_silent_token(glued_then_many) == "xNO_REPLY");
+
+  const std::string unclosed_think = "<think>" + repeated("a ", 300000) + "NO_REPLY";
+  CHECK_FALSE(is_silent_reply_payload_text(unclosed_think));
+  CHECK(strip_silent_token(unclosed_think).size() == unclosed_think.size() - 9);
+
+  const std::string spaces_x = std::string(200000, ' ') + "x";
+  CHECK(strip_silent_token(spaces_x) == "x");
+  CHECK_FALSE(is_silent_reply_text(spaces_x));
+
+  const std::string bangs = std::string(200000, '!') + "NO_REPLY" + std::string(200000, '!');
+  CHECK(is_silent_reply_text(bangs));
+  CHECK(strip_silent_token(bangs) == bangs);
+  const std::string bangs_x = std::string(200000, '!') + "x";
+  CHECK_FALSE(is_silent_reply_text(bangs_x));
+
+  const std::string stars = std::string(100000, '*') + "NO_REPLY";
+  CHECK(is_silent_reply_text(stars));
+  CHECK(strip_silent_token(stars).empty());
+}
+
+TEST_CASE("invalid UTF-8 in a reply is an ordinary character (U+FFFD) to the token rules") {
+  CHECK_FALSE(is_silent_reply_text("NO_REPLY\xff"));
+  CHECK_FALSE(is_silent_reply_text("\xffNO_REPLY"));
+  CHECK(strip_silent_token("ok\xff NO_REPLY") == "ok\xff");
+  CHECK(strip_silent_token("ok\xffNO_REPLY") == "ok\xffNO_REPLY");
+  CHECK(strip_leading_silent_token("NO_REPLY\n\xfe hi") == "\xfe hi");
+  CHECK_FALSE(starts_with_silent_token("NO_REPLY\xff"));  // U+FFFD is no letter or number
+  CHECK(final_reply_verdict("\xc3 NO_REPLY").text == "\xc3");
+}
