@@ -107,6 +107,7 @@ struct runtime_settings {
   bool heartbeat_isolated_session = false;
   compaction_settings compaction;       // compaction.*
   std::string compaction_provider;      // compaction.provider: id of a registered provider ("" = built-in)
+  std::string compaction_model;         // compaction.model: "provider/model" for summaries ("" = the session's)
   memory_flush_settings memory_flush;   // compaction.memoryFlush.*
   pressure_config pressure;             // context.pressureFractions
   queue_settings queue;                 // messages.queue.*

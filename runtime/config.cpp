@@ -1132,6 +1132,8 @@ constexpr config_key<runtime_settings> compaction_keys[] = {
      }},
     {"provider",
      [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.compaction_provider, read_string(v, p)); }},
+    {"model",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.compaction_model, read_string(v, p)); }},
     {"memoryFlush",
      [](const auto& v, const auto& p, auto& t, auto& st) {
        return read_keys(v, p, memory_flush_keys, t.memory_flush, st);
@@ -1398,6 +1400,7 @@ bj::object compaction_json(const runtime_settings& s) {
                  {"midTurnPrecheck", bj::object{{"enabled", c.mid_turn_precheck}}}};
   if (c.max_active_transcript_bytes) out["maxActiveTranscriptBytes"] = size_value(*c.max_active_transcript_bytes);
   if (!s.compaction_provider.empty()) out["provider"] = s.compaction_provider;
+  if (!s.compaction_model.empty()) out["model"] = s.compaction_model;
   out["memoryFlush"] = bj::object{{"enabled", flush.enabled},
                                   {"softThresholdTokens", flush.soft_threshold_tokens},
                                   {"forceFlushTranscriptBytes", flush.force_flush_transcript_bytes},

@@ -156,6 +156,8 @@
 //   compaction.truncateAfterCompaction      bool           false         rotate to a successor transcript
 //   compaction.maxActiveTranscriptBytes     bytes >= 1     unset         compact before a turn at this size
 //   compaction.provider                     string         ""            id of a registered compaction provider
+//   compaction.model                        string         ""            "provider/model" (or an alias) that writes
+//                                                                        the built-in summaries; "" = the session's
 //                                                                        (warned unless truncateAfterCompaction)
 //   compaction.midTurnPrecheck.enabled      bool           false         runners may ask mid-turn whether the
 //                                                                        context still fits (model_request::precheck)

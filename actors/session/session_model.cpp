@@ -110,6 +110,20 @@ std::string agent_of_key(std::string_view key) {
   return parsed ? parsed->agent_id : std::string(default_agent_id);
 }
 
+// The agent's fallbacks as "provider/model", without duplicates and without `self`.
+static std::vector<std::string> fallback_labels(const runtime_settings& s, std::string_view agent_id, const session_model& self) {
+  std::vector<std::string> out;
+  const std::string own = model_label(self.provider, self.model);
+  for (const auto& f : fallbacks_of(s, agent_id)) {
+    auto ref = resolve_model_ref(s, f, self.provider);
+    if (!ref) continue;
+    std::string label = model_label(ref->provider, ref->model);
+    if (same_ci(label, own)) continue;
+    if (std::find(out.begin(), out.end(), label) == out.end()) out.push_back(std::move(label));
+  }
+  return out;
+}
+
 session_model default_model(const runtime_settings& s, std::string_view agent_id) {
   session_model out;
   const model_choice& choice = choice_of(s, agent_id);
@@ -121,14 +135,7 @@ session_model default_model(const runtime_settings& s, std::string_view agent_id
     out.model = s.model.model;
   }
   describe(s, out);
-  for (const auto& f : fallbacks_of(s, agent_id)) {
-    auto ref = resolve_model_ref(s, f, out.provider);
-    if (!ref) continue;
-    std::string label = model_label(ref->provider, ref->model);
-    if (same_ci(label, model_label(out.provider, out.model))) continue;
-    if (std::find(out.fallbacks.begin(), out.fallbacks.end(), label) == out.fallbacks.end())
-      out.fallbacks.push_back(std::move(label));
-  }
+  out.fallbacks = fallback_labels(s, agent_id, out);
   return out;
 }
 
@@ -150,8 +157,7 @@ session_model resolve_session_model(const runtime_settings& s, std::string_view 
   }
   out.described = false;
   describe(s, out);
-  const std::string self = model_label(out.provider, out.model);
-  std::erase_if(out.fallbacks, [&](const std::string& f) { return same_ci(f, self); });
+  out.fallbacks = fallback_labels(s, agent_id, out);
   return out;
 }
 

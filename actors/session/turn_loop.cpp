@@ -479,7 +479,15 @@ task<result<compaction_outcome>> session_core::compact(std::string reason, std::
     fx.events.push_back(event(payloads::compaction_started{reason}));
   }
   if (!io_) co_return result<compaction_outcome>(errc::unsupported, "no model runner is registered");
-  compaction_env env{deps_->files, deps_->time, deps_->settings, io_, deps_->providers, deps_->ids, model()};
+  // compaction.model writes the summary when set; the session's window decides what fits.
+  session_model summarizer = model();
+  if (const auto ref = resolve_model_ref(*deps_->settings, deps_->settings->compaction_model, summarizer.provider)) {
+    const session_model chosen = model_of(*deps_->settings, ref->provider, ref->model);
+    summarizer.provider = chosen.provider;
+    summarizer.model = chosen.model;
+    summarizer.api = chosen.api;
+  }
+  compaction_env env{deps_->files, deps_->time, deps_->settings, io_, deps_->providers, deps_->ids, summarizer};
   session_entry next = *row_;
   // A named request: GCC 12 destroys a braced temporary inside a co_await expression twice.
   const compaction_request what{reason, instructions, key_};

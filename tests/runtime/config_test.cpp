@@ -1067,3 +1067,11 @@ TEST_CASE("config: maxToolIterations, retry, api names, compat and input values"
     CHECK(error.message() == c.message);
   }
 }
+
+TEST_CASE("config: compaction.model names the model that writes summaries", "[config]") {
+  auto s = load_ok(R"({"compaction": {"model": "ollama/qwen3:8b"}})").settings;
+  CHECK(s.compaction_model == "ollama/qwen3:8b");
+  CHECK(load_ok("{}").settings.compaction_model.empty());
+  auto shown = settings_to_json(s);
+  CHECK(shown.at("compaction").at("model") == "ollama/qwen3:8b");
+}

@@ -327,8 +327,9 @@ TEST_CASE("provider turns: /stop mid-stream closes the connection the server str
 
 TEST_CASE("provider turns: an overflow 400 compacts the session and a shorter request succeeds", "[providers]") {
   testing::fake_provider_process fake;
-  auto s = settings_for(fake, "anthropic-messages", {"overflow:4"}, "overflow:4");
+  auto s = settings_for(fake, "anthropic-messages", {"overflow:4", "echo"}, "overflow:4");
   s.compaction.keep_recent_tokens = 1;  // compaction keeps only the newest turn
+  s.compaction_model = "fake/echo";     // the summary is written by another model
   provider_harness h(s);
   REQUIRE(h.send("one").st.ok());       // 1 message: short enough
   REQUIRE(h.send("two").st.ok());       // 3 messages
@@ -336,4 +337,14 @@ TEST_CASE("provider turns: an overflow 400 compacts the session and a shorter re
   REQUIRE(out.st.ok());
   CHECK(h.of("compaction.completed").size() >= 1);
   CHECK(h.of("overflow.recovered").size() == 1);
+  // The summary request went to compaction.model; the turns to the session's model.
+  int summaries = 0, turns = 0;
+  const bj::value requests = fake.get("/__requests");
+  for (const auto& r : requests.as_array()) {
+    const auto model = json::get_string(r.as_object(), "model").value_or("");
+    summaries += model == "echo";
+    turns += model == "overflow:4";
+  }
+  CHECK(summaries >= 1);
+  CHECK(turns == 4);  // one, two, three (overflow), three again
 }
