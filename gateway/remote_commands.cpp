@@ -304,7 +304,8 @@ void add_remote_commands(CLI::App& app, runtime::cli_state& st) {
 
   auto so = std::make_shared<send_options>();
   auto* s = app.add_subcommand("send", "Send a message to a session and stream the reply to stdout (through the running "
-                                       "gateway; without one, in-process on the files with the built-in simulated model)");
+                                       "gateway; without one, in-process on the files with the config's model, or the "
+                                       "built-in simulated model when none is configured)");
   add_link_options(s, *so);
   s->add_option("--timeout", so->timeout_s, "Seconds to wait for the reply (default 600)")->check(CLI::PositiveNumber);
   s->add_option("message", so->words, "The message")->required();

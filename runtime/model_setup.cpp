@@ -19,9 +19,10 @@ std::string describe_model(const actors::runtime_settings& s, const std::string&
   if (!p) return fmt::format("{}: provider {} is not configured (models.providers)", ref, provider);
   const std::string api = actors::api_of(*p, m);
   std::string where = p->base_url.empty() ? "its public endpoint" : p->base_url;
-  std::string key = p->api_key_source.empty() ? "no apiKey"
-                    : p->api_key.empty()      ? "apiKey " + p->api_key_source + " is empty"
-                                              : "key from " + p->api_key_source;
+  std::string key = p->api_key_source.empty()        ? "no apiKey"
+                    : p->api_key.empty()             ? "apiKey " + p->api_key_source + " is empty"
+                    : p->api_key_source == "literal" ? "key written in the config"
+                                                     : "key from " + p->api_key_source;
   std::string line = fmt::format("{}: {} at {}, {}", ref, api.empty() ? "no api" : api, where, key);
   if (m)
     line += fmt::format(", window {} tokens", m->effective_window());

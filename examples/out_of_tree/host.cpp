@@ -1,6 +1,9 @@
 // host: the smallest program that embeds an installed sessionrt. It starts a runtime on a fresh
 // temporary state dir with the simulated model, sends one direct message, and checks that the
 // turn succeeded with a non-empty reply. Exit 0 then; otherwise 1 with the reason on stderr.
+// Then it asks for the config's model runner (none is configured: the built-in provider runners
+// link and say so) and runs the gateway on the same state dir for a moment (port 0), so the
+// installed package is shown to carry the providers and the gateway too.
 // The state dir is removed at the end either way.
 #include <cstdlib>
 #include <filesystem>
@@ -8,6 +11,8 @@
 #include <memory>
 #include <string>
 
+#include "gateway/gateway_server.hpp"
+#include "runtime/model_setup.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/simulated_model.hpp"
 #include "storage/system_clock.hpp"
@@ -40,6 +45,19 @@ int run(const std::string& state) {
   if (!out.reply || out.reply->empty()) return fail("the turn gave no reply text");
   if (!stopped.ok()) return fail("stop failed: " + stopped.to_string());
   std::cout << "host: " << out.session_key << " replied: " << *out.reply << "\n";
+
+  auto setup = runtime::runner_for_config(opt.settings);
+  if (!setup.ok()) return fail("runner_for_config: " + setup.error().to_string());
+  if (setup->runner || setup->said.empty()) return fail("no model is configured, yet a runner was made");
+  std::cout << "host: " << setup->said.front() << "\n";
+  gateway::gateway_options g;
+  g.runtime.settings.state_dir = state;
+  g.port = 0;
+  g.token = "host-check";
+  auto gw = gateway::gateway_server::start(std::move(g));
+  if (!gw.ok()) return fail("gateway start failed: " + gw.error().to_string());
+  std::cout << "host: a gateway listened on " << (*gw)->url() << "\n";
+  if (status s = (*gw)->stop(); !s.ok()) return fail("gateway stop failed: " + s.to_string());
   return 0;
 }
 
