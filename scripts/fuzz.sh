@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (build-fuzz/) and runs each one for a while on a seed
-# corpus made from tests/vectors. A crash fails the script and leaves the input in build-fuzz/.
+# corpus made from tests/vectors (tests/vectors/sse for the provider streams). A crash fails the script and leaves the input in build-fuzz/.
 #   scripts/fuzz.sh [--seconds N]     (default 30 per target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +14,8 @@ for t in $targets; do
   corpus=build-fuzz/corpus-$t
   mkdir -p "$corpus"
   cp tests/vectors/*.json* "$corpus/" 2>/dev/null || true
+  # Provider streams as the fake providers send them (a piece-size byte, then the body).
+  if [ "$t" = fuzz_provider_stream ]; then cp tests/vectors/sse/*.sse "$corpus/"; fi
   echo "[fuzz] $t for ${seconds}s"
   (cd build-fuzz && "./fuzz/$t" -max_total_time="$seconds" -print_final_stats=1 "corpus-$t" 2>"$t.log") || {
     tail -40 "build-fuzz/$t.log"; echo "[fuzz] $t FAILED (see build-fuzz/$t.log)"; exit 1; }

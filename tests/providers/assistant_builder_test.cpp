@@ -67,7 +67,7 @@ TEST_CASE("builder: thinkingSignature is kept empty for Anthropic, absent elsewh
   CHECK(sessionrt::json::to_compact(g.finish(1).at("content")) == R"([{"type":"thinking","thinking":"x"}])");
 }
 
-TEST_CASE("builder: stop with tool calls becomes toolUse; errors carry their message", "[wire]") {
+TEST_CASE("builder: stop with tool calls becomes toolUse, and errors carry their message", "[wire]") {
   assistant_builder b("openai-completions", "local", "m", {});
   b.open_tool_call("call_1", "read");
   CHECK(b.stop_reason() == "stop");
@@ -95,7 +95,7 @@ TEST_CASE("builder: stop with tool calls becomes toolUse; errors carry their mes
   CHECK(len.finish(0).at("stopReason") == "length");
 }
 
-TEST_CASE("builder: zero cost table gives zero costs; totals add up", "[wire]") {
+TEST_CASE("builder: zero cost table gives zero costs, and totals add up", "[wire]") {
   assistant_builder b("openai-completions", "local", "m", {});
   b.usage() = {10, 5, 0, 0};
   const auto m = b.finish(0);

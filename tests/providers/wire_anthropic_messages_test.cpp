@@ -346,7 +346,7 @@ TEST_CASE("anthropic-messages: a stream cut before message_stop has not ended", 
   CHECK_FALSE(decode(s, ev("ping", R"({"type":"ping"})")).ended);
 }
 
-TEST_CASE("anthropic-messages: unknown events, blocks and deltas are skipped; bad JSON fails", "[wire]") {
+TEST_CASE("anthropic-messages: unknown events, blocks and deltas are skipped, and bad JSON fails", "[wire]") {
   setup s;
   const std::string body =
       ev("message_start", R"({"type":"message_start","message":{"id":"m","usage":{"input_tokens":1,"output_tokens":0}}})") +

@@ -266,7 +266,7 @@ TEST_CASE("provider turns: a refused connection and a bad key go to the fallback
   CHECK(std::string(json::get_string(fallbacks[1].data, "reason").value_or("")).find("wrong") == std::string::npos);
 }
 
-TEST_CASE("provider turns: a failure mid-stream fails the turn with the provider's text; the next message works",
+TEST_CASE("provider turns: a failure mid-stream fails the turn with the provider's text, and the next message works",
           "[providers]") {
   testing::fake_provider_process fake;
   for (const char* model : {"reset-mid-stream", "truncated", "overloaded-stream"}) {
