@@ -11,7 +11,8 @@
 // What the runtime owns and what the runner may keep:
 //   - `request` is shared and immutable; the runner may hold it as long as it likes.
 //   - on_text pieces (streaming) may come from any thread, in order, before the completion;
-//     the pieces joined must equal the text of the completed message.
+//     the pieces joined must equal the text of the completed message — or, in a tool loop, the
+//     texts of the rounds reported through on_message followed by the completed message's.
 //   - `cancel` is set when the runtime gives up on the call (/stop, an interrupting message,
 //     model.timeoutMs, stop()). The runtime stops waiting at once: what the runner completes
 //     afterwards is ignored, and nothing of a cancelled reply is stored.

@@ -119,7 +119,9 @@ std::string format_status(const status_inputs& in) {
   const session_entry& e = in.entry ? *in.entry : empty;
   std::string provider(e.provider_override().value_or(e.model_provider().value_or(in.provider)));
   std::string model(e.model_override().value_or(e.model().value_or(in.model)));
-  const std::int64_t ctx = e.context_tokens().value_or(in.context_window > 0 ? in.context_window : 200000);
+  // The session's resolved model's window first: the row's contextTokens is what the last turn
+  // saw, stale after /new <model> or sessions.patch {model}.
+  const std::int64_t ctx = in.context_window > 0 ? in.context_window : e.context_tokens().value_or(200000);
   const std::int64_t total = e.total_tokens().value_or(0);
   const auto pct = std::min<std::int64_t>(999, std::llround(static_cast<double>(total) / static_cast<double>(ctx) * 100));
   std::string out;

@@ -348,3 +348,38 @@ TEST_CASE("provider turns: an overflow 400 compacts the session and a shorter re
   CHECK(summaries >= 1);
   CHECK(turns == 4);  // one, two, three (overflow), three again
 }
+
+TEST_CASE("provider turns: /new <alias> switches model, window and API, and the system prompt goes with it",
+          "[providers]") {
+  testing::fake_provider_process fake;
+  actors::runtime_settings s;
+  s.models.providers.push_back(provider_for(fake, "oc", "openai-completions", {"echo"}));
+  auto small = provider_for(fake, "an", "anthropic-messages", {"echo"});
+  small.models[0].context_window = 16000;
+  small.models[0].aliases = {"small"};
+  s.models.providers.push_back(small);
+  s.models.defaults.primary = "oc/echo";
+  s.prompts.defaults = "You are terse.";
+  provider_harness h(s);
+  REQUIRE(h.send("hi").st.ok());
+  CHECK(h.send("/status").command_output.find("/200k") != std::string::npos);
+  const std::string listed = h.send("/context list").command_output;
+  CHECK(listed.find("system prompt") != std::string::npos);
+  CHECK(listed.find("You are terse.") != std::string::npos);
+  const auto out = h.send("/new small hello again");
+  REQUIRE(out.st.ok());
+  REQUIRE(out.reply);
+  CHECK(out.reply->find("Echo: hello again") == 0);
+  const std::string status = h.send("/status").command_output;
+  CHECK(status.find("an/echo") != std::string::npos);
+  CHECK(status.find("/16.0k") != std::string::npos);
+  // The system prompt reached both APIs in their own places.
+  const bj::value requests = fake.get("/__requests");
+  const auto& all = requests.as_array();
+  REQUIRE(all.size() == 2);
+  const auto& first = all[0].as_object().at("body").as_object();
+  CHECK(json::get_string(first.at("messages").as_array()[0].as_object(), "content") == "You are terse.");
+  const auto& second = all[1].as_object().at("body").as_object();
+  CHECK(boost::json::serialize(second.at("system")).find("You are terse.") != std::string::npos);
+  CHECK(json::get_string(all[1].as_object(), "path") == "/v1/messages");
+}
