@@ -330,6 +330,14 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
   if (!cancelled()) co_await maybe_flush_memory(prompt_estimate, context_tokens_now, fx, out);
   if (!cancelled()) co_await maybe_compact_before_turn(prompt_estimate, context_tokens_now, fx);
   append_and_track(user, fx);
+  // Written (not yet synced) before the model runs: a process killed during a long call or a
+  // tool loop still has the user's message, and below each round the loop finished.
+  if (transcript_)
+    if (status st = transcript_->flush(); !st.ok()) {
+      out.st = st;
+      finish_effects(fx, last_route_);
+      co_return out;
+    }
 
   // The request: the cached context, with this turn's runtime context in front of the last
   // (the user's) message — in the request only.
@@ -357,11 +365,17 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
     // A tool loop's finished rounds: appended to the transcript as they come (the actor calls
     // this between the runner's notes), into the context once the call gave it back.
     std::vector<boost::json::object> loop_messages;
-    req->on_message = [this, &fx, &loop_messages](boost::json::object message) {
+    status loop_error;
+    req->on_message = [this, &fx, &loop_messages, &loop_error](boost::json::object message) {
       if (!message.contains("timestamp")) message["timestamp"] = deps_->time->now_ms();
-      if (!transcript_) return;
+      if (!transcript_ || !loop_error.ok()) return;
       auto id = transcript_->append_message(message);
-      if (!id.ok()) return;  // reported by the commit that follows
+      status written = id.ok() ? transcript_->flush() : id.error();
+      if (!written.ok()) {
+        // The turn fails once the call returns; nothing after the failed line is kept.
+        loop_error = written.with_context("storing a tool-loop message");
+        return;
+      }
       if (wants(event_types::message_appended))
         fx.events.push_back(event(
             payloads::message_appended{*id, std::string(json::get_string(message, "role").value_or(""))}));
@@ -390,6 +404,7 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
     reply = co_await call_model(req);
     if (moved) restore_context(req, saved_last);
     for (auto& done : loop_messages) context_.emplace_back(std::move(done));
+    if (!loop_error.ok()) reply = loop_error;
     if (req->steering) {
       // What the runner took is the user's, stored ahead of the reply; what it did not take
       // waits as a follow-up (the actor re-queues it).
