@@ -31,6 +31,8 @@
 #include <filesystem>
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <ostream>
 #include <random>
 #include <set>
 
@@ -117,7 +119,18 @@ std::string text_of(const bj::object& m) {
 struct shape {
   std::size_t messages = 0, complete_turns = 0, cut_turns = 0, rounds = 0, error_results = 0;
   std::size_t unanswered_calls = 0;  // tool calls of a cut turn's last round without a result
+  shape& operator+=(const shape& o) {
+    messages += o.messages, complete_turns += o.complete_turns, cut_turns += o.cut_turns, rounds += o.rounds;
+    error_results += o.error_results, unanswered_calls += o.unanswered_calls;
+    return *this;
+  }
 };
+
+std::ostream& operator<<(std::ostream& os, const shape& s) {
+  return os << s.messages << " messages, " << s.complete_turns << " complete turns, " << s.cut_turns
+            << " cut turns, " << s.rounds << " rounds, " << s.unanswered_calls << " unanswered calls, "
+            << s.error_results << " error results";
+}
 
 // Whole turns of whole rounds (see the top). A complete turn's final text is the fake's
 // "Tool results: ..." after 3 rounds (tools-3), or "Echo: ..." after none (echo).
@@ -174,9 +187,11 @@ void check_turns(const bj::array& msgs, shape& out) {
 }
 
 struct transcripts_report {
-  shape s;
+  shape s;  // summed over the files
   std::size_t files = 0, repaired = 0;
   std::vector<std::string> repairs;
+  std::map<std::string, shape> by_file;                           // by path
+  std::map<std::string, storage::repair_report> repair_by_file;  // by path, when repaired
 };
 
 // Every transcript of `dir` opened as a session opens it (repairing what a kill left), every
@@ -198,6 +213,7 @@ transcripts_report check_transcripts(const std::string& dir) {
     if (t->repair) {
       ++r.repaired;
       r.repairs.push_back(t->repair->summary());
+      r.repair_by_file[f.path().string()] = *t->repair;
     }
     t->file.reset();
     bj::array msgs;
@@ -213,28 +229,40 @@ transcripts_report check_transcripts(const std::string& dir) {
       msgs.push_back(*msg);
     }
     CHECK(header);
-    check_turns(msgs, r.s);
+    shape file;
+    check_turns(msgs, file);
+    r.s += file;
+    r.by_file[f.path().string()] = file;
   }
   return r;
 }
 
-// What a kill in the middle of a turn leaves when the runtime writes each message as it comes
-// (the lines are the transcript's own, from a turn that completed): the file cut inside its last
-// complete tool-loop turn, at `cut`:
+// What a kill in the middle of a tool-loop turn leaves, now that the runtime writes each message
+// as it comes (the user's before the model is called, each round when the runner reports it), at
+// points a real kill hits only by chance, plus a torn line a real kill rarely leaves. Made from
+// the transcript's own lines: the file cut inside its last complete tool-loop turn, at `kind`:
 //   0  after round 1's last toolResult, plus half of the next line (a torn tail: repair drops it)
 //   1  after round 2's assistant line (its toolResult never written: the request answers it)
 //   2  after the turn's user message
-// Returns false when the file has no complete tool-loop turn. (File repair, as OpenClaw's,
-// inserts results only for code-mode and delivery-mirror calls; the hygiene pipeline pairs the
-// rest in each request.)
-bool cut_last_tool_turn(const std::string& path, int cut) {
+// Everything after the cut is gone too (the next turn's user message and rounds, when the
+// child's next turn had begun). nullopt when the file has no complete tool-loop turn. (File
+// repair, as OpenClaw's, inserts results only for code-mode and delivery-mirror calls; the
+// hygiene pipeline pairs the rest in each request.)
+struct made_cut {
+  int kind = 0;
+  std::string kept;   // the whole lines left: the file once repair dropped the torn line
+  std::string torn;   // the torn tail after them (kind 0), or nothing
+  shape expected;     // what check_turns must find in the file after the cut
+};
+
+std::optional<made_cut> cut_last_tool_turn(const std::string& path, int kind) {
   const auto lines = testing::split_lines(testing::read_text(path));
-  // Message lines: their index and role; the last user message that starts a 3-round turn.
-  std::vector<std::pair<std::size_t, std::string>> msgs;
+  // Message lines: their index and message; the last user message that starts a 3-round turn.
+  std::vector<std::pair<std::size_t, bj::object>> msgs;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     auto o = json::parse_object(lines[i]);
     if (!o.ok() || json::get_string(*o, "type") != std::optional<std::string_view>("message")) continue;
-    if (const auto* m = json::get_object(*o, "message")) msgs.emplace_back(i, role_of(*m));
+    if (const auto* m = json::get_object(*o, "message")) msgs.emplace_back(i, *m);
   }
   // user, assistant, toolResult x2, assistant, toolResult, assistant, toolResult, assistant
   const std::vector<std::string> turn{"user",      "assistant",  "toolResult", "toolResult", "assistant",
@@ -242,24 +270,34 @@ bool cut_last_tool_turn(const std::string& path, int cut) {
   for (std::size_t k = msgs.size(); k-- > 0;) {
     if (k + turn.size() > msgs.size()) continue;
     bool match = true;
-    for (std::size_t j = 0; j < turn.size() && match; ++j) match = msgs[k + j].second == turn[j];
+    for (std::size_t j = 0; j < turn.size() && match; ++j) match = role_of(msgs[k + j].second) == turn[j];
     if (!match) continue;
+    made_cut c;
+    c.kind = kind;
+    // The turns before the cut one stay as they were; the cut one keeps what `kind` says.
+    bj::array earlier;
+    for (std::size_t j = 0; j < k; ++j) earlier.push_back(msgs[j].second);
+    check_turns(earlier, c.expected);
     std::size_t keep_through = 0;  // the last line kept whole
-    std::string torn;
-    if (cut == 0) {
+    shape cut_turn;
+    cut_turn.cut_turns = 1;
+    if (kind == 0) {
       keep_through = msgs[k + 3].first;
-      torn = lines[keep_through + 1].substr(0, lines[keep_through + 1].size() / 2);
-    } else if (cut == 1) {
+      c.torn = lines[keep_through + 1].substr(0, lines[keep_through + 1].size() / 2);
+      cut_turn.messages = 4, cut_turn.rounds = 1;  // user, assistant (2 calls), 2 toolResults
+    } else if (kind == 1) {
       keep_through = msgs[k + 4].first;
+      cut_turn.messages = 5, cut_turn.rounds = 2, cut_turn.unanswered_calls = 1;  // + round 2's assistant
     } else {
       keep_through = msgs[k].first;
+      cut_turn.messages = 1;  // the user's message
     }
-    std::string text;
-    for (std::size_t i = 0; i <= keep_through; ++i) text += lines[i] + "\n";
-    testing::write_text(path, text + torn);
-    return true;
+    c.expected += cut_turn;
+    for (std::size_t i = 0; i <= keep_through; ++i) c.kept += lines[i] + "\n";
+    testing::write_text(path, c.kept + c.torn);
+    return c;
   }
-  return false;
+  return std::nullopt;
 }
 
 actors::provider_config fake_provider(const testing::fake_provider_process& fake, const std::string& api) {
@@ -514,12 +552,14 @@ TEST_CASE("kill -9 mid tool loop keeps the turn's user message and the rounds it
   check_fake_saw_no_broken_rule(fake);
 }
 
-// What a kill mid-turn leaves when each message is written as it comes (the state the second
-// test asks for, made here from real transcripts, see cut_last_tool_turn), and what a tool-loop
-// turn that failed after some rounds leaves too: each conversation's last tool-loop turn cut
-// after round 1 with a torn line after it, inside round 2 (a toolCall without its result), or
-// after its user message. Repair takes the torn line, and a restart goes on from each with every
-// API: the hygiene pipeline and the wire format make requests the fake accepts.
+// What a kill mid-turn leaves, now that each message is written as it comes (the state the
+// second test checks, made here deterministically from real transcripts, see
+// cut_last_tool_turn), and what a tool-loop turn that failed after some rounds leaves too: each
+// conversation's last complete tool-loop turn cut after round 1 with a torn line after it, inside
+// round 2 (a toolCall without its result), or after its user message. Every file loads, repair
+// drops the torn line and nothing else, each file holds exactly the turns before the cut one plus
+// what the cut kept, and a restart goes on from each with every API: the hygiene pipeline and
+// the wire format make requests the fake accepts.
 TEST_CASE("kill -9 mid tool loop: a turn cut inside its rounds loads, and a restart goes on with every API") {
   testing::fake_provider_process fake;
   child_counts counts;
@@ -527,25 +567,50 @@ TEST_CASE("kill -9 mid tool loop: a turn cut inside its rounds loads, and a rest
     INFO("api " << api);
     testing::temp_dir dir;
     const std::string sessions_dir = dir.file("agents/main/sessions");
-    run_and_kill(dir.path(), fake, api, {"run", 0}, counts);  // every conversation has a whole turn
-    const auto before = check_transcripts(sessions_dir).s;
+    // Every conversation has a whole turn; the kill may have left the next one begun (its user
+    // message, maybe rounds): the cut drops that with the rest of the file after the cut.
+    run_and_kill(dir.path(), fake, api, {"run", 0}, counts);
+    const auto killed = check_transcripts(sessions_dir);
+    REQUIRE(killed.files == 3);
     std::vector<std::string> files;
-    for (const auto& f : std::filesystem::directory_iterator(sessions_dir)) {
-      const std::string name = f.path().filename().string();
-      if (name.size() > 6 && name.compare(name.size() - 6, 6, ".jsonl") == 0) files.push_back(f.path().string());
+    for (const auto& entry : killed.by_file) files.push_back(entry.first);  // sorted
+    std::map<std::string, made_cut> cuts;
+    for (const auto& f : files) {
+      INFO("transcript " << f << " after the kill: " << killed.by_file.at(f));
+      auto c = cut_last_tool_turn(f, static_cast<int>(cuts.size()));
+      REQUIRE(c);  // each conversation has a complete tool-loop turn to cut
+      CHECK(c->expected.cut_turns == 1);  // the turns before it are whole (one child, killed after them)
+      cuts.emplace(f, std::move(*c));
     }
-    std::sort(files.begin(), files.end());
-    int cut = 0;
-    for (const auto& f : files)
-      if (cut < 3 && cut_last_tool_turn(f, cut)) ++cut;
-    REQUIRE(cut == 3);  // 3 conversations, each with a complete tool-loop turn to cut
     const auto report = check_transcripts(sessions_dir);
     std::string repairs;
     for (const auto& line : report.repairs) repairs += line + "\n";
     INFO(repairs);
+    REQUIRE(report.files == 3);
     CHECK(report.repaired == 1);  // the torn line dropped (a missing result is the request's to answer)
-    CHECK(report.s.unanswered_calls - before.unanswered_calls == 1);
-    CHECK(report.s.cut_turns - before.cut_turns == 3);
+    for (const auto& [f, c] : cuts) {
+      INFO("transcript " << f << ", cut " << c.kind << ": expected " << c.expected << "; found "
+                         << report.by_file.at(f));
+      // Repair dropped the torn line and nothing else: the whole lines are as the cut left them.
+      CHECK(testing::read_text(f) == c.kept);
+      const auto rep = report.repair_by_file.find(f);
+      CHECK((rep != report.repair_by_file.end()) == !c.torn.empty());
+      if (rep != report.repair_by_file.end()) {
+        CHECK(rep->second.torn_tail_lines == 1);
+        CHECK(rep->second.torn_tail_bytes == c.torn.size());
+        CHECK(rep->second.dropped.size() == 1);
+        CHECK(rep->second.inserted_tool_results == 0);
+      }
+      const auto& found = report.by_file.at(f);
+      CHECK(found.messages == c.expected.messages);
+      CHECK(found.complete_turns == c.expected.complete_turns);
+      CHECK(found.cut_turns == c.expected.cut_turns);
+      CHECK(found.rounds == c.expected.rounds);
+      CHECK(found.unanswered_calls == c.expected.unanswered_calls);
+      CHECK(found.error_results == 0);
+    }
+    CHECK(report.s.cut_turns == 3);         // one per conversation: the cut one
+    CHECK(report.s.unanswered_calls == 1);  // round 2's call of the cut-1 file
     check_store(sessions_dir);
     restart_and_go_on(dir.path(), fake, api, {0, 1, 2});
   }
