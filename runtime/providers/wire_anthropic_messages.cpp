@@ -131,6 +131,30 @@ bj::object tool_result_block(const bj::object& msg) {
   return r;
 }
 
+// Consecutive messages of one role become one (their content blocks in order): the API's rule
+// is that roles alternate. It happens after a turn whose tool loop was cut (/stop, a crash, a
+// failure) — tool results, then the next user message — or after a failed turn (two user
+// messages). The API itself combines consecutive same-role turns; pi-ai sends them apart, and a
+// stricter endpoint (or proxy) refuses that, so they are merged here. tool_result blocks stay
+// first in a user message, as the API wants.
+void merge_same_role_turns(bj::array& params) {
+  auto as_blocks = [](bj::value& content) -> bj::array& {
+    if (const auto* text = content.if_string()) content = bj::array{bj::object{{"type", "text"}, {"text", *text}}};
+    return content.as_array();
+  };
+  bj::array merged;
+  for (auto& v : params) {
+    auto& m = v.as_object();
+    if (!merged.empty() && str(merged.back().as_object(), "role") == str(m, "role")) {
+      auto& into = as_blocks(merged.back().as_object()["content"]);
+      for (auto& b : as_blocks(m["content"])) into.push_back(std::move(b));
+      continue;
+    }
+    merged.push_back(std::move(v));
+  }
+  params = std::move(merged);
+}
+
 bj::array convert_messages(const provider_call& call) {
   const auto transformed = wire::transform_messages(call, &normalize_tool_call_id);
   bj::array params;
@@ -210,6 +234,7 @@ bj::array convert_messages(const provider_call& call) {
     }
     // Other roles (custom, bashExecution, ...) are skipped, as pi-ai's convertMessages skips them.
   }
+  merge_same_role_turns(params);
 
   // Cache the conversation up to its last user block.
   if (!params.empty()) {

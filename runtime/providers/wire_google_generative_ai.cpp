@@ -56,11 +56,6 @@ using sessionrt::json::get_string;
 constexpr std::string_view kDefaultBase = "https://generativelanguage.googleapis.com/v1beta";
 constexpr std::string_view kSkipSignature = "skip_thought_signature_validator";
 
-std::string str_of(const bj::object& o, std::string_view key) {
-  auto s = get_string(o, key);
-  return s ? std::string(*s) : std::string();
-}
-
 // ---- request ------------------------------------------------------------------------------
 std::string lower(std::string_view s) { return js_lowercase(s); }
 
@@ -109,7 +104,7 @@ bool valid_thought_signature(std::string_view s) {
 }
 
 bj::object inline_data(const bj::object& image) {
-  return bj::object{{"inlineData", bj::object{{"mimeType", str_of(image, "mimeType")}, {"data", str_of(image, "data")}}}};
+  return bj::object{{"inlineData", bj::object{{"mimeType", wire::str(image, "mimeType")}, {"data", wire::str(image, "data")}}}};
 }
 
 bj::array convert_contents(const provider_call& call) {
@@ -122,7 +117,7 @@ bj::array convert_contents(const provider_call& call) {
 
   bj::array contents;
   for (const bj::object& msg : messages) {
-    const std::string role = str_of(msg, "role");
+    const std::string_view role = wire::str(msg, "role");
     if (role == "user") {
       const bj::value* content = msg.if_contains("content");
       if (content && content->is_string()) {
@@ -133,8 +128,8 @@ bj::array convert_contents(const provider_call& call) {
           for (const auto& bv : content->get_array()) {
             const bj::object* b = bv.if_object();
             if (!b) continue;
-            if (str_of(*b, "type") == "text") {
-              parts.push_back(bj::object{{"text", str_of(*b, "text")}});
+            if (wire::str(*b, "type") == "text") {
+              parts.push_back(bj::object{{"text", wire::str(*b, "text")}});
             } else {
               parts.push_back(inline_data(*b));
             }
@@ -145,25 +140,25 @@ bj::array convert_contents(const provider_call& call) {
       }
     } else if (role == "assistant") {
       // Only this provider's same model keeps thinking and signatures (pi-ai leaves api out here).
-      const bool same = str_of(msg, "provider") == provider.id && str_of(msg, "model") == model.id;
+      const bool same = wire::str(msg, "provider") == provider.id && wire::str(msg, "model") == model.id;
       auto signature = [&](const bj::object& b, std::string_view key) -> std::string {
-        std::string s = str_of(b, key);
-        return same && valid_thought_signature(s) ? s : std::string();
+        const std::string_view s = wire::str(b, key);
+        return same && valid_thought_signature(s) ? std::string(s) : std::string();
       };
       bj::array parts;
       if (const bj::array* content = get_array(msg, "content")) {
         for (const auto& bv : *content) {
           const bj::object* b = bv.if_object();
           if (!b) continue;
-          const std::string type = str_of(*b, "type");
+          const std::string_view type = wire::str(*b, "type");
           if (type == "text") {
-            const std::string text = str_of(*b, "text");
+            const std::string_view text = wire::str(*b, "text");
             if (wire::is_blank(text)) continue;
             bj::object part{{"text", text}};
             if (auto sig = signature(*b, "textSignature"); !sig.empty()) part["thoughtSignature"] = sig;
             parts.push_back(std::move(part));
           } else if (type == "thinking") {
-            const std::string thinking = str_of(*b, "thinking");
+            const std::string_view thinking = wire::str(*b, "thinking");
             if (wire::is_blank(thinking)) continue;
             if (same) {
               bj::object part{{"thought", true}, {"text", thinking}};
@@ -173,10 +168,10 @@ bj::array convert_contents(const provider_call& call) {
               parts.push_back(bj::object{{"text", thinking}});
             }
           } else if (type == "toolCall") {
-            bj::object fc{{"name", str_of(*b, "name")}};
+            bj::object fc{{"name", wire::str(*b, "name")}};
             const bj::value* args = b->if_contains("arguments");
             fc["args"] = args && !args->is_null() ? *args : bj::value(bj::object{});
-            if (with_ids) fc["id"] = str_of(*b, "id");
+            if (with_ids) fc["id"] = wire::str(*b, "id");
             bj::object part{{"functionCall", std::move(fc)}};
             std::string sig = signature(*b, "thoughtSignature");
             // Difference 2: our own turns carry no signature (assistant_builder keeps none);
@@ -197,10 +192,10 @@ bj::array convert_contents(const provider_call& call) {
         for (const auto& bv : *content) {
           const bj::object* b = bv.if_object();
           if (!b) continue;
-          const std::string type = str_of(*b, "type");
+          const std::string_view type = wire::str(*b, "type");
           if (type == "text") {
             if (!first) text += '\n';
-            text += str_of(*b, "text");
+            text += wire::str(*b, "text");
             first = false;
           } else if (type == "image" && images) {
             image_parts.push_back(inline_data(*b));
@@ -210,16 +205,16 @@ bj::array convert_contents(const provider_call& call) {
       const bool has_images = !image_parts.empty();
       const bool multimodal = supports_multimodal_function_response(model.id);
       const std::string value = !text.empty() ? text : has_images ? "(see attached image)" : "";
-      bj::object fr{{"name", str_of(msg, "toolName")}};
+      bj::object fr{{"name", wire::str(msg, "toolName")}};
       fr["response"] = get_bool(msg, "isError").value_or(false) ? bj::object{{"error", value}} : bj::object{{"output", value}};
       if (has_images && multimodal) fr["parts"] = image_parts;
-      if (with_ids) fr["id"] = str_of(msg, "toolCallId");
+      if (with_ids) fr["id"] = wire::str(msg, "toolCallId");
       bj::object part{{"functionResponse", std::move(fr)}};
       // All function responses of a turn go in one user content.
       bool merged = false;
       if (!contents.empty()) {
         bj::object& last = contents.back().as_object();
-        if (str_of(last, "role") == "user") {
+        if (wire::str(last, "role") == "user") {
           if (bj::value* pv = last.if_contains("parts"); pv && pv->is_array()) {
             bool has_response = false;
             for (const auto& p : pv->get_array())
@@ -329,7 +324,7 @@ class google_decoder final : public stream_decoder {
     const bj::object& chunk = *parsed;
     // Difference 3: an error chunk inside the stream.
     if (const bj::object* error = get_object(chunk, "error")) {
-      std::string message = str_of(*error, "message");
+      std::string message(wire::str(*error, "message"));
       if (message.empty()) message = sessionrt::json::to_compact(*error);
       out_.fail(std::move(message));
       done_ = ended_ = true;
@@ -399,8 +394,8 @@ class google_decoder final : public stream_decoder {
     }
     if (const bj::object* fc = get_object(part, "functionCall")) {
       current_ = kind::none;
-      const std::string name = str_of(*fc, "name");
-      std::string id = str_of(*fc, "id");
+      const std::string name(wire::str(*fc, "name"));
+      std::string id(wire::str(*fc, "id"));
       if (id.empty() || ids_.count(id)) {
         // Difference 1: pi-ai's "<name>_<Date.now()>_<counter>" without the clock.
         id = name + "_" + (response_id_.empty() ? process_salt() : response_id_) + "_" +

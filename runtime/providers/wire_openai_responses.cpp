@@ -53,10 +53,8 @@ using sessionrt::json::get_string;
 
 constexpr std::string_view kDefaultBase = "https://api.openai.com/v1";
 
-std::string str_of(const bj::object& o, std::string_view key) {
-  auto s = get_string(o, key);
-  return s ? std::string(*s) : std::string();
-}
+// wire::str as an owned string, for building text.
+std::string str_of(const bj::object& o, std::string_view key) { return std::string(wire::str(o, key)); }
 
 // ---- pi-ai utils/hash.js shortHash, over the UTF-16 code units JavaScript sees -------------
 std::string to_base36(std::uint32_t v) {
@@ -174,7 +172,7 @@ bj::array convert_input(const provider_call& call) {
 
   std::size_t msg_index = 0;
   for (const bj::object& msg : messages) {
-    const std::string role = str_of(msg, "role");
+    const std::string_view role = wire::str(msg, "role");
     if (role == "user") {
       const bj::value* content = msg.if_contains("content");
       if (content && content->is_string()) {
@@ -187,8 +185,8 @@ bj::array convert_input(const provider_call& call) {
           for (const auto& bv : content->get_array()) {
             const bj::object* b = bv.if_object();
             if (!b) continue;
-            if (str_of(*b, "type") == "text") {
-              parts.push_back(bj::object{{"type", "input_text"}, {"text", str_of(*b, "text")}});
+            if (wire::str(*b, "type") == "text") {
+              parts.push_back(bj::object{{"type", "input_text"}, {"text", wire::str(*b, "text")}});
             } else {
               parts.push_back(input_image(*b));
             }
@@ -199,21 +197,21 @@ bj::array convert_input(const provider_call& call) {
       }
     } else if (role == "assistant") {
       bj::array output;
-      const bool different_model = str_of(msg, "model") != model.id && str_of(msg, "provider") == provider.id &&
-                                   str_of(msg, "api") == call.api;
+      const bool different_model = wire::str(msg, "model") != model.id && wire::str(msg, "provider") == provider.id &&
+                                   wire::str(msg, "api") == call.api;
       if (const bj::array* content = get_array(msg, "content")) {
         for (const auto& bv : *content) {
           const bj::object* b = bv.if_object();
           if (!b) continue;
-          const std::string type = str_of(*b, "type");
+          const std::string_view type = wire::str(*b, "type");
           if (type == "thinking") {
-            const std::string signature = str_of(*b, "thinkingSignature");
+            const std::string_view signature = wire::str(*b, "thinkingSignature");
             if (signature.empty()) continue;
             // Difference 3: pi-ai's JSON.parse would throw on a signature that is not JSON.
             auto item = sessionrt::json::parse(signature);
             if (item.ok()) output.push_back(std::move(*item));
           } else if (type == "text") {
-            auto [id, phase] = parse_text_signature(str_of(*b, "textSignature"));
+            auto [id, phase] = parse_text_signature(wire::str(*b, "textSignature"));
             if (id.empty()) {
               id = "msg_" + std::to_string(msg_index);
             } else if (utf16_length(id) > 64) {
@@ -222,20 +220,20 @@ bj::array convert_input(const provider_call& call) {
             bj::object item{{"type", "message"},
                             {"role", "assistant"},
                             {"content", bj::array{bj::object{{"type", "output_text"},
-                                                             {"text", str_of(*b, "text")},
+                                                             {"text", wire::str(*b, "text")},
                                                              {"annotations", bj::array{}}}}},
                             {"status", "completed"},
                             {"id", id}};
             if (!phase.empty()) item["phase"] = phase;
             output.push_back(std::move(item));
           } else if (type == "toolCall") {
-            auto [call_id, item_id] = split_tool_id(str_of(*b, "id"));
+            auto [call_id, item_id] = split_tool_id(wire::str(*b, "id"));
             // Another model of this provider: no item id (OpenAI pairs fc_ ids with rs_ items).
             if (different_model && item_id && item_id->rfind("fc_", 0) == 0) item_id.reset();
             bj::object item{{"type", "function_call"}};
             if (item_id) item["id"] = *item_id;
             item["call_id"] = call_id;
-            item["name"] = str_of(*b, "name");
+            item["name"] = wire::str(*b, "name");
             const bj::value* args = b->if_contains("arguments");
             item["arguments"] = args ? sessionrt::json::to_compact(*args) : std::string("{}");
             output.push_back(std::move(item));
@@ -252,24 +250,24 @@ bj::array convert_input(const provider_call& call) {
         for (const auto& bv : *content) {
           const bj::object* b = bv.if_object();
           if (!b) continue;
-          const std::string type = str_of(*b, "type");
+          const std::string_view type = wire::str(*b, "type");
           if (type == "text") {
             if (!first) text += '\n';
-            text += str_of(*b, "text");
+            text += wire::str(*b, "text");
             first = false;
           } else if (type == "image") {
             has_images = true;
           }
         }
       }
-      auto [call_id, item_id] = split_tool_id(str_of(msg, "toolCallId"));
+      auto [call_id, item_id] = split_tool_id(wire::str(msg, "toolCallId"));
       (void)item_id;
       bj::value output;
       if (has_images && images) {
         bj::array parts;
         if (!text.empty()) parts.push_back(bj::object{{"type", "input_text"}, {"text", text}});
         for (const auto& bv : *content)
-          if (const bj::object* b = bv.if_object(); b && str_of(*b, "type") == "image") parts.push_back(input_image(*b));
+          if (const bj::object* b = bv.if_object(); b && wire::str(*b, "type") == "image") parts.push_back(input_image(*b));
         output = std::move(parts);
       } else {
         output = text.empty() ? std::string("(see attached image)") : text;
@@ -342,7 +340,7 @@ class responses_decoder final : public stream_decoder {
     auto parsed = sessionrt::json::parse_object(event.data);
     if (!parsed.ok()) return;
     const bj::object& e = *parsed;
-    std::string type = str_of(e, "type");
+    std::string_view type = wire::str(e, "type");
     if (type.empty()) type = event.event;
     // The OpenAI client throws on any event whose data has a truthy `error`, with
     // error.message (or the error as JSON) as the text.
@@ -363,7 +361,7 @@ class responses_decoder final : public stream_decoder {
     } else if (type == "response.output_item.added") {
       const bj::object* item = get_object(e, "item");
       if (!item) return;
-      const std::string kind = str_of(*item, "type");
+      const std::string_view kind = wire::str(*item, "type");
       if (kind == "reasoning") {
         start_item(item_kind::reasoning);
         summary_parts_ = 0;
@@ -380,11 +378,11 @@ class responses_decoder final : public stream_decoder {
     } else if (type == "response.reasoning_summary_part.added") {
       if (item_ == item_kind::reasoning) ++summary_parts_;
     } else if (type == "response.reasoning_summary_text.delta") {
-      if (item_ == item_kind::reasoning && summary_parts_ > 0) thinking_ += str_of(e, "delta");
+      if (item_ == item_kind::reasoning && summary_parts_ > 0) thinking_ += wire::str(e, "delta");
     } else if (type == "response.reasoning_summary_part.done") {
       if (item_ == item_kind::reasoning && summary_parts_ > 0) thinking_ += "\n\n";
     } else if (type == "response.reasoning_text.delta") {
-      if (item_ == item_kind::reasoning) thinking_ += str_of(e, "delta");
+      if (item_ == item_kind::reasoning) thinking_ += wire::str(e, "delta");
     } else if (type == "response.content_part.added") {
       if (item_ != item_kind::message) return;
       const bj::object* part = get_object(e, "part");
@@ -393,12 +391,12 @@ class responses_decoder final : public stream_decoder {
     } else if (type == "response.output_text.delta" || type == "response.refusal.delta") {
       const std::string want = type == "response.output_text.delta" ? "output_text" : "refusal";
       if (item_ != item_kind::message || !block_ || parts_.empty() || parts_.back() != want) return;
-      const std::string delta = str_of(e, "delta");
+      const std::string_view delta = wire::str(e, "delta");
       text_ += delta;
       out_.add_text(*block_, delta);
     } else if (type == "response.function_call_arguments.delta") {
       if (item_ != item_kind::function_call || !block_) return;
-      const std::string delta = str_of(e, "delta");
+      const std::string_view delta = wire::str(e, "delta");
       arguments_ += delta;
       out_.add_tool_arguments(*block_, delta);
     } else if (type == "response.function_call_arguments.done") {
@@ -411,7 +409,7 @@ class responses_decoder final : public stream_decoder {
     } else if (type == "response.output_item.done") {
       const bj::object* item = get_object(e, "item");
       if (!item) return;
-      const std::string kind = str_of(*item, "type");
+      const std::string_view kind = wire::str(*item, "type");
       if (kind == "reasoning" && item_ == item_kind::reasoning && !block_) {
         // pi-ai: the summary parts joined by a blank line, else the reasoning text, else what
         // the deltas gave; the whole item is the signature replayed in the next request.
@@ -428,7 +426,7 @@ class responses_decoder final : public stream_decoder {
         if (const bj::array* content = get_array(*item, "content"))
           for (const auto& cv : *content)
             if (const bj::object* c = cv.if_object())
-              final_text += str_of(*c, str_of(*c, "type") == "output_text" ? "text" : "refusal");
+              final_text += wire::str(*c, wire::str(*c, "type") == "output_text" ? "text" : "refusal");
         if (final_text.size() > text_.size() && final_text.compare(0, text_.size(), text_) == 0)
           out_.add_text(*block_, std::string_view(final_text).substr(text_.size()));
         end_item();
@@ -494,7 +492,7 @@ class responses_decoder final : public stream_decoder {
       const bj::object* p = pv.if_object();
       if (!p) continue;
       if (!first) out += "\n\n";
-      out += str_of(*p, "text");
+      out += wire::str(*p, "text");
       first = false;
     }
     return out;

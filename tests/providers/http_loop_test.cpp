@@ -78,6 +78,14 @@ class recorder : public http_handler {
   std::vector<std::string> events_;
 };
 
+// Starts `req` on `loop` and waits for its on_done (the test stops when it does not come).
+std::shared_ptr<recorder> finished_call(http_loop& loop, const http_request& req) {
+  auto rec = std::make_shared<recorder>();
+  loop.start_call(req, rec);
+  REQUIRE(rec->wait_done());
+  return rec;
+}
+
 std::unique_ptr<http_loop> make_loop() {
   auto loop = http_loop::start();
   REQUIRE(loop.ok());
@@ -144,15 +152,11 @@ TEST_CASE("http_loop: a body streamed in many pieces arrives whole, in order, af
   expected += pieces.back();
   loopback_server server({scripted_response::stream(200, pieces, 2).with_header("Content-Type", "text/event-stream")});
   auto loop = make_loop();
-  auto rec = std::make_shared<recorder>();
-
   http_request req;
   req.url = server.url("/v1/chat/completions");
   req.headers = {{"Authorization", "Bearer sk-test"}, {"Content-Type", "application/json"}};
   req.body = "{\"prompt\":\"" + std::string(100 * 1024, 'p') + "\"}";  // large: no Expect: 100-continue wait
-  loop->start_call(req, rec);
-
-  REQUIRE(rec->wait_done());
+  const auto rec = finished_call(*loop, req);
   CHECK(rec->done().ok());
   CHECK(rec->events() == std::vector<std::string>{"head", "body", "done"});
   CHECK(rec->heads() == 1);
@@ -180,10 +184,7 @@ TEST_CASE("http_loop: response headers arrive lower-cased and only from the fina
   r.preamble = "HTTP/1.1 100 Continue\r\nX-Interim: yes\r\n\r\n";
   loopback_server server({r});
   auto loop = make_loop();
-  auto rec = std::make_shared<recorder>();
-  loop->start_call(get(server.url("/limited")), rec);
-
-  REQUIRE(rec->wait_done());
+  const auto rec = finished_call(*loop, get(server.url("/limited")));
   CHECK(rec->done().ok());
   const http_response_head head = rec->head();
   CHECK(head.status == 429);
@@ -203,13 +204,10 @@ TEST_CASE("http_loop: a non-2xx status gives on_head, the body and an ok on_done
   const std::string error_body = R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})";
   loopback_server server({scripted_response::stream(529, {error_body.substr(0, 20), error_body.substr(20)}, 5)});
   auto loop = make_loop();
-  auto rec = std::make_shared<recorder>();
   http_request req;
   req.url = server.url("/v1/messages");
   req.body = "{}";
-  loop->start_call(req, rec);
-
-  REQUIRE(rec->wait_done());
+  const auto rec = finished_call(*loop, req);
   CHECK(rec->done().ok());
   CHECK(rec->head().status == 529);
   CHECK(rec->body() == error_body);
@@ -221,10 +219,7 @@ TEST_CASE("http_loop: a response without a body still gets its on_head before on
   r.chunked = false;  // Content-Length: 0
   loopback_server server({r});
   auto loop = make_loop();
-  auto rec = std::make_shared<recorder>();
-  loop->start_call(get(server.url()), rec);
-
-  REQUIRE(rec->wait_done());
+  const auto rec = finished_call(*loop, get(server.url()));
   CHECK(rec->done().ok());
   CHECK(rec->events() == std::vector<std::string>{"head", "done"});
   CHECK(rec->head().status == 503);
@@ -233,13 +228,10 @@ TEST_CASE("http_loop: a response without a body still gets its on_head before on
 
 TEST_CASE("http_loop: connection refused ends the call with io_error naming the host, never a header", "[http_loop]") {
   auto loop = make_loop();
-  auto rec = std::make_shared<recorder>();
   http_request req;
   req.url = "http://127.0.0.1:" + std::to_string(closed_port()) + "/v1/chat/completions?key=url-secret";
   req.headers = {{"Authorization", "Bearer sk-secret-123"}};
-  loop->start_call(req, rec);
-
-  REQUIRE(rec->wait_done());
+  const auto rec = finished_call(*loop, req);
   const status st = rec->done();
   CHECK(st.code() == errc::io_error);
   CHECK(st.message().find("127.0.0.1") != std::string::npos);
@@ -252,12 +244,9 @@ TEST_CASE("http_loop: connection refused ends the call with io_error naming the 
 TEST_CASE("http_loop: a connect that hangs past connect_timeout_ms ends with timeout", "[http_loop]") {
   loopback_server server(std::vector<scripted_response>{}, loopback_server::options{.accept = false});
   auto loop = make_loop();
-  auto rec = std::make_shared<recorder>();
   http_request req = get(server.url());
   req.connect_timeout_ms = 300;
-  loop->start_call(req, rec);
-
-  REQUIRE(rec->wait_done());
+  const auto rec = finished_call(*loop, req);
   CHECK(rec->done().code() == errc::timeout);
   CHECK(rec->done().message().find("connect") != std::string::npos);
   CHECK(rec->heads() == 0);
@@ -266,13 +255,10 @@ TEST_CASE("http_loop: a connect that hangs past connect_timeout_ms ends with tim
 TEST_CASE("http_loop: a server silent past first_byte_timeout_ms ends the call with timeout", "[http_loop]") {
   loopback_server server({scripted_response::silent()});
   auto loop = make_loop();
-  auto rec = std::make_shared<recorder>();
   http_request req = get(server.url("/slow"));
   req.first_byte_timeout_ms = 200;
   req.idle_timeout_ms = 5000;
-  loop->start_call(req, rec);
-
-  REQUIRE(rec->wait_done());
+  const auto rec = finished_call(*loop, req);
   CHECK(rec->done().code() == errc::timeout);
   CHECK(rec->done().message() == "HTTP call to 127.0.0.1: no response within 200 ms");
   CHECK(rec->heads() == 0);
@@ -282,13 +268,10 @@ TEST_CASE("http_loop: a server silent past first_byte_timeout_ms ends the call w
 TEST_CASE("http_loop: a stream idle past idle_timeout_ms ends with timeout after the bytes that came", "[http_loop]") {
   loopback_server server({scripted_response::stream(200, {"data: 1\n\n"}).ending_with(scripted_response::ending::stall)});
   auto loop = make_loop();
-  auto rec = std::make_shared<recorder>();
   http_request req = get(server.url("/stream"));
   req.first_byte_timeout_ms = 5000;
   req.idle_timeout_ms = 200;
-  loop->start_call(req, rec);
-
-  REQUIRE(rec->wait_done());
+  const auto rec = finished_call(*loop, req);
   CHECK(rec->done().code() == errc::timeout);
   CHECK(rec->done().message() == "HTTP call to 127.0.0.1: stream idle for 200 ms");
   CHECK(rec->events() == std::vector<std::string>{"head", "body", "done"});
@@ -301,13 +284,10 @@ TEST_CASE("http_loop: each byte restarts the idle timer", "[http_loop]") {
   // first-byte timeout, yet no single gap is.
   loopback_server server({scripted_response::stream(200, {"a", "b", "c", "d", "e", "f"}, 100)});
   auto loop = make_loop();
-  auto rec = std::make_shared<recorder>();
   http_request req = get(server.url());
   req.first_byte_timeout_ms = 400;
   req.idle_timeout_ms = 400;
-  loop->start_call(req, rec);
-
-  REQUIRE(rec->wait_done());
+  const auto rec = finished_call(*loop, req);
   CHECK(rec->done().ok());
   CHECK(rec->body() == "abcdef");
 }
@@ -315,10 +295,7 @@ TEST_CASE("http_loop: each byte restarts the idle timer", "[http_loop]") {
 TEST_CASE("http_loop: a reset mid-body ends the call with io_error after the bytes that came", "[http_loop]") {
   loopback_server server({scripted_response::stream(200, {"data: partial\n\n"}).ending_with(scripted_response::ending::reset)});
   auto loop = make_loop();
-  auto rec = std::make_shared<recorder>();
-  loop->start_call(get(server.url()), rec);
-
-  REQUIRE(rec->wait_done());
+  const auto rec = finished_call(*loop, get(server.url()));
   CHECK(rec->done().code() == errc::io_error);
   CHECK(rec->done().message().find("HTTP call to 127.0.0.1 failed: ") == 0);
   CHECK(rec->body() == "data: partial\n\n");
@@ -422,16 +399,12 @@ TEST_CASE("http_loop: 200 concurrent calls on one loop all complete with their o
 
 TEST_CASE("http_loop: an unparsable URL or a header with a line break is rejected", "[http_loop]") {
   auto loop = make_loop();
-  auto bad_url = std::make_shared<recorder>();
-  loop->start_call(get("not a url"), bad_url);
-  REQUIRE(bad_url->wait_done());
+  const auto bad_url = finished_call(*loop, get("not a url"));
   CHECK(bad_url->done().code() == errc::invalid_argument);
 
-  auto bad_header = std::make_shared<recorder>();
   http_request req = get("http://127.0.0.1:1/");
   req.headers = {{"X-Api-Key", "secret\r\nX-Injected: 1"}};
-  loop->start_call(req, bad_header);
-  REQUIRE(bad_header->wait_done());
+  const auto bad_header = finished_call(*loop, req);
   CHECK(bad_header->done().code() == errc::invalid_argument);
   CHECK(bad_header->done().message().find("secret") == std::string::npos);
   CHECK(loop->in_flight() == 0);
@@ -449,17 +422,13 @@ TEST_CASE("http_loop: proxies come from the environment, loopback hosts bypass t
   const env_var http_proxy("http_proxy", proxy.url(""));
   auto loop = make_loop();
 
-  auto remote = std::make_shared<recorder>();
-  loop->start_call(get("http://models.example/v1/models"), remote);
-  REQUIRE(remote->wait_done());
+  const auto remote = finished_call(*loop, get("http://models.example/v1/models"));
   CHECK(remote->done().ok());
   CHECK(remote->body() == "via proxy");
   REQUIRE(proxy.requests().size() == 1);
   CHECK(proxy.requests()[0].path == "http://models.example/v1/models");  // absolute form: a proxy request
 
-  auto local = std::make_shared<recorder>();
-  loop->start_call(get(direct.url("/v1/models")), local);
-  REQUIRE(local->wait_done());
+  const auto local = finished_call(*loop, get(direct.url("/v1/models")));
   CHECK(local->done().ok());
   CHECK(local->body() == "direct");
   CHECK(proxy.requests().size() == 1);

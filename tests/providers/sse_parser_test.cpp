@@ -4,22 +4,41 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "runtime/providers/sse_parser.hpp"
+#include "tests/providers/wire_test_support.hpp"
 
 using sessionrt::providers::sse_event;
 using sessionrt::providers::sse_parser;
+using sessionrt::providers::wire_test::with_line_ends;
 
 namespace {
 
+// A parser and the events it has dispatched so far.
+class collecting_parser {
+ public:
+  void feed(std::string_view bytes) { parser_.feed(bytes, sink()); }
+  void finish() { parser_.finish(sink()); }
+  std::size_t buffered() const { return parser_.buffered(); }
+  const std::vector<sse_event>& events() const { return events_; }
+  std::vector<sse_event> take() { return std::move(events_); }
+
+ private:
+  sse_parser::sink sink() {
+    return [this](sse_event&& e) { events_.push_back(std::move(e)); };
+  }
+  sse_parser parser_;
+  std::vector<sse_event> events_;
+};
+
 std::vector<sse_event> parse_chunks(const std::vector<std::string>& chunks, bool finish = true) {
-  sse_parser p;
-  std::vector<sse_event> out;
-  auto sink = [&](sse_event&& e) { out.push_back(std::move(e)); };
-  for (const auto& c : chunks) p.feed(c, sink);
-  if (finish) p.finish(sink);
-  return out;
+  collecting_parser p;
+  for (const auto& c : chunks) p.feed(c);
+  if (finish) p.finish();
+  return p.take();
 }
 
 std::vector<sse_event> parse_whole(const std::string& text) { return parse_chunks({text}); }
@@ -75,16 +94,7 @@ TEST_CASE("sse: events, names, ids, comments and multi-line data", "[sse]") {
 }
 
 TEST_CASE("sse: LF, CRLF and CR line ends frame the same events", "[sse]") {
-  std::string crlf, cr;
-  for (char c : kStream) {
-    if (c == '\n') {
-      crlf += "\r\n";
-      cr += "\r";
-    } else {
-      crlf += c;
-      cr += c;
-    }
-  }
+  const std::string crlf = with_line_ends(kStream, "\r\n"), cr = with_line_ends(kStream, "\r");
   const auto lf_events = parse_whole(kStream);
   REQUIRE(lf_events.size() == 4);
   CHECK(same(parse_whole(crlf), lf_events));
@@ -98,8 +108,7 @@ TEST_CASE("sse: LF, CRLF and CR line ends frame the same events", "[sse]") {
 }
 
 TEST_CASE("sse: a chunk boundary anywhere (mid-line, mid-CRLF, mid-UTF-8) changes nothing", "[sse]") {
-  std::string crlf;
-  for (char c : kStream) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  const std::string crlf = with_line_ends(kStream, "\r\n");
   for (const std::string* text : std::vector<const std::string*>{&kStream, &crlf}) {
     const auto whole = parse_whole(*text);
     REQUIRE(whole.size() == 4);
@@ -119,27 +128,25 @@ TEST_CASE("sse: a chunk boundary anywhere (mid-line, mid-CRLF, mid-UTF-8) change
 }
 
 TEST_CASE("sse: a CR at the end of a chunk and an LF starting the next are one line end", "[sse]") {
-  sse_parser p;
-  std::vector<sse_event> out;
-  auto sink = [&](sse_event&& e) { out.push_back(std::move(e)); };
-  p.feed("data: x\r", sink);
+  collecting_parser p;
+  const std::vector<sse_event>& out = p.events();
+  p.feed("data: x\r");
   CHECK(out.empty());
-  p.feed("\n\r", sink);  // LF completes the CRLF; CR is the blank line
+  p.feed("\n\r");  // LF completes the CRLF; CR is the blank line
   REQUIRE(out.size() == 1);
   CHECK(out[0].data == "x");
-  p.feed("\ndata: y\n\n", sink);  // this LF ends that blank CR line's CRLF, not another line
+  p.feed("\ndata: y\n\n");  // this LF ends that blank CR line's CRLF, not another line
   REQUIRE(out.size() == 2);
   CHECK(out[1].data == "y");
 }
 
 TEST_CASE("sse: the last event without a trailing blank line is dispatched by finish()", "[sse]") {
-  sse_parser p;
-  std::vector<sse_event> out;
-  auto sink = [&](sse_event&& e) { out.push_back(std::move(e)); };
-  p.feed("event: message_stop\ndata: {\"type\":\"message_stop\"}", sink);
+  collecting_parser p;
+  const std::vector<sse_event>& out = p.events();
+  p.feed("event: message_stop\ndata: {\"type\":\"message_stop\"}");
   CHECK(out.empty());
   CHECK(p.buffered() == std::string("data: {\"type\":\"message_stop\"}").size());
-  p.finish(sink);
+  p.finish();
   REQUIRE(out.size() == 1);
   CHECK(out[0].event == "message_stop");
   CHECK(out[0].data == "{\"type\":\"message_stop\"}");
@@ -158,28 +165,26 @@ TEST_CASE("sse: events without data, comments and unknown fields dispatch nothin
   CHECK(parse_whole("event: ping\n\n").empty());
   CHECK(parse_whole("retry: 1000\nfoo: bar\n\n").empty());
   CHECK(parse_whole("\n\n\n").empty());
-  const auto empty_data = parse_whole("data:\n\n");
-  REQUIRE(empty_data.size() == 1);  // an empty data line is still data
-  CHECK(empty_data[0].data.empty());
-  // Data with a colon inside keeps it; only the first colon splits.
-  const auto colon = parse_whole("data: a: b\n\n");
-  REQUIRE(colon.size() == 1);
-  CHECK(colon[0].data == "a: b");
-  // Leading spaces beyond the first are kept.
-  const auto spaces = parse_whole("data:   x\n\n");
-  REQUIRE(spaces.size() == 1);
-  CHECK(spaces[0].data == "  x");
+  // An empty data line is still data; data with a colon inside keeps it (only the first colon
+  // splits); leading spaces beyond the first are kept.
+  const std::pair<std::string, std::string> one_event[] = {
+      {"data:\n\n", ""}, {"data: a: b\n\n", "a: b"}, {"data:   x\n\n", "  x"}};
+  for (const auto& [text, data] : one_event) {
+    const auto events = parse_whole(text);
+    INFO(text);
+    REQUIRE(events.size() == 1);
+    CHECK(events[0].data == data);
+  }
 }
 
 TEST_CASE("sse: buffered() counts the unfinished line only", "[sse]") {
-  sse_parser p;
-  std::vector<sse_event> out;
-  auto sink = [&](sse_event&& e) { out.push_back(std::move(e)); };
-  p.feed("data: abc\n", sink);
+  collecting_parser p;
+  const std::vector<sse_event>& out = p.events();
+  p.feed("data: abc\n");
   CHECK(p.buffered() == 0);
-  p.feed("data: 12345", sink);
+  p.feed("data: 12345");
   CHECK(p.buffered() == 11);
-  p.feed("\n\n", sink);
+  p.feed("\n\n");
   CHECK(p.buffered() == 0);
   REQUIRE(out.size() == 1);
   CHECK(out[0].data == "abc\n12345");

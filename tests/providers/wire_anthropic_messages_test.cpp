@@ -7,35 +7,19 @@
 #include <string>
 #include <vector>
 
-#include "messages/json_reader.hpp"
-#include "messages/json_writer.hpp"
-#include "runtime/providers/wire_format.hpp"
+#include "tests/providers/wire_test_support.hpp"
 
 namespace bj = boost::json;
 using namespace sessionrt::providers;
-namespace actors = sessionrt::actors;
+using namespace sessionrt::providers::wire_test;
 
 namespace {
 
-bj::value J(std::string_view text) {
-  auto r = sessionrt::json::parse(text);
-  REQUIRE(r.ok());
-  return std::move(r).value();
-}
-std::string C(const bj::value& v) { return sessionrt::json::to_compact(v); }
-
-struct setup {
-  actors::provider_config provider;
-  actors::provider_model model;
-  bj::array messages;
-  std::vector<tool_spec> tools;
-  std::string system_prompt;
-  std::int64_t max_tokens = 0;
-
-  setup() {
+// Claude Sonnet 4.5 at Anthropic.
+struct setup : wire_fixture {
+  setup() : wire_fixture("anthropic-messages") {
     provider.id = "anthropic";
     provider.api_key = "sk-ant-test";
-    provider.api = "anthropic-messages";
     model.id = "claude-sonnet-4-5";
     model.reasoning = true;
     model.input = {"text", "image"};
@@ -43,69 +27,9 @@ struct setup {
     model.context_window = 200000;
     model.cost = {3, 15, 0.3, 3.75};
   }
-  provider_call call() const {
-    provider_call c;
-    c.provider = &provider;
-    c.model = &model;
-    c.api = "anthropic-messages";
-    c.system_prompt = system_prompt;
-    c.messages = &messages;
-    c.tools = &tools;
-    c.max_tokens = max_tokens;
-    return c;
-  }
-  void set_tools(std::string_view json) {
-    const bj::value list = J(json);
-    for (const auto& t : list.as_array()) {
-      const auto& o = t.as_object();
-      tools.push_back({std::string(o.at("name").as_string()), std::string(o.at("description").as_string()),
-                       o.at("parameters").as_object()});
-    }
-  }
 };
 
-const wire_format& W() {
-  const wire_format* f = find_wire_format("anthropic-messages");
-  REQUIRE(f != nullptr);
-  return *f;
-}
-
-bj::object body_of(const setup& s) {
-  auto req = W().build(s.call());
-  REQUIRE(req.ok());
-  return J(req->body).as_object();
-}
-
-std::string header(const http_request& r, std::string_view name) {
-  for (const auto& [n, v] : r.headers)
-    if (n == name) return v;
-  return "<absent>";
-}
-
-struct decoded {
-  bj::object message;
-  bool ended = false;
-};
-
-decoded decode(const setup& s, std::string_view body, std::vector<std::size_t> cuts = {}) {
-  const provider_call call = s.call();
-  assistant_builder b(call.api, s.provider.id, s.model.id, s.model.cost);
-  auto dec = W().decoder(call, b);
-  sse_parser p;
-  auto sink = [&](sse_event&& e) { dec->on_event(e); };
-  std::size_t at = 0;
-  cuts.push_back(body.size());
-  for (std::size_t cut : cuts) {
-    p.feed(body.substr(at, cut - at), sink);
-    at = cut;
-  }
-  p.finish(sink);
-  return {b.finish(0), dec->ended()};
-}
-
-std::string ev(std::string_view name, std::string_view data) {
-  return "event: " + std::string(name) + "\ndata: " + std::string(data) + "\n\n";
-}
+constexpr auto* ev = &sse_event_text;
 
 // The shape Anthropic streams: message_start with usage, a signed thinking block, a ping, a
 // redacted thinking block, text with non-ASCII, a tool_use whose input arrives as
@@ -149,7 +73,7 @@ constexpr std::string_view kCrossModelMessages =
 TEST_CASE("anthropic-messages: same-model history, signatures, merged tool results, images: pi-ai's body", "[wire]") {
   setup s;
   s.system_prompt = "You are a coding agent.";
-  s.messages = J(kSameModelMessages).as_array();
+  s.set_messages(kSameModelMessages);
   s.set_tools(kTools);
   // Signed thinking replayed, redacted thinking as redacted_thinking, unsigned thinking as
   // text, blank text dropped; both tool results in one user message (the image one with a
@@ -157,113 +81,98 @@ TEST_CASE("anthropic-messages: same-model history, signatures, merged tool resul
   // max_tokens min(64000, 32000); thinking disabled (thinking level off).
   const std::string expected =
       R"J({"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"List src/ and read the logo."},{"role":"assistant","content":[{"type":"thinking","thinking":"Use bash.","signature":"sig-abc123"},{"type":"redacted_thinking","data":"EncryptedBlob=="},{"type":"text","text":"unsigned thought"},{"type":"text","text":"Let me look."},{"type":"tool_use","id":"toolu_01A","name":"bash","input":{"command":"ls src/"}},{"type":"tool_use","id":"toolu_01B","name":"read","input":{"path":"logo.png"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01A","content":"main.cpp\nsession.cpp","is_error":false},{"type":"tool_result","tool_use_id":"toolu_01B","content":[{"type":"text","text":"(see attached image)"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}],"is_error":true}]},{"role":"assistant","content":[{"type":"text","text":"Here it is."}]},{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/gif","data":"R0lGOD"}},{"type":"text","text":"And this?","cache_control":{"type":"ephemeral"}}]}],"max_tokens":32000,"stream":true,"system":[{"type":"text","text":"You are a coding agent.","cache_control":{"type":"ephemeral"}}],"tools":[{"name":"bash","description":"Run a shell command","eager_input_streaming":true,"input_schema":{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}},{"name":"read","description":"Read a file","eager_input_streaming":true,"input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":[]},"cache_control":{"type":"ephemeral"}}],"thinking":{"type":"disabled"}})J";
-  auto req = W().build(s.call());
-  REQUIRE(req.ok());
-  CHECK(req->body == expected);
-  CHECK(req->url == "https://api.anthropic.com/v1/messages");
-  CHECK(header(*req, "x-api-key") == "sk-ant-test");
-  CHECK(header(*req, "anthropic-version") == "2023-06-01");
-  CHECK(header(*req, "content-type") == "application/json");
-  CHECK(header(*req, "anthropic-beta") == "interleaved-thinking-2025-05-14");
-  CHECK(header(*req, "authorization") == "<absent>");
+  http_request req = s.request();
+  CHECK(req.body == expected);
+  CHECK(req.url == "https://api.anthropic.com/v1/messages");
+  CHECK(header_value(req, "x-api-key") == "sk-ant-test");
+  CHECK(header_value(req, "anthropic-version") == "2023-06-01");
+  CHECK(header_value(req, "content-type") == "application/json");
+  CHECK(header_value(req, "anthropic-beta") == "interleaved-thinking-2025-05-14");
+  CHECK(header_value(req, "authorization") == "<absent>");
 }
 
-TEST_CASE("anthropic-messages: another model's history (ids, thinking, orphans, aborted turn): pi-ai's body", "[wire]") {
+TEST_CASE("anthropic-messages: another model's history (ids, thinking, orphans, aborted turn): pi-ai's body, turns merged", "[wire]") {
   setup s;
   s.model.id = "claude-haiku-4-5";
   s.model.reasoning = false;
   s.model.input = {"text"};
   s.model.max_tokens = 4096;
-  s.messages = J(kCrossModelMessages).as_array();
+  s.set_messages(kCrossModelMessages);
   // Blank user text dropped; the image a text-only model cannot see becomes a placeholder;
   // OpenAI thinking becomes text; `call|fc+/=` ids sanitized to ^[a-zA-Z0-9_-]+$ (and the result
   // follows); call_2 has no result: a synthetic error result is merged with the real one; the
-  // aborted turn is dropped; no system prompt, no tools, no thinking member.
+  // aborted turn is dropped; no system prompt, no tools, no thinking member. One difference from
+  // pi-ai's body: the tool results and the next user text are one user turn (pi-ai sends two
+  // user messages in a row; roles must alternate, merge_same_role_turns).
   const std::string expected =
-      R"J({"model":"claude-haiku-4-5","messages":[{"role":"user","content":[{"type":"text","text":"see"},{"type":"text","text":"(image omitted: model does not support images)"}]},{"role":"assistant","content":[{"type":"text","text":"Reasoning text."},{"type":"text","text":"Checking."},{"type":"tool_use","id":"call_abc_fc_123___xyz","name":"read","input":{"path":"a.txt"}},{"type":"tool_use","id":"call_2","name":"read","input":{"path":"b.txt"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_abc_fc_123___xyz","content":"A","is_error":false},{"type":"tool_result","tool_use_id":"call_2","content":"No result provided","is_error":true}]},{"role":"user","content":[{"type":"text","text":"go on","cache_control":{"type":"ephemeral"}}]}],"max_tokens":4096,"stream":true})J";
-  auto req = W().build(s.call());
-  REQUIRE(req.ok());
-  CHECK(req->body == expected);
+      R"J({"model":"claude-haiku-4-5","messages":[{"role":"user","content":[{"type":"text","text":"see"},{"type":"text","text":"(image omitted: model does not support images)"}]},{"role":"assistant","content":[{"type":"text","text":"Reasoning text."},{"type":"text","text":"Checking."},{"type":"tool_use","id":"call_abc_fc_123___xyz","name":"read","input":{"path":"a.txt"}},{"type":"tool_use","id":"call_2","name":"read","input":{"path":"b.txt"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_abc_fc_123___xyz","content":"A","is_error":false},{"type":"tool_result","tool_use_id":"call_2","content":"No result provided","is_error":true},{"type":"text","text":"go on","cache_control":{"type":"ephemeral"}}]}],"max_tokens":4096,"stream":true})J";
+  http_request req = s.request();
+  CHECK(req.body == expected);
 }
 
 TEST_CASE("anthropic-messages: tool ids longer than 64 or with other characters are normalized", "[wire]") {
   setup s;
   const std::string long_id = "fc_" + std::string(100, 'a') + "+x";
-  s.messages = J(R"J([{"role":"user","content":"hi","timestamp":1},
+  s.set_messages(R"J([{"role":"user","content":"hi","timestamp":1},
     {"role":"assistant","content":[{"type":"toolCall","id":")J" + long_id + R"J(","name":"t","arguments":{}}],"api":"openai-responses","provider":"openai","model":"gpt-5","stopReason":"toolUse","timestamp":2},
-    {"role":"toolResult","toolCallId":")J" + long_id + R"J(","toolName":"t","content":[{"type":"text","text":"ok"}],"timestamp":3}])J")
-                   .as_array();
-  const auto msgs = body_of(s).at("messages").as_array();
+    {"role":"toolResult","toolCallId":")J" + long_id + R"J(","toolName":"t","content":[{"type":"text","text":"ok"}],"timestamp":3}])J");
+  const auto msgs = s.body().at("messages").as_array();
   REQUIRE(msgs.size() == 3);
   const std::string id(msgs[1].as_object().at("content").as_array()[0].as_object().at("id").as_string());
   CHECK(id == "fc_" + std::string(61, 'a'));
   // The result follows the call's new id; isError absent stays absent.
-  CHECK(C(msgs[2]) == R"J({"role":"user","content":[{"type":"tool_result","tool_use_id":")J" + id +
-                          R"J(","content":"ok","cache_control":{"type":"ephemeral"}}]})J");
+  CHECK(compact(msgs[2]) == R"J({"role":"user","content":[{"type":"tool_result","tool_use_id":")J" + id +
+                                R"J(","content":"ok","cache_control":{"type":"ephemeral"}}]})J");
 }
 
 TEST_CASE("anthropic-messages: max_tokens is always sent", "[wire]") {
   setup s;
-  s.messages = J(R"J([{"role":"user","content":"hi","timestamp":1}])J").as_array();
-  CHECK(body_of(s).at("max_tokens") == 32000);
+  s.set_messages(R"J([{"role":"user","content":"hi","timestamp":1}])J");
+  CHECK(s.body().at("max_tokens") == 32000);
   s.model.max_tokens = 8192;
-  CHECK(body_of(s).at("max_tokens") == 8192);
+  CHECK(s.body().at("max_tokens") == 8192);
   s.max_tokens = 1234;
-  CHECK(body_of(s).at("max_tokens") == 1234);
+  CHECK(s.body().at("max_tokens") == 1234);
   s.max_tokens = 0;
   s.model.max_tokens = 0;  // unknown: min(4096, contextWindow / 4)
-  CHECK(body_of(s).at("max_tokens") == 4096);
+  CHECK(s.body().at("max_tokens") == 4096);
   s.model.context_window = 8000;
-  CHECK(body_of(s).at("max_tokens") == 2000);
+  CHECK(s.body().at("max_tokens") == 2000);
   s.model.context_window = 2;
-  CHECK(body_of(s).at("max_tokens") == 1);
+  CHECK(s.body().at("max_tokens") == 1);
   // A last user message with string content gets the cache mark as a text block.
-  CHECK(C(body_of(s).at("messages")) ==
+  CHECK(compact(s.body().at("messages")) ==
         R"J([{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}])J");
 }
 
 TEST_CASE("anthropic-messages: headers: base URL, adaptive models, provider headers", "[wire]") {
   setup s;
-  s.messages = J(R"J([{"role":"user","content":"hi","timestamp":1}])J").as_array();
+  s.set_messages(R"J([{"role":"user","content":"hi","timestamp":1}])J");
   s.provider.base_url = "https://proxy.example/anthropic/";
   s.model.id = "claude-opus-4-6";
   s.provider.headers = {{"anthropic-beta", "custom-beta"}, {"X-Extra", "1"}};
-  auto req = W().build(s.call());
-  REQUIRE(req.ok());
-  CHECK(req->url == "https://proxy.example/anthropic/v1/messages");
-  CHECK(header(*req, "anthropic-beta") == "custom-beta");
-  CHECK(header(*req, "X-Extra") == "1");
+  http_request req = s.request();
+  CHECK(req.url == "https://proxy.example/anthropic/v1/messages");
+  CHECK(header_value(req, "anthropic-beta") == "custom-beta");
+  CHECK(header_value(req, "X-Extra") == "1");
   s.provider.headers.clear();
-  req = W().build(s.call());
-  REQUIRE(req.ok());
-  CHECK(header(*req, "anthropic-beta") == "<absent>");  // adaptive thinking needs no beta
+  req = s.request();
+  CHECK(header_value(req, "anthropic-beta") == "<absent>");  // adaptive thinking needs no beta
   s.provider.api_key.clear();
-  req = W().build(s.call());
-  REQUIRE(req.ok());
-  CHECK(header(*req, "x-api-key") == "<absent>");
+  req = s.request();
+  CHECK(header_value(req, "x-api-key") == "<absent>");
 }
 
 TEST_CASE("anthropic-messages: a realistic stream decodes to pi-ai's message", "[wire]") {
   setup s;
   const auto d = decode(s, kToolStream);
   CHECK(d.ended);
-  CHECK(C(d.message) == kToolStreamMessage);
+  CHECK(compact(d.message) == kToolStreamMessage);
 }
 
 TEST_CASE("anthropic-messages: the same stream cut anywhere (LF and CRLF) gives the same message", "[wire]") {
   setup s;
-  std::string crlf;
-  for (char c : kToolStream) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
-  for (const std::string* body : std::vector<const std::string*>{&kToolStream, &crlf}) {
-    for (std::size_t cut = 0; cut <= body->size(); cut += 3) {
-      const auto d = decode(s, *body, {cut, std::min(body->size(), cut + 1)});
-      INFO("cut at " << cut);
-      REQUIRE(C(d.message) == kToolStreamMessage);
-    }
-  }
-  std::vector<std::size_t> cuts;
-  for (std::size_t i = 1; i < kToolStream.size(); ++i) cuts.push_back(i);
-  CHECK(C(decode(s, kToolStream, cuts).message) == kToolStreamMessage);
+  check_cut_anywhere(s, kToolStream, kToolStreamMessage, 3, 1);
 }
 
 TEST_CASE("anthropic-messages: an overloaded_error event mid-stream (pi-ai's message)", "[wire]") {
@@ -277,7 +186,7 @@ TEST_CASE("anthropic-messages: an overloaded_error event mid-stream (pi-ai's mes
       ev("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" ignored"}})");
   const auto d = decode(s, body);
   CHECK(d.ended);  // the error ended it
-  CHECK(C(d.message) ==
+  CHECK(compact(d.message) ==
         R"J({"role":"assistant","content":[{"type":"text","text":"Partial"}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":10,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":11,"cost":{"input":0.00003,"output":0.000015,"cacheRead":0,"cacheWrite":0,"total":0.000045}},"stopReason":"error","timestamp":0,"responseId":"msg_02","errorMessage":"{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"})J");
 }
 
@@ -304,10 +213,7 @@ TEST_CASE("anthropic-messages: stop_reason mapping", "[wire]") {
         ev("message_stop", R"({"type":"message_stop"})");
     const auto d = decode(s, body);
     INFO(r.reason);
-    CHECK(d.ended);
-    CHECK(d.message.at("stopReason") == r.stop);
-    if (r.error) CHECK(d.message.at("errorMessage") == r.error);
-    else CHECK_FALSE(d.message.contains("errorMessage"));
+    check_stop(d, r.stop, r.error);
     // An unknown reason fails before that event's usage is read (pi-ai throws there).
     CHECK(d.message.at("usage").as_object().at("output") == (r.error && r.error[0] == 'U' ? 0 : 3));
   }
@@ -341,7 +247,7 @@ TEST_CASE("anthropic-messages: a stream cut before message_stop has not ended", 
   const auto d = decode(s, body);
   CHECK_FALSE(d.ended);
   // What arrived is kept, arguments parsed as far as they go (the runner marks the error).
-  CHECK(C(d.message.at("content")) == R"J([{"type":"toolCall","id":"toolu_9","name":"write","arguments":{"path":"a.txt","content":"hel"}}])J");
+  CHECK(compact(d.message.at("content")) == R"J([{"type":"toolCall","id":"toolu_9","name":"write","arguments":{"path":"a.txt","content":"hel"}}])J");
   CHECK_FALSE(decode(s, "").ended);
   CHECK_FALSE(decode(s, ev("ping", R"({"type":"ping"})")).ended);
 }
@@ -362,7 +268,7 @@ TEST_CASE("anthropic-messages: unknown events, blocks and deltas are skipped, an
       ev("message_stop", R"({"type":"message_stop"})");
   const auto d = decode(s, body);
   CHECK(d.ended);
-  CHECK(C(d.message.at("content")) == R"J([{"type":"text","text":"ok"}])J");
+  CHECK(compact(d.message.at("content")) == R"J([{"type":"text","text":"ok"}])J");
   CHECK(d.message.at("stopReason") == "stop");
 
   const auto bad = decode(s, ev("message_start", "{not json"));
@@ -375,7 +281,7 @@ TEST_CASE("anthropic-messages: unknown events, blocks and deltas are skipped, an
 }
 
 TEST_CASE("anthropic-messages: error bodies read as the Anthropic SDK words them", "[wire]") {
-  const auto& w = W();
+  const auto& w = wire_for("anthropic-messages");
   CHECK(w.error_text(400, R"({"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"},"request_id":"req_011"})") ==
         R"(400 {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"},"request_id":"req_011"})");
   CHECK(w.error_text(413, "") == "413 status code (no body)");

@@ -7,101 +7,33 @@
 #include <string>
 #include <vector>
 
-#include "messages/json_reader.hpp"
-#include "messages/json_writer.hpp"
-#include "runtime/providers/wire_format.hpp"
+#include "tests/providers/wire_test_support.hpp"
 
 namespace bj = boost::json;
 using namespace sessionrt::providers;
+using namespace sessionrt::providers::wire_test;
 namespace actors = sessionrt::actors;
 
 namespace {
 
-bj::value J(std::string_view text) {
-  auto r = sessionrt::json::parse(text);
-  REQUIRE(r.ok());
-  return std::move(r).value();
-}
-std::string C(const bj::value& v) { return sessionrt::json::to_compact(v); }
-
-struct setup {
-  actors::provider_config provider;
-  actors::provider_model model;
-  bj::array messages;
-  std::vector<tool_spec> tools;
-  std::string system_prompt;
-  std::int64_t max_tokens = 0;
-
-  setup() {
+// qwen3 on a local OpenAI-compatible endpoint.
+struct setup : wire_fixture {
+  setup() : wire_fixture("openai-completions") {
     provider.id = "local";
     provider.base_url = "http://127.0.0.1:1234/v1/";
     provider.api_key = "sk-local";
-    provider.api = "openai-completions";
     model.id = "qwen3";
     model.max_tokens = 8192;
     model.context_window = 196608;
     model.cost = {0.5, 2, 0.05, 0.625};
   }
-  provider_call call() const {
-    provider_call c;
-    c.provider = &provider;
-    c.model = &model;
-    c.api = "openai-completions";
-    c.system_prompt = system_prompt;
-    c.messages = &messages;
-    c.tools = &tools;
-    c.max_tokens = max_tokens;
-    return c;
-  }
-  void set_tools(std::string_view json) {
-    const bj::value list = J(json);
-    for (const auto& t : list.as_array()) {
-      const auto& o = t.as_object();
-      tools.push_back({std::string(o.at("name").as_string()), std::string(o.at("description").as_string()),
-                       o.at("parameters").as_object()});
-    }
+  // `model_id` at OpenAI's own endpoint (no baseUrl).
+  void at_openai(std::string model_id) {
+    provider.id = "openai";
+    provider.base_url = "";
+    model.id = std::move(model_id);
   }
 };
-
-const wire_format& W() {
-  const wire_format* f = find_wire_format("openai-completions");
-  REQUIRE(f != nullptr);
-  return *f;
-}
-
-bj::object body_of(const setup& s) {
-  auto req = W().build(s.call());
-  REQUIRE(req.ok());
-  return J(req->body).as_object();
-}
-
-std::string header(const http_request& r, std::string_view name) {
-  for (const auto& [n, v] : r.headers)
-    if (n == name) return v;
-  return "<absent>";
-}
-
-struct decoded {
-  bj::object message;
-  bool ended = false;
-};
-
-// Feeds `body` through the SSE parser in pieces cut at `cuts`, then finishes the message.
-decoded decode(const setup& s, std::string_view body, std::vector<std::size_t> cuts = {}) {
-  const provider_call call = s.call();
-  assistant_builder b(call.api, s.provider.id, s.model.id, s.model.cost);
-  auto dec = W().decoder(call, b);
-  sse_parser p;
-  auto sink = [&](sse_event&& e) { dec->on_event(e); };
-  std::size_t at = 0;
-  cuts.push_back(body.size());
-  for (std::size_t cut : cuts) {
-    p.feed(body.substr(at, cut - at), sink);
-    at = cut;
-  }
-  p.finish(sink);
-  return {b.finish(0), dec->ended()};
-}
 
 // The two contexts pi-ai was run on.
 constexpr std::string_view kSameModelMessages =
@@ -140,46 +72,42 @@ TEST_CASE("openai-completions: same-model history, tools, images: pi-ai's body",
   s.model.reasoning = true;
   s.model.input = {"text", "image"};
   s.system_prompt = "You are a coding agent.";
-  s.messages = J(kSameModelMessages).as_array();
+  s.set_messages(kSameModelMessages);
   s.set_tools(kTools);
   // pi-ai was run with compat.supportsDeveloperRole false; for a local endpoint that is our
   // default (see the file comment of wire_openai_completions.cpp).
   const std::string expected =
       R"J({"model":"qwen3","messages":[{"role":"system","content":"You are a coding agent."},{"role":"user","content":"List src/ and show me the logo."},{"role":"assistant","content":"Let me look.","reasoning_content":"Use bash.","tool_calls":[{"id":"call_1","type":"function","function":{"name":"bash","arguments":"{\"command\":\"ls src/\"}"}},{"id":"call_2","type":"function","function":{"name":"read","arguments":"{\"path\":\"logo.png\"}"}}]},{"role":"tool","content":"main.cpp\nsession.cpp","tool_call_id":"call_1"},{"role":"tool","content":"(see attached image)","tool_call_id":"call_2"},{"role":"user","content":[{"type":"text","text":"Attached image(s) from tool result:"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]},{"role":"assistant","content":"Here it is."},{"role":"user","content":[{"type":"text","text":"What about this one?"},{"type":"image_url","image_url":{"url":"data:image/gif;base64,R0lGOD"}}]},{"role":"user","content":"continue"}],"stream":true,"stream_options":{"include_usage":true},"store":false,"max_completion_tokens":8192,"tools":[{"type":"function","function":{"name":"bash","description":"Run a shell command","parameters":{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]},"strict":false}},{"type":"function","function":{"name":"read","description":"Read a file","parameters":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]},"strict":false}}]})J";
-  auto req = W().build(s.call());
-  REQUIRE(req.ok());
-  CHECK(req->body == expected);
-  CHECK(req->method == "POST");
-  CHECK(req->url == "http://127.0.0.1:1234/v1/chat/completions");  // trailing '/' of baseUrl dropped
-  CHECK(header(*req, "authorization") == "Bearer sk-local");
-  CHECK(header(*req, "content-type") == "application/json");
+  http_request req = s.request();
+  CHECK(req.body == expected);
+  CHECK(req.method == "POST");
+  CHECK(req.url == "http://127.0.0.1:1234/v1/chat/completions");  // trailing '/' of baseUrl dropped
+  CHECK(header_value(req, "authorization") == "Bearer sk-local");
+  CHECK(header_value(req, "content-type") == "application/json");
 }
 
 TEST_CASE("openai-completions: another model's history (thinking, ids, images, orphans): pi-ai's body", "[wire]") {
   setup s;
-  s.provider.id = "openai";
-  s.provider.base_url = "";
-  s.model.id = "gpt-4o-mini";
+  s.at_openai("gpt-4o-mini");
   s.model.max_tokens = 16384;
   s.system_prompt = "Be brief.";
-  s.messages = J(kCrossModelMessages).as_array();
+  s.set_messages(kCrossModelMessages);
   // Anthropic thinking becomes text; `call|fc` ids keep the call part; the orphaned call gets
   // "No result provided"; images a text-only model cannot see become placeholders; the errored
   // turn, the empty assistant turn, the custom message and the empty user array are dropped;
   // tool history without tools sends `tools: []`.
   const std::string expected =
       R"J({"model":"gpt-4o-mini","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":[{"type":"text","text":"Look:"},{"type":"text","text":"(image omitted: model does not support images)"}]},{"role":"assistant","content":"The user wants a listing.Let me look.","tool_calls":[{"id":"toolu_01A","type":"function","function":{"name":"bash","arguments":"{\"command\":\"ls src/\"}"}}]},{"role":"tool","content":"main.cpp\n(tool image omitted: model does not support images)","tool_call_id":"toolu_01A"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_abc","type":"function","function":{"name":"read","arguments":"{\"path\":\"a.txt\"}"}},{"id":"call_orphan","type":"function","function":{"name":"read","arguments":"{\"path\":\"b.txt\"}"}}]},{"role":"tool","content":"A","tool_call_id":"call_abc"},{"role":"tool","content":"No result provided","tool_call_id":"call_orphan"},{"role":"user","content":"next"},{"role":"user","content":""}],"stream":true,"stream_options":{"include_usage":true},"store":false,"max_completion_tokens":16384,"tools":[]})J";
-  auto req = W().build(s.call());
-  REQUIRE(req.ok());
-  CHECK(req->body == expected);
-  CHECK(req->url == "https://api.openai.com/v1/chat/completions");
+  http_request req = s.request();
+  CHECK(req.body == expected);
+  CHECK(req.url == "https://api.openai.com/v1/chat/completions");
 }
 
 TEST_CASE("openai-completions: system vs developer role, by endpoint and compat", "[wire]") {
   setup s;
   s.system_prompt = "Rules.";
-  s.messages = J(R"J([{"role":"user","content":"hi","timestamp":1}])J").as_array();
-  auto first_role = [&] { return std::string(body_of(s).at("messages").as_array()[0].as_object().at("role").as_string()); };
+  s.set_messages(R"J([{"role":"user","content":"hi","timestamp":1}])J");
+  auto first_role = [&] { return std::string(s.body().at("messages").as_array()[0].as_object().at("role").as_string()); };
   CHECK(first_role() == "system");  // not a reasoning model
   s.model.reasoning = true;
   CHECK(first_role() == "system");  // a reasoning model on a local endpoint (OpenClaw's rule)
@@ -197,40 +125,40 @@ TEST_CASE("openai-completions: system vs developer role, by endpoint and compat"
   CHECK(first_role() == "system");
   // No system prompt, no system message.
   s.system_prompt.clear();
-  CHECK(body_of(s).at("messages").as_array()[0].as_object().at("role") == "user");
+  CHECK(s.body().at("messages").as_array()[0].as_object().at("role") == "user");
 }
 
 TEST_CASE("openai-completions: max tokens field, usage in streaming, store, per compat and host", "[wire]") {
   setup s;
-  s.messages = J(R"J([{"role":"user","content":"hi","timestamp":1}])J").as_array();
-  auto b = body_of(s);
+  s.set_messages(R"J([{"role":"user","content":"hi","timestamp":1}])J");
+  auto b = s.body();
   CHECK(b.at("max_completion_tokens") == 8192);
   CHECK_FALSE(b.contains("max_tokens"));
-  CHECK(C(b.at("stream_options")) == R"({"include_usage":true})");
+  CHECK(compact(b.at("stream_options")) == R"({"include_usage":true})");
   CHECK(b.at("store") == false);
   CHECK_FALSE(b.contains("tools"));  // no tools and no tool history
 
   s.model.compat.max_tokens_field = "max_tokens";
   s.model.compat.supports_usage_in_streaming = false;
-  b = body_of(s);
+  b = s.body();
   CHECK(b.at("max_tokens") == 8192);
   CHECK_FALSE(b.contains("max_completion_tokens"));
   CHECK_FALSE(b.contains("stream_options"));
 
   s.model.compat = {};
   s.model.max_tokens = 100000;  // pi-ai's streamSimple caps the model's maxTokens at 32000
-  CHECK(body_of(s).at("max_completion_tokens") == 32000);
+  CHECK(s.body().at("max_completion_tokens") == 32000);
   s.max_tokens = 50000;  // an explicit request is sent as is
-  CHECK(body_of(s).at("max_completion_tokens") == 50000);
+  CHECK(s.body().at("max_completion_tokens") == 50000);
   s.max_tokens = 0;
   s.model.max_tokens = 0;  // unknown: no max field at all
-  b = body_of(s);
+  b = s.body();
   CHECK_FALSE(b.contains("max_completion_tokens"));
   CHECK_FALSE(b.contains("max_tokens"));
 
   s.model.max_tokens = 1000;
   s.provider.base_url = "https://llm.chutes.ai/v1";  // chutes: max_tokens, non-standard: no store
-  b = body_of(s);
+  b = s.body();
   CHECK(b.at("max_tokens") == 1000);
   CHECK_FALSE(b.contains("store"));
 }
@@ -238,65 +166,61 @@ TEST_CASE("openai-completions: max tokens field, usage in streaming, store, per 
 TEST_CASE("openai-completions: DeepSeek, z.ai and OpenRouter reasoning models at thinking off", "[wire]") {
   setup s;
   s.model.reasoning = true;
-  s.messages = J(R"J([{"role":"user","content":"hi","timestamp":1},{"role":"assistant","content":[{"type":"text","text":"yo"}],"api":"openai-completions","provider":"deepseek","model":"qwen3","stopReason":"stop","timestamp":2}])J").as_array();
+  s.set_messages(R"J([{"role":"user","content":"hi","timestamp":1},{"role":"assistant","content":[{"type":"text","text":"yo"}],"api":"openai-completions","provider":"deepseek","model":"qwen3","stopReason":"stop","timestamp":2}])J");
   s.provider.id = "deepseek";
   s.provider.base_url = "https://api.deepseek.com/v1";
-  auto b = body_of(s);
-  CHECK(C(b.at("thinking")) == R"({"type":"disabled"})");
-  CHECK(C(b.at("messages").as_array()[1]) == R"({"role":"assistant","content":"yo","reasoning_content":""})");
+  auto b = s.body();
+  CHECK(compact(b.at("thinking")) == R"({"type":"disabled"})");
+  CHECK(compact(b.at("messages").as_array()[1]) == R"({"role":"assistant","content":"yo","reasoning_content":""})");
   CHECK_FALSE(b.contains("store"));
   s.provider.id = "zai";
   s.provider.base_url = "https://api.z.ai/api/paas/v4";
-  CHECK(body_of(s).at("enable_thinking") == false);
+  CHECK(s.body().at("enable_thinking") == false);
   s.provider.id = "openrouter";
   s.provider.base_url = "https://openrouter.ai/api/v1";
-  CHECK(C(body_of(s).at("reasoning")) == R"({"effort":"none"})");
+  CHECK(compact(s.body().at("reasoning")) == R"({"effort":"none"})");
   s.model.reasoning = false;
-  b = body_of(s);
+  b = s.body();
   CHECK_FALSE(b.contains("reasoning"));
   CHECK_FALSE(b.contains("thinking"));
 }
 
 TEST_CASE("openai-completions: headers: bearer key, provider headers override, no key no auth", "[wire]") {
   setup s;
-  s.messages = J(R"J([{"role":"user","content":"hi","timestamp":1}])J").as_array();
+  s.set_messages(R"J([{"role":"user","content":"hi","timestamp":1}])J");
   s.provider.headers = {{"X-Title", "sessionrt"}, {"Authorization", "Bearer override"}};
-  auto req = W().build(s.call());
-  REQUIRE(req.ok());
-  CHECK(header(*req, "authorization") == "Bearer override");  // replaced in place, case-insensitively
-  CHECK(header(*req, "X-Title") == "sessionrt");
+  http_request req = s.request();
+  CHECK(header_value(req, "authorization") == "Bearer override");  // replaced in place, case-insensitively
+  CHECK(header_value(req, "X-Title") == "sessionrt");
   int auth = 0;
-  for (const auto& h : req->headers) auth += (h.first == "authorization" || h.first == "Authorization");
+  for (const auto& h : req.headers) auth += (h.first == "authorization" || h.first == "Authorization");
   CHECK(auth == 1);
   s.provider.headers.clear();
   s.provider.api_key.clear();
-  req = W().build(s.call());
-  REQUIRE(req.ok());
-  CHECK(header(*req, "authorization") == "<absent>");
+  req = s.request();
+  CHECK(header_value(req, "authorization") == "<absent>");
 }
 
 TEST_CASE("openai-completions: assistant replay details", "[wire]") {
   setup s;
-  s.provider.id = "openai";
-  s.provider.base_url = "";
-  s.model.id = "gpt-4o";
+  s.at_openai("gpt-4o");
   // Same model: a long id is cut to 40 only when it comes from another model; thinking with
   // a field-name signature goes back in that field; thoughtSignature becomes reasoning_details.
-  s.messages = J(R"J([
+  s.set_messages(R"J([
     {"role":"user","content":"hi","timestamp":1},
     {"role":"assistant","content":[{"type":"thinking","thinking":"a","thinkingSignature":"reasoning"},{"type":"thinking","thinking":"b","thinkingSignature":"x"},{"type":"text","text":"one "},{"type":"text","text":"two"},{"type":"toolCall","id":"call_0123456789012345678901234567890123456789XYZ","name":"t","arguments":{},"thoughtSignature":"{\"type\":\"reasoning.encrypted\",\"id\":\"c\",\"data\":\"d\"}"}],"api":"openai-completions","provider":"openai","model":"gpt-4o","stopReason":"toolUse","timestamp":2},
     {"role":"toolResult","toolCallId":"call_0123456789012345678901234567890123456789XYZ","toolName":"t","content":[],"isError":false,"timestamp":3},
     {"role":"assistant","content":[{"type":"toolCall","id":"call_0123456789012345678901234567890123456789ABC","name":"t","arguments":{"k":[1,2.5,"s"]}}],"api":"anthropic-messages","provider":"anthropic","model":"claude","stopReason":"toolUse","timestamp":4},
     {"role":"toolResult","toolCallId":"call_0123456789012345678901234567890123456789ABC","toolName":"t","content":[{"type":"text","text":"r1"},{"type":"text","text":"r2"}],"isError":false,"timestamp":5}
-  ])J").as_array();
-  const auto msgs = body_of(s).at("messages").as_array();
+  ])J");
+  const auto msgs = s.body().at("messages").as_array();
   REQUIRE(msgs.size() == 5);
-  CHECK(C(msgs[1]) ==
+  CHECK(compact(msgs[1]) ==
         R"J({"role":"assistant","content":"one two","reasoning":"a\nb","tool_calls":[{"id":"call_0123456789012345678901234567890123456789XYZ","type":"function","function":{"name":"t","arguments":"{}"}}],"reasoning_details":[{"type":"reasoning.encrypted","id":"c","data":"d"}]})J");
-  CHECK(C(msgs[2]) == R"J({"role":"tool","content":"(see attached image)","tool_call_id":"call_0123456789012345678901234567890123456789XYZ"})J");
-  CHECK(C(msgs[3]) ==
+  CHECK(compact(msgs[2]) == R"J({"role":"tool","content":"(see attached image)","tool_call_id":"call_0123456789012345678901234567890123456789XYZ"})J");
+  CHECK(compact(msgs[3]) ==
         R"J({"role":"assistant","content":null,"tool_calls":[{"id":"call_01234567890123456789012345678901234","type":"function","function":{"name":"t","arguments":"{\"k\":[1,2.5,\"s\"]}"}}]})J");
-  CHECK(C(msgs[4]) == R"J({"role":"tool","content":"r1\nr2","tool_call_id":"call_01234567890123456789012345678901234"})J");
+  CHECK(compact(msgs[4]) == R"J({"role":"tool","content":"r1\nr2","tool_call_id":"call_01234567890123456789012345678901234"})J");
 }
 
 TEST_CASE("openai-completions: a realistic tool-call stream decodes to pi-ai's message", "[wire]") {
@@ -304,26 +228,12 @@ TEST_CASE("openai-completions: a realistic tool-call stream decodes to pi-ai's m
   s.model.reasoning = true;
   const auto d = decode(s, kToolStream);
   CHECK(d.ended);
-  CHECK(C(d.message) == kToolStreamMessage);
+  CHECK(compact(d.message) == kToolStreamMessage);
 }
 
 TEST_CASE("openai-completions: the same stream cut at every byte gives the same message", "[wire]") {
   setup s;
-  const std::string expected(kToolStreamMessage);
-  std::string crlf;
-  for (char c : kToolStream) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
-  for (const std::string* body : std::vector<const std::string*>{&kToolStream, &crlf}) {
-    for (std::size_t cut = 0; cut <= body->size(); ++cut) {
-      const auto d = decode(s, *body, {cut});
-      INFO("cut at " << cut);
-      REQUIRE(C(d.message) == expected);
-      REQUIRE(d.ended);
-    }
-  }
-  // Byte by byte.
-  std::vector<std::size_t> cuts;
-  for (std::size_t i = 1; i < kToolStream.size(); ++i) cuts.push_back(i);
-  CHECK(C(decode(s, kToolStream, cuts).message) == expected);
+  check_cut_anywhere(s, kToolStream, kToolStreamMessage, 1);
 }
 
 TEST_CASE("openai-completions: finish_reason mapping", "[wire]") {
@@ -344,12 +254,8 @@ TEST_CASE("openai-completions: finish_reason mapping", "[wire]") {
   for (const auto& r : rows) {
     const std::string body = std::string("data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"},\"finish_reason\":\"") +
                              r.finish + "\"}]}\n\ndata: [DONE]\n\n";
-    const auto d = decode(s, body);
     INFO(r.finish);
-    CHECK(d.ended);
-    CHECK(d.message.at("stopReason") == r.stop);
-    if (r.error) CHECK(d.message.at("errorMessage") == r.error);
-    else CHECK_FALSE(d.message.contains("errorMessage"));
+    check_stop(decode(s, body), r.stop, r.error);
   }
   // null finish_reason and no finish chunk at all: stop.
   const auto d = decode(s, "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"},\"finish_reason\":null}]}\n\ndata: [DONE]\n\n");
@@ -364,7 +270,7 @@ TEST_CASE("openai-completions: content_filter keeps reading usage (pi-ai's messa
       "data: {\"id\":\"gen-1\",\"choices\":[],\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":3,\"prompt_tokens_details\":{\"cached_tokens\":60,\"cache_write_tokens\":20}}}\n\n"
       "data: [DONE]\n\n";
   // OpenRouter counts this request's cache writes in cached_tokens: cacheRead = 60 - 20.
-  CHECK(C(decode(s, body).message) ==
+  CHECK(compact(decode(s, body).message) ==
         R"J({"role":"assistant","content":[{"type":"text","text":"Some"}],"api":"openai-completions","provider":"local","model":"qwen3","usage":{"input":40,"output":3,"cacheRead":40,"cacheWrite":20,"totalTokens":103,"cost":{"input":0.000019999999999999998,"output":0.000006,"cacheRead":0.0000020000000000000003,"cacheWrite":0.0000125,"total":0.0000405}},"stopReason":"error","timestamp":0,"responseId":"gen-1","errorMessage":"Provider finish_reason: content_filter"})J");
 }
 
@@ -373,7 +279,7 @@ TEST_CASE("openai-completions: DeepSeek cache hits and usage inside the finishin
   const std::string body =
       "data: {\"id\":\"ds-1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":500,\"completion_tokens\":7,\"prompt_cache_hit_tokens\":300,\"prompt_cache_miss_tokens\":200}}\n\n"
       "data: [DONE]\n\n";
-  CHECK(C(decode(s, body).message) ==
+  CHECK(compact(decode(s, body).message) ==
         R"J({"role":"assistant","content":[{"type":"text","text":"ok"}],"api":"openai-completions","provider":"local","model":"qwen3","usage":{"input":200,"output":7,"cacheRead":300,"cacheWrite":0,"totalTokens":507,"cost":{"input":0.00009999999999999999,"output":0.000014,"cacheRead":0.000015000000000000002,"cacheWrite":0,"total":0.000129}},"stopReason":"stop","timestamp":0,"responseId":"ds-1"})J");
   // Moonshot: usage in the choice.
   const auto m = decode(s, "data: {\"id\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\",\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":4}}]}\n\n");
@@ -390,7 +296,7 @@ TEST_CASE("openai-completions: an error chunk ends the call with its message", "
       "data: [DONE]\n\n";
   const auto d = decode(s, body);
   CHECK(d.ended);
-  CHECK(C(d.message) ==
+  CHECK(compact(d.message) ==
         R"J({"role":"assistant","content":[{"type":"text","text":"Hel"}],"api":"openai-completions","provider":"local","model":"qwen3","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"error","timestamp":0,"responseId":"gen-2","errorMessage":"Upstream error\n{\"detail\":\"overloaded\"}"})J");
   // `event: error` and an error without a message.
   const auto e = decode(s, "event: error\ndata: {\"error\":{\"code\":\"server_error\"}}\n\n");
@@ -412,7 +318,7 @@ TEST_CASE("openai-completions: a body cut before finish_reason and [DONE] has no
   const auto t = decode(s,
                         "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"function\":{\"name\":\"bash\",\"arguments\":\"{\\\"command\\\":\\\"ls -\"}}]}}]}\n\n");
   CHECK_FALSE(t.ended);
-  CHECK(C(t.message.at("content")) == R"J([{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls -"}}])J");
+  CHECK(compact(t.message.at("content")) == R"J([{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls -"}}])J");
   // A finish_reason without [DONE] counts as ended (servers that close right after it).
   CHECK(decode(s, "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}").ended);
 }
@@ -426,14 +332,14 @@ TEST_CASE("openai-completions: tool calls keyed by id without index, names arriv
       "data: {\"choices\":[{\"delta\":{\"reasoning\":\"r\",\"reasoning_content\":\"\"}}]}\n\n"
       "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
   const auto d = decode(s, body);
-  CHECK(C(d.message.at("content")) ==
+  CHECK(compact(d.message.at("content")) ==
         R"J([{"type":"toolCall","id":"a","name":"first","arguments":{"x":1}},{"type":"toolCall","id":"b","name":"second","arguments":{}},{"type":"thinking","thinking":"r","thinkingSignature":"reasoning"}])J");
   CHECK(d.message.at("stopReason") == "toolUse");  // "stop" with tool calls
   CHECK_FALSE(d.message.contains("responseId"));
 }
 
 TEST_CASE("openai-completions: error bodies read as the openai SDK words them", "[wire]") {
-  const auto& w = W();
+  const auto& w = wire_for("openai-completions");
   CHECK(w.error_text(400, R"({"error":{"message":"This model's maximum context length is 128000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}})") ==
         "400 This model's maximum context length is 128000 tokens.");
   CHECK(w.error_text(413, "") == "413 status code (no body)");
@@ -446,15 +352,10 @@ TEST_CASE("openai-completions: error bodies read as the openai SDK words them", 
 }
 
 TEST_CASE("wire formats: the table, names and base URLs", "[wire]") {
-  REQUIRE(find_wire_format("openai-completions") != nullptr);
-  REQUIRE(find_wire_format("anthropic-messages") != nullptr);
-  CHECK(find_wire_format("openai-completions")->api == "openai-completions");
-  CHECK(find_wire_format("anthropic-messages")->api == "anthropic-messages");
+  check_listed(openai_completions_wire(), "openai-completions");
+  check_listed(anthropic_messages_wire(), "anthropic-messages");
   CHECK(find_wire_format("bedrock-converse-stream") == nullptr);
   CHECK(find_wire_format("") == nullptr);
-  const std::string names = known_wire_formats();
-  CHECK(names.find("openai-completions") != std::string::npos);
-  CHECK(names.find("anthropic-messages") != std::string::npos);
   actors::provider_config p;
   CHECK(base_url_or(p, "https://api.openai.com/v1") == "https://api.openai.com/v1");
   p.base_url = "http://h:1/v1//";
