@@ -218,6 +218,43 @@ std::int64_t rss_kb() {
   return resident * (::sysconf(_SC_PAGESIZE) / 1024);
 }
 
+// CPU of each thread of this process (utime + stime), by thread id, with its name.
+struct thread_cpu {
+  std::string name;
+  double cpu_s = 0;
+};
+std::unordered_map<int, thread_cpu> threads_cpu() {
+  std::unordered_map<int, thread_cpu> out;
+  const double tick = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    std::ifstream in(e.path() / "stat");
+    std::string st((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto open = st.find('('), close = st.rfind(')');
+    if (open == std::string::npos || close == std::string::npos) continue;
+    std::istringstream rest(st.substr(close + 2));
+    std::vector<std::string> f;
+    for (std::string x; rest >> x;) f.push_back(x);
+    if (f.size() < 13) continue;
+    out[std::stoi(e.path().filename().string())] =
+        thread_cpu{st.substr(open + 1, close - open - 1), (std::stod(f[11]) + std::stod(f[12])) / tick};
+  }
+  return out;
+}
+// The busiest threads between two snapshots: "name:seconds", most first.
+std::vector<std::pair<std::string, double>> busiest(const std::unordered_map<int, thread_cpu>& before,
+                                                     const std::unordered_map<int, thread_cpu>& after, std::size_t top) {
+  std::vector<std::pair<std::string, double>> v;
+  for (const auto& [tid, t] : after) {
+    const auto it = before.find(tid);
+    const double d = t.cpu_s - (it == before.end() ? 0.0 : it->second.cpu_s);
+    if (d > 0) v.emplace_back(fmt::format("{}[{}]", t.name, tid), d);
+  }
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (v.size() > top) v.resize(top);
+  return v;
+}
+
 double load1() {
   double l[3] = {0, 0, 0};
   ::getloadavg(l, 3);
@@ -719,6 +756,7 @@ struct ours_result {
   std::int64_t no_kernel_stamp = 0;
   providers::provider_runner::counters counters;
   server_view server;  // the server's figures for this round
+  std::vector<std::pair<std::string, double>> busiest_threads;  // CPU seconds of the busiest threads
   double heap_kb_per_stream() const {
     return peak_in_flight && heap_plateau_kb >= 0 && heap_after_kb >= 0
                ? static_cast<double>(heap_plateau_kb - heap_after_kb) / static_cast<double>(peak_in_flight)
@@ -873,6 +911,7 @@ std::vector<ours_result> run_ours(const server_process& srv, const std::string& 
     sampler_cpu_s = static_cast<double>(c1.tv_sec - c0.tv_sec) + static_cast<double>(c1.tv_nsec - c0.tv_nsec) / 1e9;
   });
 
+  const auto threads0 = threads_cpu();
   const cpu_times c0 = self_cpu();
   const std::int64_t t0 = mono_ns();
   for (int i = 0; i < n; ++i) {
@@ -901,6 +940,7 @@ std::vector<ours_result> run_ours(const server_process& srv, const std::string& 
   }
   r.wall_s = static_cast<double>(mono_ns() - t0) / 1e9;
   r.cpu = self_cpu() - c0;
+  r.busiest_threads = busiest(threads0, threads_cpu(), 4);
   sampling.store(false);
   sampler.join();
   r.sampler_cpu_s = sampler_cpu_s;
@@ -1195,7 +1235,12 @@ bj::object ours_json(const ours_result& o, double ideal_s) {
           {"http_requests", o.counters.http_requests},
           {"retries", o.counters.retries},
           {"failures", o.counters.failures},
-          {"server", to_json(o.server)}};
+          {"server", to_json(o.server)},
+          {"busiest_threads_cpu_s", [&] {
+             bj::object t;
+             for (const auto& [name, cpu] : o.busiest_threads) t[name] = std::round(cpu * 100) / 100;
+             return t;
+           }()}};
 }
 
 bj::object raw_json(const raw_result& r, const server_view& sv, int chunks, double ideal_s) {
@@ -1405,7 +1450,9 @@ int main(int argc, char** argv) {
     std::cout << fmt::format("  CPU {:.3f} user + {:.3f} sys s (the bench's sampler, {:.3f} s, taken out); reply.delta "
                              "events with text {} (runner deltas {})\n",
                              r->cpu.user, r->cpu.sys, r->sampler_cpu_s, r->event_deltas, r->runner_deltas);
-    std::cout << "  server: " << srv_line(r->server, r->wall_s) << "\n";
+    std::cout << "  busiest threads (CPU s, share of the wall):";
+    for (const auto& [name, cpu] : r->busiest_threads) std::cout << fmt::format(" {} {:.2f} ({:.0f}%)", name, cpu, 100 * cpu / r->wall_s);
+    std::cout << "\n  server: " << srv_line(r->server, r->wall_s) << "\n";
     if (!r->first_error.empty()) std::cout << "  first error: " << r->first_error << "\n";
   }
   std::cout << "floor: server " << srv_line(floor_srv, floor.wall_s) << "\n";
@@ -1441,7 +1488,9 @@ int main(int argc, char** argv) {
                                percentiles(o.duration_ms).p99 / 1000, percentiles(o.added_kernel_ms).p50,
                                percentiles(o.added_kernel_ms).p99, o.kb_per_stream(), o.heap_kb_per_stream(),
                                o.server.max_active, o.first_error.empty() ? "" : " (first error: " + o.first_error + ")");
-      std::cout << "                  server: " << srv_line(o.server, o.wall_s) << "\n";
+      std::cout << "                  busiest threads:";
+      for (const auto& [name, cpu] : o.busiest_threads) std::cout << fmt::format(" {} {:.2f} s ({:.0f}%)", name, cpu, 100 * cpu / o.wall_s);
+      std::cout << "\n                  server: " << srv_line(o.server, o.wall_s) << "\n";
     }
   }
 
