@@ -31,13 +31,13 @@
 #include <memory>
 #include <optional>
 #include <random>
-#include <regex>
+#include <charconv>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "messages/js_text.hpp"
+#include "messages/js_regex.hpp"
 #include "messages/json_access.hpp"
 #include "messages/json_reader.hpp"
 #include "messages/json_writer.hpp"
@@ -57,23 +57,22 @@ constexpr std::string_view kDefaultBase = "https://generativelanguage.googleapis
 constexpr std::string_view kSkipSignature = "skip_thought_signature_validator";
 
 // ---- request ------------------------------------------------------------------------------
-std::string lower(std::string_view s) { return js_lowercase(s); }
 
 // Models behind Google's API that need the tool-call ids in functionCall / functionResponse.
 bool requires_tool_call_id(std::string_view model_id) {
   return model_id.rfind("claude-", 0) == 0 || model_id.rfind("gpt-oss-", 0) == 0;
 }
 
+// pi-ai's model-id tests are JavaScript regexes over the lower-cased id: the "i" flag here.
 std::optional<int> gemini_major_version(std::string_view model_id) {
-  static const std::regex re("^gemini(?:-live)?-(\\d+)");
-  const std::string id = lower(model_id);
-  std::smatch m;
-  if (!std::regex_search(id, m, re)) return std::nullopt;
-  try {
-    return std::stoi(m[1].str());
-  } catch (...) {
-    return std::nullopt;  // more digits than an int holds
-  }
+  static const js_regex re = js_regex::literal("^gemini(?:-live)?-(\\d+)", "i");
+  const auto m = re.find(model_id);
+  if (!m) return std::nullopt;
+  const std::string_view digits = *m->group(model_id, 1);
+  int major = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), major);
+  if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;  // more digits than an int holds
+  return major;
 }
 
 bool supports_multimodal_function_response(std::string_view model_id) {
@@ -239,16 +238,16 @@ bj::array convert_contents(const provider_call& call) {
 }
 
 bool is_gemma4(std::string_view id) {
-  static const std::regex re("gemma-?4");
-  return std::regex_search(lower(id), re);
+  static const js_regex re = js_regex::literal("gemma-?4", "i");
+  return re.search(id);
 }
 bool is_gemini3_pro(std::string_view id) {
-  static const std::regex re("gemini-3(?:\\.\\d+)?-pro");
-  return std::regex_search(lower(id), re);
+  static const js_regex re = js_regex::literal("gemini-3(?:\\.\\d+)?-pro", "i");
+  return re.search(id);
 }
 bool is_gemini3_flash(std::string_view id) {
-  static const std::regex re("gemini-3(?:\\.\\d+)?-flash");
-  return std::regex_search(lower(id), re);
+  static const js_regex re = js_regex::literal("gemini-3(?:\\.\\d+)?-flash", "i");
+  return re.search(id);
 }
 
 result<http_request> build(const provider_call& call) {
