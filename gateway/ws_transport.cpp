@@ -1,3 +1,4 @@
+#include "gateway/method_runner.hpp"
 #include "gateway/ws_transport.hpp"
 
 #include <http_parser.h>
@@ -140,7 +141,7 @@ struct ws_transport::impl {
   wslay_event_callbacks callbacks{};
   char read_buf[64 * 1024];
 
-  impl(transport_options o, gateway_core& c) : opt(std::move(o)), core(c) {}
+  impl(transport_options o, gateway_core& c) : opt(std::move(o)), core(c), methods(opt.method_threads) {}
 
   void post(std::function<void()> fn) {
     std::lock_guard lock(post_mu);
@@ -464,16 +465,13 @@ struct ws_transport::impl {
     }
   }
 
-  // A method that may wait on the runtime runs on a thread of its own that ends with the call:
-  // CAF's blocking actors leave per-thread state behind, which a pooled thread would keep past
-  // runtime::stop() (the actor system then never finishes). The answer comes back to the loop.
-  std::atomic<int> in_flight{0};
-  std::mutex idle_mu;
-  std::condition_variable idle_cv;
+  // A method that may wait on the runtime runs on the method runner (at most
+  // opt.method_threads at once, each on a thread that ends with the call: method_runner.hpp).
+  // The answer comes back to the loop.
+  method_runner methods;
 
   void queue(work* w) {
-    in_flight.fetch_add(1);
-    std::thread([w] {
+    methods.post([w] {
       impl* im = w->t;
       try {
         if (w->fn) {
@@ -495,17 +493,7 @@ struct ws_transport::impl {
             im->answer(c, wk->id, wk->out);
         });
       }
-      {
-        std::lock_guard lock(im->idle_mu);
-        im->in_flight.fetch_sub(1);
-      }
-      im->idle_cv.notify_all();
-    }).detach();
-  }
-
-  void wait_idle() {
-    std::unique_lock lock(idle_mu);
-    idle_cv.wait(lock, [&] { return in_flight.load() == 0; });
+    });
   }
 
   // ---- HTTP -------------------------------------------------------------------------------
@@ -842,7 +830,7 @@ ws_transport::ws_transport(transport_options options, gateway_core& core)
 
 ws_transport::~ws_transport() {
   if (!impl_) return;
-  impl_->wait_idle();  // every method thread has returned (the runtime answered them all)
+  impl_->methods.wait_idle();  // every method call has returned (the runtime answered them all)
   uv_loop_close(&impl_->loop);
 }
 

@@ -37,6 +37,9 @@ struct transport_options {
   std::int64_t tick_interval_ms = 30000;
   std::int64_t handshake_timeout_ms = 10000;
   bool handle_signals = false;
+  // Method calls that may block on the runtime (reads, admin, /metrics) running at once; the
+  // rest wait their turn (gateway/method_runner.hpp).
+  std::size_t method_threads = 8;
 };
 
 class ws_transport final : public frame_sink {
