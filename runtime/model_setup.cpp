@@ -10,11 +10,8 @@
 namespace sessionrt::runtime {
 
 std::string describe_model(const actors::runtime_settings& s, const std::string& provider, const std::string& model) {
-  const actors::provider_config* p = nullptr;
-  const actors::provider_model* m = actors::find_provider_model(s, provider, model, &p);
-  if (!p)
-    for (const auto& candidate : s.models.providers)
-      if (candidate.id == provider) p = &candidate;
+  const actors::provider_config* p = actors::find_provider(s.models.providers, provider);
+  const actors::provider_model* m = p ? actors::find_model(*p, model) : nullptr;
   const std::string ref = actors::model_label(provider, model);
   if (!p) return fmt::format("{}: provider {} is not configured (models.providers)", ref, provider);
   const std::string api = actors::api_of(*p, m);
@@ -42,14 +39,12 @@ result<model_setup> runner_for_config(const actors::runtime_settings& s,
         "no model configured (models.providers + agents.defaults.model.primary): the simulated model answers");
     return out;
   }
-  const actors::provider_config* p = nullptr;
-  for (const auto& candidate : s.models.providers)
-    if (candidate.id == primary.provider) p = &candidate;
+  const actors::provider_config* p = actors::find_provider(s.models.providers, primary.provider);
   if (!p)
     return status(errc::invalid_argument,
                   fmt::format("agents.defaults.model.primary {} names provider {}, which models.providers does not list",
                               actors::model_label(primary.provider, primary.model), primary.provider));
-  const std::string api = actors::api_of(*p, actors::find_provider_model(s, primary.provider, primary.model));
+  const std::string api = actors::api_of(*p, actors::find_model(*p, primary.model));
   if (!providers::find_wire_format(api))
     return status(errc::unsupported, fmt::format("provider {} speaks {}, which has no runner in this build (known: {})",
                                                  primary.provider, api.empty() ? "no api" : api,

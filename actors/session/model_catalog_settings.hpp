@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -82,6 +83,43 @@ struct catalog_model {
 };
 
 using model_catalog_settings = std::vector<catalog_model>;
+
+// Provider ids, model ids and aliases match ignoring ASCII case, as OpenClaw's refs do. These
+// lookups are the one place the config's providers are searched (the session's model, the
+// runner's candidates, the operator's commands).
+inline bool same_model_id(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    if (lower(a[i]) != lower(b[i])) return false;
+  }
+  return true;
+}
+
+inline const provider_config* find_provider(const std::vector<provider_config>& providers, std::string_view id) {
+  for (const auto& p : providers)
+    if (same_model_id(p.id, id)) return &p;
+  return nullptr;
+}
+
+inline const provider_model* find_model(const provider_config& p, std::string_view id) {
+  for (const auto& m : p.models)
+    if (same_model_id(m.id, id)) return &m;
+  return nullptr;
+}
+
+// The API a provider's model speaks (`m` null: a model the provider does not list): the model's
+// api, else the provider's, else openai-completions for a provider with a baseUrl (OpenClaw's
+// rule), else the API of a built-in provider id (anthropic, google, openai), else "".
+inline std::string api_of(const provider_config& p, const provider_model* m) {
+  if (m && !m->api.empty()) return m->api;
+  if (!p.api.empty()) return p.api;
+  if (!p.base_url.empty()) return "openai-completions";
+  if (same_model_id(p.id, "anthropic")) return "anthropic-messages";
+  if (same_model_id(p.id, "google")) return "google-generative-ai";
+  if (same_model_id(p.id, "openai")) return "openai-responses";
+  return {};
+}
 
 // Everything models.* and agents.*.model say.
 struct models_settings {

@@ -7,13 +7,6 @@
 namespace sessionrt::actors {
 namespace {
 
-bool same_ci(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-           return lower(x) == lower(y);
-         });
-}
-
 const model_choice& choice_of(const runtime_settings& s, std::string_view agent_id) {
   auto it = s.models.by_agent.find(std::string(agent_id));
   if (it != s.models.by_agent.end() && !it->second.primary.empty()) return it->second;
@@ -41,16 +34,12 @@ void describe(const runtime_settings& s, session_model& out) {
   out.context_window = s.model.context_window;
   out.max_tokens = s.model.max_tokens;
   for (const auto& c : s.models_catalog)
-    if (same_ci(c.provider, out.provider) && same_ci(c.id, out.model) && c.context_window) {
+    if (same_model_id(c.provider, out.provider) && same_model_id(c.id, out.model) && c.context_window) {
       out.context_window = *c.context_window;
       break;
     }
   // A provider configured without this model still says which API it speaks.
-  for (const auto& prov : s.models.providers)
-    if (same_ci(prov.id, out.provider)) {
-      out.api = api_of(prov, nullptr);
-      break;
-    }
+  if (const provider_config* prov = find_provider(s.models.providers, out.provider)) out.api = api_of(*prov, nullptr);
 }
 
 }  // namespace
@@ -60,23 +49,12 @@ std::string model_label(std::string_view provider, std::string_view model) {
   return std::string(provider) + "/" + std::string(model);
 }
 
-std::string api_of(const provider_config& p, const provider_model* m) {
-  if (m && !m->api.empty()) return m->api;
-  if (!p.api.empty()) return p.api;
-  return p.base_url.empty() ? std::string() : std::string("openai-completions");
-}
-
 const provider_model* find_provider_model(const runtime_settings& s, std::string_view provider, std::string_view model,
                                           const provider_config** provider_out) {
-  for (const auto& p : s.models.providers) {
-    if (!same_ci(p.id, provider)) continue;
-    for (const auto& m : p.models)
-      if (same_ci(m.id, model)) {
-        if (provider_out) *provider_out = &p;
-        return &m;
-      }
-  }
-  return nullptr;
+  const provider_config* p = find_provider(s.models.providers, provider);
+  const provider_model* m = p ? find_model(*p, model) : nullptr;
+  if (m && provider_out) *provider_out = p;
+  return m;
 }
 
 std::optional<model_ref> resolve_model_ref(const runtime_settings& s, std::string_view ref,
@@ -87,10 +65,10 @@ std::optional<model_ref> resolve_model_ref(const runtime_settings& s, std::strin
   for (const auto& p : s.models.providers)
     for (const auto& m : p.models)
       for (const auto& a : m.aliases)
-        if (same_ci(a, ref)) return model_ref{p.id, m.id};
+        if (same_model_id(a, ref)) return model_ref{p.id, m.id};
   for (const auto& c : s.models_catalog)
     for (const auto& a : c.aliases)
-      if (same_ci(a, ref)) return model_ref{c.provider, c.id};
+      if (same_model_id(a, ref)) return model_ref{c.provider, c.id};
   const auto slash = ref.find('/');
   if (slash != std::string_view::npos && slash > 0)
     return model_ref{std::string(ref.substr(0, slash)), std::string(ref.substr(slash + 1))};
@@ -118,7 +96,7 @@ static std::vector<std::string> fallback_labels(const runtime_settings& s, std::
     auto ref = resolve_model_ref(s, f, self.provider);
     if (!ref) continue;
     std::string label = model_label(ref->provider, ref->model);
-    if (same_ci(label, own)) continue;
+    if (same_model_id(label, own)) continue;
     if (std::find(out.begin(), out.end(), label) == out.end()) out.push_back(std::move(label));
   }
   return out;

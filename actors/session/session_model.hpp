@@ -51,9 +51,6 @@ std::optional<model_ref> resolve_model_ref(const runtime_settings& s, std::strin
 const provider_model* find_provider_model(const runtime_settings& s, std::string_view provider, std::string_view model,
                                           const provider_config** provider_out = nullptr);
 
-// The API a configured provider's model speaks ("" when neither says and there is no baseUrl).
-std::string api_of(const provider_config& p, const provider_model* m);
-
 // The session's model. `agent_id` is the session key's agent ("main" when unscoped).
 session_model resolve_session_model(const runtime_settings& s, std::string_view agent_id, const session_entry* row);
 

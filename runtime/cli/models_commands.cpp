@@ -101,8 +101,7 @@ bj::object probe(providers::provider_runner& runner, const actors::runtime_setti
   auto cancel = std::make_shared<cancellation>();
   const auto started = std::chrono::steady_clock::now();
   runner.start(req, done, cancel);
-  const actors::provider_config* p = nullptr;
-  (void)actors::find_provider_model(s, provider, model, &p);
+  const actors::provider_config* p = actors::find_provider(s.models.providers, provider);
   const auto limit = std::chrono::seconds(p && p->timeout_seconds > 0 ? p->timeout_seconds + 5 : 65);
   bj::object out{{"ref", actors::model_label(provider, model)}};
   if (future.wait_for(limit) != std::future_status::ready) {

@@ -18,13 +18,6 @@ namespace bj = boost::json;
 
 namespace {
 
-bool same_ci(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-           return lower(x) == lower(y);
-         });
-}
-
 std::string label(const std::string& provider, const std::string& model) { return provider + "/" + model; }
 
 // One model the call may use, resolved against models.providers.
@@ -56,21 +49,19 @@ struct provider_runner::impl {
     candidate c;
     c.provider_id = provider;
     c.model_id = model;
-    for (const auto& p : opt.models.providers) {
-      if (!same_ci(p.id, provider)) continue;
-      c.provider = &p;
-      c.provider_id = p.id;
-      const auto it = std::find_if(p.models.begin(), p.models.end(), [&](const auto& m) { return same_ci(m.id, model); });
-      if (it != p.models.end()) {
-        c.model = *it;
-      } else {
-        c.model.id = model;
-        if (window > 0) c.model.context_window = window;
-      }
-      c.model_id = c.model.id;
-      c.api = !c.model.api.empty() ? c.model.api : !p.api.empty() ? p.api : std::string("openai-completions");
-      break;
+    const actors::provider_config* p = actors::find_provider(opt.models.providers, provider);
+    if (!p) return c;
+    c.provider = p;
+    c.provider_id = p->id;
+    const actors::provider_model* listed = actors::find_model(*p, model);
+    if (listed) {
+      c.model = *listed;
+    } else {
+      c.model.id = model;
+      if (window > 0) c.model.context_window = window;
     }
+    c.model_id = c.model.id;
+    c.api = actors::api_of(*p, listed);
     return c;
   }
 };

@@ -154,3 +154,28 @@ TEST_CASE("session model: the agent of a key", "[session_model]") {
   CHECK(agent_of_key("agent:work:telegram:direct:1") == "work");
   CHECK(agent_of_key("global") == "main");
 }
+
+TEST_CASE("session model: the API of a provider, from the model, the provider, a baseUrl or a built-in id",
+          "[session_model]") {
+  provider_config p;
+  p.id = "Anthropic";  // ids match ignoring ASCII case
+  CHECK(api_of(p, nullptr) == "anthropic-messages");
+  p.id = "google";
+  CHECK(api_of(p, nullptr) == "google-generative-ai");
+  p.id = "openai";
+  CHECK(api_of(p, nullptr) == "openai-responses");
+  p.id = "local";
+  CHECK(api_of(p, nullptr).empty());
+  p.base_url = "http://127.0.0.1:1234/v1";
+  CHECK(api_of(p, nullptr) == "openai-completions");
+  p.api = "anthropic-messages";
+  CHECK(api_of(p, nullptr) == "anthropic-messages");
+  provider_model m;
+  m.id = "Qwen3";
+  m.api = "openai-responses";
+  p.models = {m};
+  REQUIRE(find_model(p, "qwen3"));
+  CHECK(api_of(p, find_model(p, "qwen3")) == "openai-responses");
+  CHECK_FALSE(find_model(p, "qwen"));
+  CHECK(find_provider({p}, "LOCAL") != nullptr);
+}
