@@ -96,6 +96,12 @@ inline bool same_model_id(std::string_view a, std::string_view b) {
   return true;
 }
 
+// "provider/model" (the model alone without a provider), as refs and messages name a model.
+inline std::string model_label(std::string_view provider, std::string_view model) {
+  if (provider.empty()) return std::string(model);
+  return std::string(provider) + "/" + std::string(model);
+}
+
 inline const provider_config* find_provider(const std::vector<provider_config>& providers, std::string_view id) {
   for (const auto& p : providers)
     if (same_model_id(p.id, id)) return &p;

@@ -259,13 +259,16 @@ session_model session_core::model() const {
 
 std::string session_core::system_prompt() const { return system_prompt_of(*deps_->settings, agent_of_key(key_)); }
 
-const boost::json::object& session_core::append_and_track(boost::json::object& message, core_effects& fx) {
+result<std::string> session_core::append_with_event(const boost::json::object& message, core_effects& fx) {
   auto id = transcript_->append_message(message);
-  if (!id.ok()) return message;  // reported by the commit that follows (or the caller)
-  if (wants(event_types::message_appended)) {
+  if (id.ok() && wants(event_types::message_appended))
     fx.events.push_back(
         event(payloads::message_appended{*id, std::string(json::get_string(message, "role").value_or(""))}));
-  }
+  return id;
+}
+
+const boost::json::object& session_core::append_and_track(boost::json::object& message, core_effects& fx) {
+  if (!append_with_event(message, fx).ok()) return message;  // reported by the commit that follows (or the caller)
   context_.emplace_back(std::move(message));
   return context_.back().get_object();
 }

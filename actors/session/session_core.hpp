@@ -193,6 +193,9 @@ class session_core {
   // Appends `message` and moves it into the context; returns it where it now is (in `message`
   // itself when the append failed).
   const boost::json::object& append_and_track(boost::json::object& message, core_effects& fx);
+  // Appends `message` to the transcript (buffered) and says so with message.appended; the id,
+  // or the append's error. append_and_track() and a tool loop's rounds both go through it.
+  result<std::string> append_with_event(const boost::json::object& message, core_effects& fx);
   task<turn_outcome> run_turn(const chat_event& ev, std::string text, core_effects& fx, turn_outcome out);
   // One model call of the turn: the context moves into the request and back.
   task<model_answer> call_model(std::shared_ptr<model_request> req);

@@ -44,10 +44,6 @@ void describe(const runtime_settings& s, session_model& out) {
 
 }  // namespace
 
-std::string model_label(std::string_view provider, std::string_view model) {
-  if (provider.empty()) return std::string(model);
-  return std::string(provider) + "/" + std::string(model);
-}
 
 const provider_model* find_provider_model(const runtime_settings& s, std::string_view provider, std::string_view model,
                                           const provider_config** provider_out) {

@@ -72,7 +72,5 @@ model_catalog_settings effective_catalog(const runtime_settings& s);
 // "project context".
 std::string system_prompt_of(const runtime_settings& s, std::string_view agent_id);
 
-// "provider/model" for messages.
-std::string model_label(std::string_view provider, std::string_view model);
 
 }  // namespace sessionrt::actors

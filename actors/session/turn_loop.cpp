@@ -369,16 +369,15 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
     req->on_message = [this, &fx, &loop_messages, &loop_error](boost::json::object message) {
       if (!message.contains("timestamp")) message["timestamp"] = deps_->time->now_ms();
       if (!transcript_ || !loop_error.ok()) return;
-      auto id = transcript_->append_message(message);
+      const std::size_t events_before = fx.events.size();
+      auto id = append_with_event(message, fx);
       status written = id.ok() ? transcript_->flush() : id.error();
       if (!written.ok()) {
+        fx.events.resize(events_before);  // the line was taken back: no message.appended for it
         // The turn fails once the call returns; nothing after the failed line is kept.
         loop_error = written.with_context("storing a tool-loop message");
         return;
       }
-      if (wants(event_types::message_appended))
-        fx.events.push_back(event(
-            payloads::message_appended{*id, std::string(json::get_string(message, "role").value_or(""))}));
       loop_messages.push_back(std::move(message));
     };
     req->on_fallback = [this, &fx](std::string from, std::string to, std::string reason) {

@@ -18,7 +18,6 @@ namespace bj = boost::json;
 
 namespace {
 
-std::string label(const std::string& provider, const std::string& model) { return provider + "/" + model; }
 
 // One model the call may use, resolved against models.providers.
 struct candidate {
@@ -164,7 +163,7 @@ class stream_handler final : public http_handler {
     }
     if (!decoder_->ended())
       return ctx->finish(status(errc::io_error, fmt::format("the stream from {} ended before its end event",
-                                                            label(call_.provider->id, call_.model->id))));
+                                                            actors::model_label(call_.provider->id, call_.model->id))));
     ctx->on_message(builder_.finish(now));
   }
 
@@ -201,7 +200,7 @@ void call_ctx::send() {
   pc.max_tokens = req->max_tokens > 0 && req->max_tokens < c.model.max_tokens ? req->max_tokens : c.model.max_tokens;
   if (pc.max_tokens == 0) pc.max_tokens = req->max_tokens;
   auto built = format->build(pc);
-  if (!built.ok()) return finish(built.error().with_context("building the request for " + label(c.provider_id, c.model_id)));
+  if (!built.ok()) return finish(built.error().with_context("building the request for " + actors::model_label(c.provider_id, c.model_id)));
   http_request hr = std::move(*built);
   const std::int64_t timeout =
       c.provider->timeout_seconds > 0 ? c.provider->timeout_seconds * 1000 : o->opt.default_timeout_ms;
@@ -221,7 +220,7 @@ void call_ctx::on_failure(status st, long http_status, const http_response_head*
   auto o = owner.lock();
   if (!o) return finish(status(errc::cancelled, "the model runner stopped"));
   const candidate& c = candidates[current];
-  const std::string who = label(c.provider_id, c.model_id);
+  const std::string who = actors::model_label(c.provider_id, c.model_id);
   // What the runtime handles itself: an overflow (compact and retry), a failure midway.
   if (o->opt.is_overflow_error && o->opt.is_overflow_error(st.message())) return finish(st);
   if (streamed) return finish(st.with_context(who + " failed mid-stream"));
@@ -252,10 +251,10 @@ void call_ctx::on_failure(status st, long http_status, const http_response_head*
 void call_ctx::next_candidate(const std::string& reason) {
   auto o = owner.lock();
   if (current + 1 >= candidates.size()) return finish(status(errc::io_error, reason));
-  const std::string from = label(candidates[current].provider_id, candidates[current].model_id);
+  const std::string from = actors::model_label(candidates[current].provider_id, candidates[current].model_id);
   ++current;
   attempt = 0;
-  const std::string to = label(candidates[current].provider_id, candidates[current].model_id);
+  const std::string to = actors::model_label(candidates[current].provider_id, candidates[current].model_id);
   if (o) ++o->fallbacks;
   if (req->on_fallback) req->on_fallback(from, to, reason);
   send();
