@@ -74,7 +74,10 @@ boost::json::object store_quarantined::data() const {
 }
 
 boost::json::object transcript_repaired::data() const {
-  return {{"path", path}, {"summary", summary}, {"droppedLines", dropped_lines}, {"tornTailBytes", torn_tail_bytes}};
+  boost::json::object o{
+      {"path", path}, {"summary", summary}, {"droppedLines", dropped_lines}, {"tornTailBytes", torn_tail_bytes}};
+  o["keptAt"] = kept_at.empty() ? boost::json::value(nullptr) : boost::json::value(kept_at);
+  return o;
 }
 
 boost::json::object context_sanitized::data() const { return {{"purpose", purpose}, {"counts", counts}}; }

@@ -97,6 +97,7 @@ struct transcript_repaired {
   static constexpr std::string_view type = event_types::transcript_repaired;
   std::string path, summary;
   std::int64_t dropped_lines = 0, torn_tail_bytes = 0;
+  std::string kept_at;  // the file holding the removed lines' original bytes ("" = none removed)
   boost::json::object data() const;
 };
 struct context_sanitized {

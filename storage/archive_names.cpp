@@ -190,6 +190,7 @@ const char* artifact_kind_name(artifact_kind kind) noexcept {
     case artifact_kind::legacy_bak_archive: return "legacy_bak_archive";
     case artifact_kind::repair_backup: return "repair_backup";
     case artifact_kind::corrupt_backup: return "corrupt_backup";
+    case artifact_kind::dropped_lines: return "dropped_lines";
     case artifact_kind::write_lock: return "write_lock";
   }
   return "unknown";
@@ -246,6 +247,19 @@ artifact_name classify(std::string_view name) {
         out.base = std::string(name.substr(0, pos));
         out.detail = std::string(rest.substr(0, dash));
         out.timestamp_ms = *ms;
+        return out;
+      }
+    }
+  }
+
+  // Lines a repair removed: <file>.dropped-<dashed ISO>.jsonl.
+  if (ends_with(name, kJsonl)) {
+    if (auto pos = name.rfind(".dropped-"); pos != std::string_view::npos && pos > 0) {
+      std::string_view rest = name.substr(pos + 9, name.size() - kJsonl.size() - (pos + 9));
+      if (auto ts = parse_dashed_iso_ts(rest)) {
+        out.kind = artifact_kind::dropped_lines;
+        out.base = std::string(name.substr(0, pos));
+        out.timestamp_ms = *ts;
         return out;
       }
     }
@@ -311,7 +325,8 @@ bool is_transcript_kind(artifact_kind kind) noexcept {
 
 bool is_archive_kind(artifact_kind kind) noexcept {
   return kind == artifact_kind::reset_archive || kind == artifact_kind::deleted_archive ||
-         kind == artifact_kind::legacy_bak_archive || kind == artifact_kind::store_legacy_backup;
+         kind == artifact_kind::legacy_bak_archive || kind == artifact_kind::store_legacy_backup ||
+         kind == artifact_kind::dropped_lines;
 }
 
 bool is_stale_store_temp(const artifact_name& name, std::int64_t mtime_ms, std::int64_t now_ms) noexcept {
@@ -363,6 +378,10 @@ std::string repair_backup_name(std::string_view file, std::int64_t pid, std::int
 
 std::string corrupt_backup_name(std::string_view file, std::int64_t now_ms, std::string_view hex8) {
   return fmt::format("{}.corrupt-{}-{}.jsonl", file, format_dashed_iso_ts(now_ms), hex8);
+}
+
+std::string dropped_lines_name(std::string_view file, std::int64_t now_ms) {
+  return fmt::format("{}.dropped-{}.jsonl", file, format_dashed_iso_ts(now_ms));
 }
 
 std::string store_quarantine_name(std::string_view store_file, std::int64_t now_ms) {

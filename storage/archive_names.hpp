@@ -37,6 +37,7 @@ enum class artifact_kind {
   legacy_bak_archive,     // <file>.bak.<archive ts>
   repair_backup,          // <file>.bak-<pid>-<epoch ms>
   corrupt_backup,         // <file>.corrupt-<ISO with [:.]->'-'>-<8 hex>.jsonl
+  dropped_lines,          // <file>.dropped-<ISO with [:.]->'-'>.jsonl: what a repair removed
   write_lock,             // <file>.jsonl.lock
 };
 
@@ -64,7 +65,7 @@ artifact_name classify(std::string_view name);
 
 bool is_transcript_kind(artifact_kind kind) noexcept;  // primary, topic, successor, checkpoint
 // The timestamped archives disk budget Phase B may delete ([R§5.4]): reset, deleted, .bak.<ts>,
-// sessions.json.bak.N.
+// sessions.json.bak.N, and (ours) the lines a repair removed.
 bool is_archive_kind(artifact_kind kind) noexcept;
 
 // Store temps older than this are stale and may be deleted ([R§2.4] SESSION_STORE_TEMP_STALE_MS).
@@ -85,6 +86,7 @@ std::string legacy_bak_archive_name(std::string_view file, std::int64_t now_ms);
 std::string repair_backup_name(std::string_view file, std::int64_t pid, std::int64_t now_ms);
 // hex8: 8 lowercase hex chars (the caller's random part); not checked here.
 std::string corrupt_backup_name(std::string_view file, std::int64_t now_ms, std::string_view hex8);
+std::string dropped_lines_name(std::string_view file, std::int64_t now_ms);
 std::string store_quarantine_name(std::string_view store_file, std::int64_t now_ms);
 std::string store_legacy_backup_name(std::string_view store_file, unsigned n);
 // With pid: "sessions.json.<pid>.<uuid>.tmp" (2026.5+); without: "sessions.json.<uuid>.tmp".

@@ -327,6 +327,7 @@ std::string repair_report::summary() const {
       "result(s) ({})",
       dropped_malformed_lines + torn_tail_lines, rewrote_assistant_messages, dropped_blank_user_messages,
       rewrote_user_messages, removed_corrupted_image_blocks, inserted_tool_results, file) +
+         (dropped_path ? fmt::format("; the removed lines are kept in {}", *dropped_path) : std::string()) +
          (corrupt_backup_path ? fmt::format("; no readable session header{}, the original is kept at {}",
                                             synthesized_header ? " (one was written)" : "", *corrupt_backup_path)
                               : std::string());
@@ -338,7 +339,13 @@ repaired_text repair_transcript_text(std::string_view text, std::int64_t now_ms,
   rep.file = options.file_label;
   // The final line of a file that does not end in '\n' and does not parse: an append cut
   // short, or a NUL-filled tail after power loss.
+  // The original bytes of every line dropped or rewritten, so that nothing is lost.
+  auto keep_removed = [&](std::string_view line) {
+    out.removed_lines.append(line);
+    out.removed_lines += '\n';
+  };
   auto mark_torn = [&](std::size_t no, std::string_view line, const std::string& why) {
+    keep_removed(line);
     rep.torn_tail_lines = 1;
     rep.torn_tail_bytes = line.size();
     rep.dropped.push_back({no, line.size(), fmt::format("torn final line (no trailing newline): {}", why)});
@@ -372,14 +379,17 @@ repaired_text repair_transcript_text(std::string_view text, std::int64_t now_ms,
       }
       ++rep.dropped_malformed_lines;
       rep.dropped.push_back({line_no, line.size(), parsed.error().message()});
+      keep_removed(line);
       continue;
     }
     bool changed = false;
     if (auto reason = apply_line_rules(*parsed, rep, changed)) {
       ++rep.dropped_malformed_lines;
       rep.dropped.push_back({line_no, line.size(), std::move(*reason)});
+      keep_removed(line);
       continue;
     }
+    if (changed) keep_removed(line);
     kept_entry e;
     e.line_no = line_no;
     e.raw = line;
@@ -395,6 +405,7 @@ repaired_text repair_transcript_text(std::string_view text, std::int64_t now_ms,
       rep.abandoned_reason = fmt::format("no readable line is left ({} line(s) dropped), so there is no session header",
                                          rep.dropped.size());
     out.cleaned_text.assign(text);
+    out.removed_lines.clear();
     return out;
   }
   if (!kept.front().is_header) {
@@ -402,6 +413,7 @@ repaired_text repair_transcript_text(std::string_view text, std::int64_t now_ms,
         "the first readable line (line {}) is not a session header ({{\"type\":\"session\",\"id\":...}})",
         kept.front().line_no);
     out.cleaned_text.assign(text);
+    out.removed_lines.clear();
     return out;
   }
 
@@ -440,6 +452,28 @@ status write_backup(fs& f, const std::string& backup, std::string_view data, mod
     return st.with_context("writing backup " + backup);
   }
   return {};
+}
+
+// <path>.dropped-<dashed ISO>.jsonl, created exclusively (a taken name moves the time on by
+// 1 ms) and durably; returns its path.
+result<std::string> keep_removed_lines(fs& f, const std::string& path, std::int64_t now_ms, std::string_view lines,
+                                       mode_t mode) {
+  replace_options ro;
+  ro.mode = mode;
+  ro.temp_prefix = path_basename(path) + ".dropped";
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const std::string name = dropped_lines_name(path, now_ms + attempt);
+    status st = create_file_exclusive(f, name, lines, ro);
+    if (st.ok()) {
+      (void)f.chmod(name, mode);  // open() applied the umask
+      return name;
+    }
+    if (st.code() != errc::already_exists) {
+      (void)f.unlink(name);  // linked but not confirmed durable; the name was free before
+      return st.with_context("keeping the dropped lines in " + name);
+    }
+  }
+  return status(errc::already_exists, "keeping the dropped lines of " + path + ": 1000 names taken");
 }
 
 bool same_file_state(const file_info& a, const file_info& b) {
@@ -484,6 +518,15 @@ result<repair_report> repair_transcript_file(fs& f, clock& clk, const std::strin
                                                path));
   }
 
+  // What the rewrite removes is kept beside the file, durably, before the file changes.
+  if (!repaired.removed_lines.empty()) {
+    auto kept = keep_removed_lines(f, path, now, repaired.removed_lines, mode);
+    if (!kept.ok()) {
+      (void)f.unlink(backup);
+      return untouched(kept.error());
+    }
+    rep.dropped_path = *kept;
+  }
   replace_options ro;
   ro.mode = mode;
   ro.temp_prefix = path_basename(path) + ".repair";
@@ -492,6 +535,7 @@ result<repair_report> repair_transcript_file(fs& f, clock& clk, const std::strin
     const bool replaced = now_info.ok() && now_info->ino != before->ino;
     if (!replaced) {
       (void)f.unlink(backup);
+      if (rep.dropped_path) (void)f.unlink(*rep.dropped_path);
       return untouched(st);
     }
     // Renamed, but the directory sync failed: the old bytes stay in the backup.

@@ -6,6 +6,9 @@
 // - repair_transcript_file reads the file and rewrites it only if something changed: backup
 //   "<file>.bak-<pid>-<ms>" (original mode), replace_file_atomic with temp prefix
 //   "<basename>.repair", then the backup is unlinked (kept, and named, only if that fails).
+//   The original bytes of the lines it drops or rewrites are first written, durably, to
+//   "<file>.dropped-<dashed ISO>.jsonl" beside it (report.dropped_path): a repair never loses
+//   a byte. Those files count against the disk budget like archives (archive_names.hpp).
 //   The caller holds the session write lock (SPEC §1.3). Any failure before the rename leaves
 //   the original untouched; every error names the file and the cause.
 // - check_transcript_tail reads only the last few KiB (ends in '\n', no NUL bytes in the tail).
@@ -83,6 +86,9 @@ struct repair_report {
   // Set when the file cannot be repaired (the first kept line is not a session header):
   // nothing is rewritten.
   std::string abandoned_reason;
+  // Set by repair_transcript_file when lines were dropped or rewritten: the file that keeps
+  // their original bytes (dropped_lines_name), one per line, in file order.
+  std::optional<std::string> dropped_path;
   // Set by repair_transcript_file only when the backup could not be removed.
   std::optional<std::string> backup_path;
   // Set by recover_corrupt_transcript: where the raw file was copied (kept), and whether a
@@ -102,6 +108,9 @@ struct repair_report {
 
 struct repaired_text {
   std::string cleaned_text;  // == the input when !report.changed()
+  // The original bytes of every line dropped (the torn tail included) or rewritten, each
+  // followed by '\n', in file order; empty when nothing was removed or the repair abandoned.
+  std::string removed_lines;
   repair_report report;
 };
 

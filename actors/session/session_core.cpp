@@ -1,5 +1,7 @@
 #include "actors/session/session_core.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <date/tz.h>
 #include <utility>
 #include <fmt/format.h>
@@ -119,9 +121,11 @@ status session_core::open_current(core_effects& fx) {
     return opened.error();
   }
   if (opened->repair) {
-    fx.events.push_back(event(payloads::transcript_repaired{path, opened->repair->summary(),
-                                                            std::int64_t(opened->repair->dropped.size()),
-                                                            std::int64_t(opened->repair->torn_tail_bytes)}));
+    const storage::repair_report& rep = *opened->repair;
+    spdlog::warn("{}: {}", key_, rep.summary());
+    fx.events.push_back(event(payloads::transcript_repaired{path, rep.summary(), std::int64_t(rep.dropped.size()),
+                                                            std::int64_t(rep.torn_tail_bytes),
+                                                            rep.dropped_path.value_or("")}));
   }
   auto ctx = opened->file->context();
   if (!ctx.ok()) {
@@ -267,10 +271,10 @@ result<std::string> session_core::append_with_event(const boost::json::object& m
   return id;
 }
 
-const boost::json::object& session_core::append_and_track(boost::json::object& message, core_effects& fx) {
-  if (!append_with_event(message, fx).ok()) return message;  // reported by the commit that follows (or the caller)
+result<const boost::json::object*> session_core::append_and_track(boost::json::object& message, core_effects& fx) {
+  if (auto id = append_with_event(message, fx); !id.ok()) return id.error();
   context_.emplace_back(std::move(message));
-  return context_.back().get_object();
+  return &context_.back().get_object();
 }
 
 boost::json::object session_core::inbound_patch(const chat_event& ev, const route_facts& route) const {

@@ -190,9 +190,13 @@ class session_core {
   std::string transcript_path_for(const std::string& session_id) const;
   // The id a session started now would get, for `purpose` (deps_->ids: random unless seeded).
   std::string next_session_id(std::int64_t now_ms, std::string_view purpose) const;
-  // Appends `message` and moves it into the context; returns it where it now is (in `message`
-  // itself when the append failed).
-  const boost::json::object& append_and_track(boost::json::object& message, core_effects& fx);
+  // Appends `message` and moves it into the context; returns where it now is, or the append's
+  // error (a line over storage.maxLineBytes, a failed write): then nothing was kept and the
+  // caller fails the turn — a refused line is never reported as stored.
+  result<const boost::json::object*> append_and_track(boost::json::object& message, core_effects& fx);
+  // Ends a turn that failed: turn.failed (turn.cancelled for a cancellation) with the cause,
+  // out.st = the cause under `context`, what was written made durable, the effects finished.
+  turn_outcome end_failed_turn(const status& cause, std::string_view context, core_effects& fx, turn_outcome out);
   // Appends `message` to the transcript (buffered) and says so with message.appended; the id,
   // or the append's error. append_and_track() and a tool loop's rounds both go through it.
   result<std::string> append_with_event(const boost::json::object& message, core_effects& fx);

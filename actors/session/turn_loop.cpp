@@ -17,6 +17,7 @@
 #include "actors/session/reset_policy.hpp"
 #include "actors/session/reset_trigger.hpp"
 #include "actors/session/session_core.hpp"
+#include "messages/runner_reply_check.hpp"
 #include "actors/session/session_rollover.hpp"
 #include "actors/session/silent_reply.hpp"
 #include "actors/session/token_estimate.hpp"
@@ -311,6 +312,19 @@ task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_fac
   co_return co_await run_turn(ev, std::move(text), fx, std::move(out));
 }
 
+turn_outcome session_core::end_failed_turn(const status& cause, std::string_view context, core_effects& fx,
+                                           turn_outcome out) {
+  const bool was_cancelled = cause.code() == errc::cancelled;
+  if (was_cancelled)
+    fx.events.push_back(event(payloads::turn_cancelled{io_ ? io_->cancel_reason() : std::string()}));
+  else
+    fx.events.push_back(event(payloads::turn_failed{cause.message()}));
+  out.st = was_cancelled ? cause : cause.with_context(std::string(context));
+  if (status st = durability_commit(fx); !st.ok()) out.st = st;
+  finish_effects(fx, last_route_);
+  return out;
+}
+
 task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text, core_effects& fx, turn_outcome out) {
   const auto& settings = *deps_->settings;
   const std::int64_t started = deps_->time->now_ms();
@@ -329,15 +343,14 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
   // model answers.
   if (!cancelled()) co_await maybe_flush_memory(prompt_estimate, context_tokens_now, fx, out);
   if (!cancelled()) co_await maybe_compact_before_turn(prompt_estimate, context_tokens_now, fx);
-  append_and_track(user, fx);
   // Written (not yet synced) before the model runs: a process killed during a long call or a
-  // tool loop still has the user's message, and below each round the loop finished.
+  // tool loop still has the user's message, and below each round the loop finished. A message
+  // the transcript refuses (over storage.maxLineBytes) fails the turn before any model call.
+  if (auto kept = append_and_track(user, fx); !kept.ok())
+    co_return end_failed_turn(kept.error(), "storing the user's message", fx, std::move(out));
   if (transcript_)
-    if (status st = transcript_->flush(); !st.ok()) {
-      out.st = st;
-      finish_effects(fx, last_route_);
-      co_return out;
-    }
+    if (status st = transcript_->flush(); !st.ok())
+      co_return end_failed_turn(st, "storing the user's message", fx, std::move(out));
 
   // The request: the cached context, with this turn's runtime context in front of the last
   // (the user's) message — in the request only.
@@ -369,6 +382,10 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
     req->on_message = [this, &fx, &loop_messages, &loop_error](boost::json::object message) {
       if (!message.contains("timestamp")) message["timestamp"] = deps_->time->now_ms();
       if (!transcript_ || !loop_error.ok()) return;
+      if (status valid = check_runner_message(message, runner_message_kind::loop_round); !valid.ok()) {
+        loop_error = valid;
+        return;
+      }
       const std::size_t events_before = fx.events.size();
       auto id = append_with_event(message, fx);
       status written = id.ok() ? transcript_->flush() : id.error();
@@ -401,6 +418,8 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
       req->on_text = [&stream](std::string_view piece) { stream->on_text(piece); };
     }
     reply = co_await call_model(req);
+    if (reply.ok())
+      if (status valid = check_runner_message(*reply, runner_message_kind::final_reply); !valid.ok()) reply = valid;
     if (moved) restore_context(req, saved_last);
     for (auto& done : loop_messages) context_.emplace_back(std::move(done));
     if (!loop_error.ok()) reply = loop_error;
@@ -411,7 +430,8 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
       steering_.reset();
       for (const auto& text : req->steering->taken()) {
         boost::json::object steered = user_message(text, deps_->time->now_ms());
-        append_and_track(steered, fx);
+        if (auto kept = append_and_track(steered, fx); !kept.ok() && reply.ok())
+          reply = kept.error().with_context("storing a steered message");
       }
     }
     // A context overflow (an error, or a reply that used more than the window): drop it,
@@ -431,21 +451,13 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
     fx.events.push_back(event(payloads::overflow_recovered{overflow_compactions}));
   }
 
-  if (!reply.ok()) {
-    const bool was_cancelled = reply.error().code() == errc::cancelled;
-    if (was_cancelled)
-      fx.events.push_back(event(payloads::turn_cancelled{io_ ? io_->cancel_reason() : std::string()}));
-    else
-      fx.events.push_back(event(payloads::turn_failed{reply.error().message()}));
-    out.st = was_cancelled ? reply.error() : reply.error().with_context("model call failed");
-    if (status st = durability_commit(fx); !st.ok()) out.st = st;
-    finish_effects(fx, last_route_);
-    co_return out;
-  }
+  if (!reply.ok()) co_return end_failed_turn(reply.error(), "model call failed", fx, std::move(out));
   if (!reply->contains("timestamp")) (*reply)["timestamp"] = deps_->time->now_ms();
   // The reply as kept in the context (no copy); read only until the compaction check below,
-  // which may rebuild the context.
-  const boost::json::object& msg = append_and_track(*reply, fx);
+  // which may rebuild the context. A reply the transcript refuses is not delivered.
+  auto kept_reply = append_and_track(*reply, fx);
+  if (!kept_reply.ok()) co_return end_failed_turn(kept_reply.error(), "storing the reply", fx, std::move(out));
+  const boost::json::object& msg = **kept_reply;
   std::int64_t context_tokens = 0;
   if (const auto* usage = json::get_object(msg, "usage")) {
     row_->set_input_tokens(json::get_int(*usage, "input").value_or(0));

@@ -17,6 +17,7 @@
 #include "runtime/cli/offline_stores.hpp"
 #include "runtime/cli/sessions_view.hpp"
 #include "storage/archive_names.hpp"
+#include "storage/durable_file.hpp"
 
 namespace sessionrt::runtime {
 namespace {
@@ -80,12 +81,17 @@ void status_command(const status_options& o, cli_state& st) {
       rows.push_back({store.agent_id, std::string(r.key), &r.entry});
     }
     std::uint64_t total = 0, transcripts = 0, archives = 0;
+    // What transcript repairs removed, kept beside the files (<file>.dropped-<ts>.jsonl), so an
+    // operator sees them and can read them before the disk budget deletes them.
+    std::vector<std::pair<std::string, std::uint64_t>> dropped;
     for (const auto& f : *listing) {
       total += f.size;
       auto kind = storage::classify(f.name).kind;
       if (storage::is_transcript_kind(kind)) transcripts += f.size;
       else if (storage::is_archive_kind(kind)) archives += f.size;
+      if (kind == storage::artifact_kind::dropped_lines) dropped.emplace_back(f.name, f.size);
     }
+    std::sort(dropped.begin(), dropped.end());
     const std::uint64_t other = total - transcripts - archives;
     std::stable_sort(rows.begin(), rows.end(), [](const listed_row& a, const listed_row& b) {
       return a.entry->updated_at().value_or(INT64_MIN) > b.entry->updated_at().value_or(INT64_MIN);
@@ -105,6 +111,9 @@ void status_command(const status_options& o, cli_state& st) {
         if (auto model = display_model(*r.entry, ctx->settings); !model.empty()) e["model"] = model;
         recent.push_back(std::move(e));
       }
+      bj::array dropped_json;
+      for (const auto& [name, size] : dropped)
+        dropped_json.push_back(bj::object{{"path", storage::path_join(store.sessions_dir, name)}, {"bytes", size}});
       bj::object runtime{{"running", owner->has_value()}};
       if (*owner && (*owner)->pid) runtime["pid"] = *(*owner)->pid;
       if (live) {
@@ -127,7 +136,8 @@ void status_command(const status_options& o, cli_state& st) {
                               {"otherBytes", other},
                               {"maxBytes", m.max_disk_bytes ? bj::value(*m.max_disk_bytes) : bj::value(nullptr)},
                               {"highWaterBytes", hw ? bj::value(*hw) : bj::value(nullptr)},
-                              {"overBudget", over}}},
+                              {"overBudget", over},
+                              {"droppedLines", std::move(dropped_json)}}},
           {"maintenance", bj::object{{"mode", actors::maintenance_mode_name(m.mode)}}},
           {"recent", std::move(recent)}});
     } else {
@@ -147,6 +157,12 @@ void status_command(const status_options& o, cli_state& st) {
                           kinds.empty() ? "" : " (" + kinds + ")", protected_rows);
       text += fmt::format("Disk: {} in {} files (transcripts {}, archives {}, other {})\n", bytes_text(total),
                           listing->size(), bytes_text(transcripts), bytes_text(archives), bytes_text(other));
+      if (!dropped.empty()) {
+        text += fmt::format("Repairs kept {} file(s) of removed lines (read them; the disk budget deletes the oldest first):\n",
+                            dropped.size());
+        for (const auto& [name, size] : dropped)
+          text += fmt::format("  {} ({})\n", storage::path_join(store.sessions_dir, name), bytes_text(size));
+      }
       if (m.max_disk_bytes)
         text += fmt::format("Budget: {} of {} ({}%), high water {}{}\n", bytes_text(total), bytes_text(*m.max_disk_bytes),
                             total * 100 / static_cast<std::uint64_t>(*m.max_disk_bytes), bytes_text(*hw),

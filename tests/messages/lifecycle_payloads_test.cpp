@@ -84,7 +84,9 @@ TEST_CASE("store, lock, cron and sub-agent payloads carry their documented keys"
   CHECK(data_of(store_quarantined{"/s/q", "bad json", 3, 1}) ==
         R"({"path":"/s/q","cause":"bad json","rowsFromHeaders":3,"unrecoverableKeys":1})");
   CHECK(data_of(transcript_repaired{"/s/a.jsonl", "1 line dropped", 1, 12}) ==
-        R"({"path":"/s/a.jsonl","summary":"1 line dropped","droppedLines":1,"tornTailBytes":12})");
+        R"({"path":"/s/a.jsonl","summary":"1 line dropped","droppedLines":1,"tornTailBytes":12,"keptAt":null})");
+  CHECK(data_of(transcript_repaired{"/s/a.jsonl", "1 line dropped", 1, 0, "/s/a.jsonl.dropped-x.jsonl"}) ==
+        R"({"path":"/s/a.jsonl","summary":"1 line dropped","droppedLines":1,"tornTailBytes":0,"keptAt":"/s/a.jsonl.dropped-x.jsonl"})");
   CHECK(data_of(lock_contended{"/s/a.lock", std::nullopt, false, std::nullopt, "no pid"}) ==
         R"({"lockPath":"/s/a.lock","pid":null,"alive":false,"ageMs":null,"reasons":"no pid"})");
   CHECK(data_of(lock_contended{"/s/a.lock", 42, true, 10, ""}) ==

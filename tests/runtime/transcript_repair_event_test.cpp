@@ -9,6 +9,7 @@
 #include "messages/json_reader.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/simulated_model.hpp"
+#include "storage/archive_names.hpp"
 #include "storage/durable_file.hpp"
 #include "tests/test_support.hpp"
 
@@ -89,6 +90,17 @@ TEST_CASE("a clean-tailed damaged transcript is repaired when its session opens,
   REQUIRE(summary);
   CHECK_THAT(std::string(*summary), Catch::Contains("dropped 1 malformed line(s)"));
   CHECK_THAT(std::string(*summary), Catch::Contains("rewrote 1 user message(s)"));
+  // Nothing is lost: the malformed line and the blank user turn's original line are kept,
+  // byte for byte, in <file>.dropped-<ts>.jsonl, named by the event and the summary.
+  auto kept_at = json::get_string(it->data, "keptAt");
+  REQUIRE(kept_at);
+  CHECK(storage::path_dirname(std::string(*kept_at)) == storage::path_dirname(path));
+  CHECK(storage::classify(storage::path_basename(std::string(*kept_at))).kind == storage::artifact_kind::dropped_lines);
+  CHECK_THAT(std::string(*summary), Catch::Contains(std::string(*kept_at)));
+  auto kept = testing::split_lines(testing::read_text(std::string(*kept_at)));
+  REQUIRE(kept.size() == 2);
+  CHECK(kept[0] == R"({"type":"message","id":"zz","parentId":nul)");
+  CHECK(kept[1].find("\"content\":\"  \"") != std::string::npos);
   // The backup was removed after the replace; the file parses line by line.
   for (const auto& n : testing::list_names(storage::path_dirname(path))) CHECK(n.find(".bak-") == std::string::npos);
   for (const auto& l : testing::split_lines(testing::read_text(path))) CHECK(json::parse_object(l).ok());

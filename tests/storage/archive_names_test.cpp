@@ -67,6 +67,17 @@ TEST_CASE("archive names are built as OpenClaw builds them and classified back")
     CHECK(c.timestamp_ms == kNow);
     CHECK(c.detail == "1a2b3c4d");
   }
+  SECTION("lines a repair removed") {
+    const std::string name = dropped_lines_name(file, kNow);
+    CHECK(name == file + ".dropped-2026-11-30T01-34-35-418Z.jsonl");
+    auto d = classify(name);
+    CHECK(d.kind == artifact_kind::dropped_lines);
+    CHECK(d.base == file);
+    CHECK(d.timestamp_ms == kNow);
+    CHECK(is_archive_kind(d.kind));  // the disk budget may delete it, oldest first
+    CHECK_FALSE(is_transcript_kind(d.kind));
+    CHECK(classify(file + ".dropped-yesterday.jsonl").kind != artifact_kind::dropped_lines);
+  }
   SECTION("store quarantine and temps") {
     CHECK(store_quarantine_name("sessions.json", kNow) == "sessions.json.corrupt-2026-11-30T01-34-35.418Z");
     auto q = classify(store_quarantine_name("sessions.json", kNow));

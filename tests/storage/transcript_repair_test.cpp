@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "messages/clock.hpp"
+#include "storage/durable_file.hpp"
 #include "storage/faulty_fs.hpp"
 #include "storage/forwarding_fs.hpp"
 #include "storage/fs.hpp"
@@ -362,7 +363,14 @@ TEST_CASE("repair file: rewrite protocol leaves no backup, keeps the mode, write
     CHECK(r->file == "abc.jsonl");
     CHECK(read_text(file) == join({kHeader, kOddAssistant}));
     CHECK(mode_of(file) == mode);
-    CHECK(names_in(dir.path()) == std::vector<std::string>{"abc.jsonl"});
+    // The removed lines, byte for byte, the torn tail included, beside the file with its mode.
+    const std::string kept = file + ".dropped-2026-01-01T00-00-00-123Z.jsonl";
+    REQUIRE(r->dropped_path == std::optional<std::string>(kept));
+    CHECK(read_text(kept) == "{torn mid-file\n" + torn + "\n");
+    CHECK(mode_of(kept) == mode);
+    CHECK_THAT(r->summary(), Catch::EndsWith("; the removed lines are kept in " + kept));
+    CHECK(names_in(dir.path()) == std::vector<std::string>{"abc.jsonl", path_basename(kept)});
+    REQUIRE(::unlink(kept.c_str()) == 0);
     // A second pass finds nothing to do and does not touch the file.
     auto again = repair_transcript_file(posix_fs(), clk, file);
     REQUIRE(again.ok());
@@ -377,7 +385,7 @@ TEST_CASE("repair file: a backup that cannot be removed is kept and reported") {
   write_text(file, original);
   REQUIRE(::chmod(file.c_str(), 0640) == 0);
   faulty_fs ffs(posix_fs());
-  ffs.fail_nth(fs_op::unlink, 1, EIO);
+  ffs.fail_nth(fs_op::unlink, 2, EIO);  // 1: the temp of the dropped-lines file, 2: the backup
   manual_clock clk(kNow);
   auto r = repair_transcript_file(ffs, clk, file);
   REQUIRE(r.ok());
@@ -427,8 +435,12 @@ TEST_CASE("repair file: ENOSPC/EIO during backup, temp write or rename leave the
   };
   const fault faults[] = {
       {"backup write", fs_op::write, 1},
-      {"temp write", fs_op::write, 2},
-      {"temp fsync", fs_op::fsync, 1},
+      {"dropped-lines write", fs_op::write, 2},
+      {"dropped-lines fsync", fs_op::fsync, 1},
+      {"dropped-lines link", fs_op::link, 1},
+      {"dropped-lines directory fsync", fs_op::fsync, 2},
+      {"temp write", fs_op::write, 3},
+      {"temp fsync", fs_op::fsync, 3},
       {"rename", fs_op::rename, 1},
   };
   for (const auto& f : faults) {
@@ -447,7 +459,7 @@ TEST_CASE("repair file: ENOSPC/EIO during backup, temp write or rename leave the
       CHECK(r.error().message().find(file) != std::string::npos);
       CHECK(r.error().message().find("left as it is") != std::string::npos);
       CHECK(read_text(file) == original);
-      CHECK(names_in(dir.path()) == std::vector<std::string>{"abc.jsonl"});  // no backup, no temp
+      CHECK(names_in(dir.path()) == std::vector<std::string>{"abc.jsonl"});  // no backup, no temp, no dropped lines
     }
   }
 }
@@ -472,7 +484,7 @@ TEST_CASE("repair file: replaced but the directory sync failed: the original sta
   const std::string original = join({kHeader, "garbage", kUser});
   write_text(file, original);
   faulty_fs ffs(posix_fs());
-  ffs.fail_nth(fs_op::fsync, 2, EIO);  // 1: the temp file, 2: the directory
+  ffs.fail_nth(fs_op::fsync, 4, EIO);  // the dropped-lines file and its directory, the temp file, the directory
   manual_clock clk(kNow);
   auto r = repair_transcript_file(ffs, clk, file);
   REQUIRE_FALSE(r.ok());
@@ -480,8 +492,9 @@ TEST_CASE("repair file: replaced but the directory sync failed: the original sta
   CHECK(r.error().message().find(file) != std::string::npos);
   CHECK(read_text(file) == join({kHeader, kUser}));
   const auto names = names_in(dir.path());
-  REQUIRE(names.size() == 2);
+  REQUIRE(names.size() == 3);
   CHECK(names[1].rfind("abc.jsonl.bak-", 0) == 0);
+  CHECK(names[2].rfind("abc.jsonl.dropped-", 0) == 0);
   CHECK(r.error().message().find(names[1]) != std::string::npos);
   CHECK(read_text(dir.file(names[1])) == original);
 }
