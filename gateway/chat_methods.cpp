@@ -36,7 +36,7 @@ method_outcome chat_send(method_call& call) {
     c.metrics->refused(refusal::bad_session_key);
     return error_of("invalid chat.send params: at /sessionKey: must NOT have more than 512 characters");
   }
-  auto key = resolve_session_key(*c.rt, raw);
+  auto key = resolve_session_key(*c.rt, raw, std::string(json::get_string(call.params, "agentId").value_or("")));
   if (!key.ok()) {
     c.metrics->refused(refusal::bad_session_key);
     return from_status(key.error());
@@ -73,7 +73,8 @@ method_outcome chat_abort(method_call& call) {
                              {"runId", ptype::nonempty_string}, {"preserveSideRuns", ptype::boolean}},
                             true))
     return *e;
-  auto key = resolve_session_key(*call.core.rt, std::string(*json::get_string(call.params, "sessionKey")));
+  auto key = resolve_session_key(*call.core.rt, std::string(*json::get_string(call.params, "sessionKey")),
+                                 std::string(json::get_string(call.params, "agentId").value_or("")));
   if (!key.ok()) {
     call.core.metrics->refused(refusal::bad_session_key);
     return from_status(key.error());
@@ -106,7 +107,8 @@ method_outcome chat_history(method_call& call) {
     return *e;
   if (auto l = json::get_int(call.params, "limit"); l && *l > 1000)
     return error_of("invalid chat.history params: at /limit: must be <= 1000");
-  auto key = resolve_session_key(*call.core.rt, std::string(*json::get_string(call.params, "sessionKey")));
+  auto key = resolve_session_key(*call.core.rt, std::string(*json::get_string(call.params, "sessionKey")),
+                                 std::string(json::get_string(call.params, "agentId").value_or("")));
   if (!key.ok()) {
     call.core.metrics->refused(refusal::bad_session_key);
     return from_status(key.error());

@@ -35,6 +35,13 @@ std::string mismatch(const bj::value& v, ptype t) {
   return "";
 }
 
+// UTF-8 lead bytes: what AJV counts for maxLength (it counts code points, not UTF-16 units).
+std::size_t code_points(std::string_view s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
 }  // namespace
 
 std::optional<frame_error> check_params(std::string_view method, const bj::object& params,
@@ -50,7 +57,12 @@ std::optional<frame_error> check_params(std::string_view method, const bj::objec
       if (s.required) add("must have required property '" + std::string(s.name) + "'");
       continue;
     }
-    if (auto m = mismatch(*v, s.type); !m.empty()) add("at /" + std::string(s.name) + ": " + m);
+    if (auto m = mismatch(*v, s.type); !m.empty()) {
+      add("at /" + std::string(s.name) + ": " + m);
+      continue;
+    }
+    if (s.max_length && v->is_string() && code_points(v->get_string()) > s.max_length)
+      add("at /" + std::string(s.name) + ": must NOT have more than " + std::to_string(s.max_length) + " characters");
   }
   if (closed)
     for (const auto& kv : params) {

@@ -20,6 +20,8 @@ struct param_spec {
   std::string_view name;
   ptype type = ptype::any;
   bool required = false;
+  // Strings: the most characters allowed (AJV's maxLength: Unicode code points); 0 = no limit.
+  std::size_t max_length = 0;
 };
 
 std::optional<frame_error> check_params(std::string_view method, const boost::json::object& params,

@@ -1,8 +1,10 @@
-// session_keys: a sessionKey from a client, checked and put in the store's form by the routing
-// rules (actors/router/session_key.hpp): plausible (1..512 bytes of UTF-8, no control
-// characters, no path tricks), normalized (lowercase), "main" and other aliases of the main
-// session mapped to agent:<id>:<mainKey>, and its agent configured. An error names the key and
-// the rule it broke. Other keys are kept as they are (legacy keys belong to the default agent).
+// session_keys: a sessionKey from a client, checked and put in the store's form once, at the
+// gateway's edge, for every method: plausible (1..512 bytes of UTF-8, no control characters,
+// no path tricks), then exactly the key the session will be stored under
+// (actors::explicit_store_key: "probe2" -> "agent:<agent>:probe2", "main" and other aliases of
+// the main session -> agent:<id>:<mainKey>), and its agent configured. `agent_id` (a method's
+// agentId param) is the agent of a key without "agent:<id>:"; empty = the default agent. An
+// error names the key and the rule it broke.
 #pragma once
 #include <string>
 
@@ -15,6 +17,7 @@ struct resolved_key {
   std::string key;
   std::string agent_id;
 };
-result<resolved_key> resolve_session_key(const runtime::runtime& rt, const std::string& raw);
+result<resolved_key> resolve_session_key(const runtime::runtime& rt, const std::string& raw,
+                                         const std::string& agent_id = "");
 
 }  // namespace sessionrt::gateway

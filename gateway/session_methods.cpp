@@ -37,7 +37,8 @@ row_defaults defaults(const gateway_core& c) { return defaults_of(*c.rt, c.defau
 // The key param, resolved; or the error to answer.
 std::variant<resolved_key, frame_error> key_param(method_call& call, std::string_view field = "key") {
   const auto k = json::get_string(call.params, field);
-  auto r = resolve_session_key(*call.core.rt, std::string(k.value_or("")));
+  auto r = resolve_session_key(*call.core.rt, std::string(k.value_or("")),
+                               std::string(json::get_string(call.params, "agentId").value_or("")));
   if (!r.ok()) {
     call.core.metrics->refused(refusal::bad_session_key);
     return from_status(r.error());
@@ -121,6 +122,9 @@ method_outcome sessions_describe(method_call& call) {
 // sessions.patch: the fields of SessionsPatchParamsSchema (others are refused as the real
 // server does); sessionrt applies label, model, thinkingLevel and queueMode and accepts the
 // rest without effect.
+// OpenClaw caps a session label at 512 characters: a longer one is refused, not cut.
+constexpr std::size_t kMaxLabelChars = 512;
+
 method_outcome sessions_patch(method_call& call) {
   static constexpr std::string_view accepted_without_effect[] = {
       "agentId", "expectedSessionId", "expectedLifecycleRevision", "autoLabel", "icon", "color", "category",
@@ -136,7 +140,7 @@ method_outcome sessions_patch(method_call& call) {
     problems += (problems.empty() ? "" : "; ") + std::string("at root: unexpected property '") + std::string(k) + "'";
   }
   auto e = check_params("sessions.patch", call.params,
-                        {{"key", ptype::nonempty_string, true}, {"label", ptype::nullable_string},
+                        {{"key", ptype::nonempty_string, true}, {"label", ptype::nullable_string, false, kMaxLabelChars},
                          {"model", ptype::nullable_string}, {"thinkingLevel", ptype::nullable_string},
                          {"queueMode", ptype::nullable_string}});
   if (e || !problems.empty()) {

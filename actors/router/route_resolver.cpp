@@ -175,7 +175,7 @@ route choose(const route_context& ctx, std::string agent_id, std::string_view ma
   r.matched_by = matched_by;
   r.direct_message_scope = binding_scope_override.value_or(ctx.config.session.direct_message_scope);
   r.base_session_key = base_key_for(ctx, r.agent_id, r.direct_message_scope);
-  r.session_key = build_thread_key(r.base_session_key, ctx.thread_id, !keeps_thread_id_case(ctx));
+  r.session_key = build_conversation_thread_key(r.base_session_key, ctx.thread_id, !keeps_thread_id_case(ctx));
   r.main_session_key = build_main_key(r.agent_id, ctx.config.session.main_key);
   finish_keys(r, ctx.config.session);
   if (r.session_key != r.base_session_key) r.parent_session_key = r.base_session_key;
@@ -217,11 +217,7 @@ route resolve_bound_route(const route_context& ctx, const route_input& input) {
 // A caller-chosen key: normalized, made agent-scoped for the routed agent when it is a
 // request key ("hook:<uuid>", "cron:<job>"), and passed through.
 route explicit_route(const route_context& ctx, route routed, std::string_view explicit_key) {
-  const std::string normalized = normalize_session_key(explicit_key);
-  const bool sentinel = normalized == global_session_key || normalized == unknown_session_key;
-  const std::string key =
-      sentinel ? normalized
-               : to_agent_store_key(routed.agent_id, normalized, ctx.config.session.main_key);
+  const std::string key = explicit_store_key(explicit_key, routed.agent_id, ctx.config);
   if (auto parsed = parse_agent_session_key(key)) routed.agent_id = parsed->agent_id;
   routed.matched_by = "explicit";
   routed.session_key = key;
@@ -296,6 +292,15 @@ route resolve_route(const route_input& input, const routing_config& config) {
   route routed = resolve_bound_route(ctx, input);
   if (trimmed_text(input.explicit_session_key).empty()) return routed;
   return explicit_route(ctx, std::move(routed), input.explicit_session_key);
+}
+
+std::string explicit_store_key(std::string_view raw, std::string_view agent_id, const routing_config& config) {
+  const std::string normalized = normalize_session_key(raw);
+  if (normalized == global_session_key || normalized == unknown_session_key) return normalized;
+  const std::string key = to_agent_store_key(agent_id, normalized, config.session.main_key);
+  auto parsed = parse_agent_session_key(key);
+  return canonicalize_main_alias(key, parsed ? parsed->agent_id : normalize_agent_id(agent_id),
+                                 config.session.main_key, config.session.scope);
 }
 
 std::string resolve_legacy_session_key(session_scope scope, const legacy_message_context& ctx,

@@ -95,6 +95,13 @@ struct route {
 // main key becomes "global" (as initSessionState does [R§4.3]).
 route resolve_route(const route_input& input, const routing_config& config);
 
+// The store key an explicit sessionKey names (a gateway method's, an event's ev.session_key),
+// as the route of such an event keys it: normalized; "global" / "unknown" kept; "main" and a
+// key without "agent:<id>:" under `agent_id`; then main aliases made canonical with
+// session.scope. The one place an explicit key is canonicalized, so a gateway that tracks a
+// key and the session that stores it agree ("probe2" is "agent:main:probe2" for both).
+std::string explicit_store_key(std::string_view raw, std::string_view agent_id, const routing_config& config);
+
 // The default agent: the first agents.list entry marked default, else the first entry,
 // else "main"; normalized.
 std::string default_agent_of(const routing_config& config);

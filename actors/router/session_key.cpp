@@ -498,6 +498,22 @@ std::string build_thread_key(std::string_view base_key, std::string_view thread_
   return std::string(base_key) + ":thread:" + (lowercase_thread_id ? js_lowercase(id) : id);
 }
 
+std::string build_conversation_thread_key(std::string_view base_key, std::string_view thread_id,
+                                          bool lowercase_thread_id) {
+  const std::string id = trimmed_text(thread_id);
+  if (id.empty()) return std::string(base_key);
+  const std::string probe = lowered_rest_or_key(base_key) + ":topic:x";
+  if (!is_telegram_topic_rest(probe)) return build_thread_key(base_key, thread_id, lowercase_thread_id);
+  return std::string(base_key) + ":topic:" + (lowercase_thread_id ? js_lowercase(id) : id);
+}
+
+std::optional<std::string> telegram_topic_id(std::string_view key) {
+  const std::string rest = lowered_rest_or_key(key);
+  if (!is_telegram_topic_rest(rest)) return std::nullopt;
+  const std::string_view k = key;
+  return std::string(k.substr(k.rfind(":topic:") + 7));
+}
+
 std::string build_telegram_topic_key(std::string_view agent_id, std::string_view chat_id,
                                      std::string_view topic_id) {
   return "agent:" + normalize_agent_id(agent_id) + ":telegram:group:" + lower_trimmed(chat_id) +

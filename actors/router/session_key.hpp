@@ -129,6 +129,13 @@ std::string build_thread_key(std::string_view base_key, std::string_view thread_
                              bool lowercase_thread_id = true);
 std::string build_telegram_topic_key(std::string_view agent_id, std::string_view chat_id,
                                      std::string_view topic_id);
+// A thread of a Telegram conversation (agent:<a>:telegram:<group|channel|direct|dm>:<id>) is a
+// forum topic, keyed <base>:topic:<id> as OpenClaw's Telegram channel keys it [R§1.1]; any
+// other base gets build_thread_key's <base>:thread:<id>.
+std::string build_conversation_thread_key(std::string_view base_key, std::string_view thread_id,
+                                          bool lowercase_thread_id = true);
+// The topic id of a Telegram topic key (what <sessionId>-topic-<id>.jsonl is named after).
+std::optional<std::string> telegram_topic_id(std::string_view key);
 // toAgentStoreSessionKey: "" or "main" -> main key; an agent key stays (normalized); any
 // other request key becomes agent:<agent>:<normalized request key> ("cron:j", "hook:u").
 std::string to_agent_store_key(std::string_view agent_id, std::string_view request_key,

@@ -86,6 +86,8 @@ task<turn_outcome> session_core::cron_run(const system_event& ev, core_effects& 
   row_ = std::move(roll.entry);
   queued_.clear();
   pressure_ = {};
+  pressure_loaded_ = true;
+  if (row_) row_->erase(kPressureField);
   // The previous run's transcript stays for its run row: closed here, so that starting the
   // new session does not archive it.
   status closed = close_transcript();

@@ -27,6 +27,7 @@
 #include "storage/archive_names.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/session_paths.hpp"
+#include "messages/iso_time.hpp"
 #include "storage/session_store.hpp"
 #include "storage/transcript_open.hpp"
 
@@ -80,8 +81,12 @@ std::string session_core::next_session_id(std::int64_t now_ms, std::string_view 
 
 std::string session_core::transcript_path_for(const std::string& session_id) const {
   const bool is_row = row_ && row_->session_id() == std::optional<std::string_view>(session_id);
-  return storage::row_transcript_path(*deps_->files, deps_->sessions_dir, session_id,
-                                      is_row ? row_->session_file() : std::nullopt);
+  if (is_row && row_->session_file())
+    return storage::row_transcript_path(*deps_->files, deps_->sessions_dir, session_id, row_->session_file());
+  // A Telegram topic's session lives in <sessionId>-topic-<topicId>.jsonl, as OpenClaw names it.
+  if (auto topic = actors::telegram_topic_id(key_))
+    if (auto path = storage::topic_transcript_path(deps_->sessions_dir, session_id, *topic); path.ok()) return *path;
+  return storage::row_transcript_path(*deps_->files, deps_->sessions_dir, session_id, std::nullopt);
 }
 
 status session_core::open_current(core_effects& fx) {
@@ -135,6 +140,11 @@ status session_core::open_current(core_effects& fx) {
   context_ = std::move(ctx->messages);
   clean_upto_ = 0;  // a new context: its cleanliness is unknown
   transcript_ = std::move(opened->file);
+  // The time the session began by its transcript's header, for a row that does not say
+  // (sessionStartedAt missing: a legacy row) [R§4.2]; a file made just now says nothing.
+  header_started_ms_.reset();
+  if (!opened->created)
+    if (auto ts = json::get_string(transcript_->header(), "timestamp")) header_started_ms_ = parse_iso_ms(*ts);
   return {};
 }
 

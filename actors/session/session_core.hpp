@@ -240,11 +240,15 @@ class session_core {
   std::shared_ptr<steer_inbox> steering_;  // the running call's, in queue mode steer
   std::size_t clean_upto_ = 0;  // context_[0, clean_upto_) is plainly clean (hygiene/clean_check.hpp)
   std::unique_ptr<storage::transcript_file> transcript_;
+  std::optional<std::int64_t> header_started_ms_;  // the open transcript's header time (not for a new file)
   std::optional<storage::write_lock> lock_;
   std::unique_ptr<storage::lock_busy> lock_busy_;  // see lock_busy(); a pointer: rarely set
   boost::json::array context_;  // the active leaf's model context (valid when transcript_ is open)
   std::vector<std::string> queued_;  // system notices for the next prompt
   pressure_state pressure_;
+  bool pressure_loaded_ = false;  // pressure_ read from the row's kPressureField yet
+  // The row field that keeps pressure_ (ours; OpenClaw keeps fields it does not know).
+  static constexpr std::string_view kPressureField = "sessionrtContextPressure";
   route_facts last_route_;
   std::string fork_parent_key_, fork_parent_path_;  // set_fork_parent(), until the first session starts
 };

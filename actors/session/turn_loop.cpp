@@ -198,7 +198,14 @@ task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_fac
   in.current = row_ ? &*row_ : nullptr;
   in.session_key = key_;
   in.kind = inbound_kind::message;
-  if (row_ && deps_->zone) in.freshness = evaluate_freshness(lifecycle_timestamps_of(*row_), now, policy, *deps_->zone);
+  // A legacy row without sessionStartedAt began when its transcript's header says, not when it
+  // was last touched [R§4.2]; the rollover writes that time into the row.
+  std::optional<double> header_started;
+  if (row_ && !row_->json().contains("sessionStartedAt") && header_started_ms_)
+    header_started = static_cast<double>(*header_started_ms_);
+  in.recovered_started_at = header_started;
+  if (row_ && deps_->zone)
+    in.freshness = evaluate_freshness(lifecycle_timestamps_of(*row_, header_started), now, policy, *deps_->zone);
   in.trigger = trigger;
   in.now_ms = now;
   in.new_session_id = next_session_id(now, "message");
@@ -211,6 +218,8 @@ task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_fac
   if (roll.new_session) {
     if (roll.drop_queued_system_events) queued_.clear();
     pressure_ = {};  // a new session starts a new pressure cycle
+    pressure_loaded_ = true;
+    row_->erase(kPressureField);
     if (status st = start_new_session(old_id, fx); !st.ok()) {
       out.st = st;
       co_return out;
@@ -655,8 +664,16 @@ void session_core::check_context_pressure(std::int64_t context_tokens, core_effe
   const auto& settings = *deps_->settings;
   const std::int64_t window = model().context_window;
   const std::int64_t threshold = window - effective_reserve(settings.compaction, window);
+  // The cycle's state lives in the row, so a passivated or restarted session does not report
+  // a fraction again before the next compaction.
+  if (!pressure_loaded_) {
+    if (const auto* kept = row_->json().if_contains(kPressureField))
+      if (auto state = pressure_state_from_json(*kept); state.ok()) pressure_ = std::move(*state);
+    pressure_loaded_ = true;
+  }
   auto check = actors::check_pressure(settings.pressure, pressure_, context_tokens, threshold,
                                       row_->compaction_count().value_or(0));
+  if (!(check.next == pressure_)) row_->json()[kPressureField] = pressure_state_to_json(check.next);
   pressure_ = std::move(check.next);
   for (double fraction : check.crossed) {
     if (!wants(event_types::context_pressure)) break;
