@@ -125,17 +125,16 @@ method_outcome chat_history(method_call& call) {
     out["defaults"] = defaults_json(d);
     return bj::value(std::move(out));
   }
-  auto h = call.core.rt->history(key->key);
-  if (!h.ok()) return from_status(h.error());
+  // Only the page is read from the transcript, shown as a person should see it.
   const std::size_t limit = static_cast<std::size_t>(json::get_int(call.params, "limit").value_or(200));
-  const std::size_t total = h->messages.size();
-  const std::size_t first = total > limit ? total - limit : 0;
+  auto h = call.core.rt->history(key->key, limit);
+  if (!h.ok()) return from_status(h.error());
   bj::array messages;
-  for (std::size_t i = first; i < total; ++i) messages.push_back(history_message(h->messages[i]));
+  for (const auto& m : h->messages) messages.push_back(history_message(m));
   out["sessionId"] = h->session_id;
   out["messages"] = std::move(messages);
-  out["hasMore"] = first > 0;
-  out["totalMessages"] = static_cast<std::int64_t>(total);
+  out["hasMore"] = h->total_messages > h->messages.size();
+  out["totalMessages"] = static_cast<std::int64_t>(h->total_messages);
   out["defaults"] = defaults_json(d);
   runtime::session_row r{key->agent_id, key->key, std::move(**row)};
   out["sessionInfo"] = session_row_json(r, d, call.core.runs->open_runs(key->key));

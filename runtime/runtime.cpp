@@ -1,5 +1,7 @@
 #include "runtime/runtime.hpp"
 
+#include "actors/session/hygiene/display_projection.hpp"
+
 #include <caf/all.hpp>
 #include <date/tz.h>
 #include <fmt/format.h>
@@ -740,7 +742,7 @@ result<runtime::deleted_session> runtime::delete_session(const std::string& key,
   return out;
 }
 
-result<runtime::session_history> runtime::history(const std::string& key) {
+result<runtime::session_history> runtime::history(const std::string& key, std::size_t limit) {
   const std::string agent = agent_of_key(key, impl_->settings);
   auto row = session(key, agent);
   if (!row.ok()) return row.error();
@@ -758,9 +760,10 @@ result<runtime::session_history> runtime::history(const std::string& key) {
     if (reader.error().code() == errc::not_found) return out;  // no turn yet
     return reader.error();
   }
-  auto ctx = storage::build_context(**reader);
+  auto ctx = storage::build_context(**reader, storage::leaf_selector::active(), limit);
   if (!ctx.ok()) return ctx.error();
-  out.messages = std::move(ctx->messages);
+  out.messages = actors::hygiene::display_messages(ctx->messages);
+  out.total_messages = ctx->total_messages;
   return out;
 }
 

@@ -179,9 +179,13 @@ class runtime {
   struct session_history {
     std::string session_id;
     boost::json::array messages;  // the model context (pi's buildSessionContext shape), oldest first
+    std::size_t total_messages = 0;  // in the whole context (messages holds the last `limit`)
   };
-  // The messages of the key's current transcript (read only); no row: not_found.
-  result<session_history> history(const std::string& key);
+  // The messages of the key's current transcript as a person should see them (read only):
+  // user turns without the runtime context older transcripts stored in front of the words
+  // (actors/session/hygiene/display_projection.hpp). `limit` > 0: only the last that many,
+  // reading only those (storage::build_context's page). No row: not_found.
+  result<session_history> history(const std::string& key, std::size_t limit = 0);
 
   // ---- Sub-agents (actors/subagent/subagent_actor.hpp) ----
   // Spawns agent:<target>:subagent:<uuid> from the session `parent_key` (which must have a

@@ -178,7 +178,7 @@ result<std::vector<std::shared_ptr<const boost::json::object>>> path_entries(tra
   return out;
 }
 
-result<session_context> build_context(transcript_reader& rd, const leaf_selector& sel) {
+result<session_context> build_context(transcript_reader& rd, const leaf_selector& sel, std::size_t last_messages) {
   session_context ctx;
   ctx.thinking_level = boost::json::value("off");
   auto leaf = resolve_leaf(rd, sel);
@@ -211,6 +211,15 @@ result<session_context> build_context(transcript_reader& rd, const leaf_selector
       if (enters(path[i])) emit.push_back(path[i]);
   }
 
+  // A page: the summary (the context's first message) only when the whole context fits.
+  const bool summary = w->compaction != nullptr;
+  ctx.total_messages = emit.size() + (summary ? 1 : 0);
+  bool with_summary = summary;
+  if (last_messages && ctx.total_messages > last_messages) {
+    with_summary = false;
+    emit.erase(emit.begin(), emit.end() - static_cast<std::ptrdiff_t>(last_messages));
+  }
+
   std::vector<position> want = emit;
   if (w->model_at) want.push_back(*w->model_at);
   if (w->thinking_at) want.push_back(*w->thinking_at);
@@ -224,7 +233,7 @@ result<session_context> build_context(transcript_reader& rd, const leaf_selector
   ctx.thinking_level = std::move(st.thinking_level);
   ctx.model = std::move(st.model);
 
-  if (w->compaction) ctx.messages.emplace_back(compaction_summary_context_message(*w->compaction));
+  if (with_summary) ctx.messages.emplace_back(compaction_summary_context_message(*w->compaction));
   for (std::size_t i = 0; i < emit.size(); ++i) {
     const auto& e = (*got)[i];
     if (!e) {

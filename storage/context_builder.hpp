@@ -24,6 +24,9 @@ struct session_context {
   boost::json::value model = nullptr;                // {provider, modelId} or null
   std::optional<std::string> leaf_id;
   std::size_t path_entries_walked = 0;
+  // Messages in the whole context; more than messages.size() when build_context was asked for
+  // only the last ones.
+  std::size_t total_messages = 0;
   std::size_t unreadable_entries = 0;  // context lines that did not parse (skipped)
   bool cycle_detected = false;
 
@@ -41,7 +44,11 @@ struct leaf_selector {
   static leaf_selector nothing() { return {kind::none, {}}; }
 };
 
-result<session_context> build_context(transcript_reader& reader, const leaf_selector& leaf = leaf_selector::active());
+// `last_messages` > 0: only the context's last that many messages are read and returned (a
+// history page): the path is walked on the index alone, and only the entries returned are
+// parsed, so the cost follows the page, not the session (total_messages still counts all).
+result<session_context> build_context(transcript_reader& reader, const leaf_selector& leaf = leaf_selector::active(),
+                                      std::size_t last_messages = 0);
 
 // Thinking level and model in effect at `leaf` (what a compaction appended after it records
 // in details.sessionrt).

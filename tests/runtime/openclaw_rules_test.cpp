@@ -10,6 +10,7 @@
 
 #include "messages/iso_time.hpp"
 #include "messages/json_access.hpp"
+#include "messages/json_writer.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/simulated_model.hpp"
 #include "storage/durable_file.hpp"
@@ -162,5 +163,39 @@ TEST_CASE("openclaw rules: a context.pressure fraction fires once per compaction
   REQUIRE(rt->send(testing::dm("1", "one more short message")).get().st.ok());
   rt->settle();
   CHECK(h.count("context.pressure", 0.75) == 1);  // not again: no compaction since
+  REQUIRE(rt->stop().ok());
+}
+
+TEST_CASE("openclaw rules: history shows stored turns without OpenClaw's metadata wrappers, a page at a time") {
+  harness h;
+  const std::string id = "0d6c1b6e-2f4a-4f51-9d3e-0123456789ab";
+  const std::string sessions = h.dir.path() + "/agents/main/sessions";
+  std::filesystem::create_directories(sessions);
+  std::string text = fmt::format(R"({{"type":"session","version":3,"id":"{}","timestamp":"{}","cwd":"/w"}})" "\n", id,
+                                 format_iso_ms(kT0 - kHour));
+  boost::json::object wrapped{
+      {"role", "user"},
+      {"content", "Conversation info (untrusted metadata):\n```json\n{\"message_id\": \"1\"}\n```\n\n"
+                  "[Thu 2026-11-26 14:48 GMT+8] what is the plan?"},
+      {"timestamp", kT0 - kHour}};
+  std::string parent = "null";
+  for (int i = 0; i < 30; ++i) {
+    const std::string eid = fmt::format("{:08x}", i + 1);
+    text += fmt::format(R"({{"type":"message","id":"{}","parentId":{},"timestamp":"{}","message":{}}})" "\n", eid, parent,
+                        format_iso_ms(kT0 - kHour), json::to_compact(wrapped));
+    parent = "\"" + eid + "\"";
+  }
+  testing::write_text(sessions + "/" + id + ".jsonl", text);
+  testing::write_text(sessions + "/sessions.json",
+                      fmt::format(R"({{"agent:main:main":{{"sessionId":"{}","updatedAt":{},"sessionStartedAt":{}}}}})", id,
+                                  kT0 - kHour, kT0 - kHour));
+  auto rt = h.start();
+  auto page = rt->history("agent:main:main", 5);
+  REQUIRE(page.ok());
+  CHECK(page->total_messages == 30);
+  REQUIRE(page->messages.size() == 5);
+  for (const auto& m : page->messages) CHECK(m.at("content") == "what is the plan?");
+  // The file keeps what it had: only the view changes.
+  CHECK(testing::read_text(sessions + "/" + id + ".jsonl") == text);
   REQUIRE(rt->stop().ok());
 }

@@ -193,3 +193,34 @@ TEST_CASE("version 1 and 2 files are migrated in memory") {
   CHECK(std::string(ctx->messages[2].as_object().at("role").as_string()) == "custom");
   CHECK(json::to_compact(ctx->model) == R"({"provider":"p","modelId":"m"})");
 }
+
+TEST_CASE("a history page: only the last N messages are parsed, total_messages counts them all") {
+  testing::temp_dir dir;
+  std::vector<std::string> lines{kHeader};
+  std::string parent;
+  for (int i = 0; i < 2000; ++i) {
+    const std::string id = "m" + std::to_string(i);
+    lines.push_back(msg(id.c_str(), parent.empty() ? nullptr : parent.c_str(), i % 2 ? "assistant" : "user",
+                        ("text " + std::to_string(i)).c_str()));
+    parent = id;
+  }
+  const std::string path = write_lines(dir, "big.jsonl", lines);
+  auto page_reader = open_reader(path);
+  auto page = build_context(*page_reader, leaf_selector::active(), 10);
+  REQUIRE(page.ok());
+  CHECK(page->total_messages == 2000);
+  REQUIRE(page->messages.size() == 10);
+  CHECK(texts(*page).front() == "text 1990");
+  CHECK(texts(*page).back() == "text 1999");
+  CHECK(page_reader->stats().lines_parsed <= 20);  // the page, not the session
+
+  auto all_reader = open_reader(path);
+  auto all = build_context(*all_reader);
+  REQUIRE(all.ok());
+  CHECK(all->messages.size() == 2000);
+  CHECK(all->total_messages == 2000);
+  CHECK(all_reader->stats().lines_parsed >= 2000);
+  // A page larger than the context is the context.
+  auto big_reader = open_reader(path);
+  CHECK(build_context(*big_reader, leaf_selector::active(), 5000)->messages == all->messages);
+}
