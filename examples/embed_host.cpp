@@ -4,7 +4,7 @@
 // session: dmScope per-peer with an identity link), a team chat in a Telegram group, a /new,
 // a /status, and two runs of a cron job (each in a new session). It prints the replies, the
 // events as they happen, and the sessions at the end.
-//   embed_host [--state DIR] [--config FILE] [--quiet-events]
+//   embed_host [--state DIR] [--config FILE] [--quiet-events]     (--help, --version)
 // --config loads the runtime's settings from a config file (runtime/config.hpp) instead of the
 // demo's (dmScope per-peer, alice linked across Telegram and Discord); --state wins over its
 // stateDir.
@@ -16,6 +16,7 @@
 
 #include "messages/json_access.hpp"
 #include "messages/json_writer.hpp"
+#include "runtime/cli/version.hpp"
 #include "runtime/config.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/simulated_model.hpp"
@@ -85,7 +86,8 @@ const char* const usage =
     "  Runs a short demo conversation through an embedded sessionrt runtime with the simulated model.\n"
     "  --state DIR      state directory (default: a fresh /tmp/sessionrt-demo-XXXXXX)\n"
     "  --config FILE    runtime settings from a config file (default: the demo's routing)\n"
-    "  --quiet-events   do not print lifecycle events\n";
+    "  --quiet-events   do not print lifecycle events\n"
+    "  --version        print the version and exit\n";
 
 }  // namespace
 
@@ -96,7 +98,10 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--state") && i + 1 < argc) state = argv[++i];
     else if (!std::strcmp(argv[i], "--config") && i + 1 < argc) config = argv[++i];
     else if (!std::strcmp(argv[i], "--quiet-events")) events = false;
-    else if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+    else if (!std::strcmp(argv[i], "--version")) {
+      std::cout << "embed_host (sessionrt " << runtime::version_string() << ")\n";
+      return 0;
+    } else if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
       std::cout << usage;
       return 0;
     } else {

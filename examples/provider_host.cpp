@@ -3,7 +3,7 @@
 // registers two tools ("clock": the time now; "word_count": counts the words of a text), starts
 // the runtime with the built-in provider runner, sends each message given on the command line
 // to one session and prints the reply, the tool rounds stored in between, and any fallback.
-//   provider_host --config FILE [--state DIR] MESSAGE...
+//   provider_host --config FILE [--state DIR] MESSAGE...     (--help, --version)
 // Without a configured model it says so and exits 2 (the runtime itself would fall back to
 // nothing: a host picks the simulated model explicitly, see embed_host).
 #include <chrono>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "messages/json_access.hpp"
+#include "runtime/cli/version.hpp"
 #include "runtime/config.hpp"
 #include "runtime/model_setup.hpp"
 #include "runtime/runtime.hpp"
@@ -59,14 +60,21 @@ std::shared_ptr<providers::tool_registry> host_tools() {
 int main(int argc, char** argv) {
   std::string config, state;
   std::vector<std::string> messages;
+  const char* const usage = "usage: provider_host --config FILE [--state DIR] MESSAGE...   (--help, --version)\n";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--config" && i + 1 < argc) config = argv[++i];
     else if (a == "--state" && i + 1 < argc) state = argv[++i];
-    else messages.push_back(a);
+    else if (a == "--version") {
+      std::cout << "provider_host (sessionrt " << runtime::version_string() << ")\n";
+      return 0;
+    } else if (a == "--help" || a == "-h") {
+      std::cout << usage;
+      return 0;
+    } else messages.push_back(a);
   }
   if (config.empty() || messages.empty()) {
-    std::cerr << "usage: provider_host --config FILE [--state DIR] MESSAGE...\n";
+    std::cerr << usage;
     return 2;
   }
   auto loaded = runtime::load_config_file(storage::posix_fs(), config, runtime::process_environment());

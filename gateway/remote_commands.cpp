@@ -6,6 +6,8 @@
 #include <boost/json.hpp>
 #include <ostream>
 
+#include "actors/router/route_resolver.hpp"
+#include "actors/router/session_key.hpp"
 #include "gateway/gateway_client.hpp"
 #include "gateway/gateway_server.hpp"
 #include "messages/ids.hpp"
@@ -65,13 +67,17 @@ std::string message_text(const bj::value& m) {
 struct session_link {
   std::unique_ptr<gateway_server> local;
   std::unique_ptr<gateway_client> client;
+  std::string state_dir;
 };
 
 struct link_options {
   runtime::offline_options where;
   std::string token;
   std::string session = "main";
+  std::string key_arg;                 // compact KEY / tail KEY
+  CLI::Option* session_opt = nullptr;  // to tell --session given from its default
   bool json = false;
+  bool session_given() const { return session_opt && session_opt->count() > 0; }
 };
 
 void add_link_options(CLI::App* cmd, link_options& o) {
@@ -79,8 +85,51 @@ void add_link_options(CLI::App* cmd, link_options& o) {
   cmd->add_option("--state-dir", o.where.state_dir,
                   "State directory (default: the config's stateDir, $SESSIONRT_STATE_DIR, ~/.sessionrt)");
   cmd->add_option("--token", o.token, "The running gateway's token (else $SESSIONRT_GATEWAY_TOKEN, <state>/gateway.token)");
-  cmd->add_option("--session", o.session, "Session key (default \"main\": the main session of the default agent)");
+  o.session_opt = cmd->add_option("--session", o.session,
+                                  "Session key (default \"main\": the main session of the default agent)");
   cmd->add_flag("--json", o.json, "Print JSON");
+}
+
+// `compact KEY` / `tail KEY`: the key as a positional, or --session, not both.
+void add_key_positional(CLI::App* cmd, link_options& o) {
+  cmd->add_option("key", o.key_arg, "Session key, as `sessionrt sessions` prints it (same as --session; default \"main\")");
+}
+
+std::optional<status> take_key_positional(link_options& o, const std::string& command) {
+  if (o.key_arg.empty()) return std::nullopt;
+  if (o.session_given() && o.session != o.key_arg)
+    return status(errc::invalid_argument,
+                  fmt::format("two session keys: '{}' and --session '{}'; give one: `sessionrt {} KEY` or "
+                              "`sessionrt {} --session KEY`",
+                              o.key_arg, o.session, command, command));
+  o.session = o.key_arg;
+  return std::nullopt;
+}
+
+// Whether a word on the command line names a session: it has no whitespace and is a key of the
+// agent:<id>:<rest> form, or (as the gateway resolves it: "main" is agent:<default>:<mainKey>)
+// the key of a row in the state dir's stores.
+bool looks_like_session_key(const std::string& word, const runtime::cli_io& io, const link_options& o) {
+  if (word.empty() || word.find_first_of(" \t\r\n") != std::string::npos || !actors::is_plausible_session_key(word))
+    return false;
+  const std::string key = actors::normalize_session_key(word);
+  if (actors::parse_agent_session_key(key)) return true;
+  runtime::offline_options where = o.where;
+  where.all_agents = true;
+  auto ctx = runtime::open_offline(io, where);
+  if (!ctx) return false;
+  const auto& routing = ctx->settings.routing;
+  const std::string agent = actors::default_agent_of(routing);
+  const std::string canonical =
+      actors::canonicalize_main_alias(key, agent, routing.session.main_key, routing.session.scope);
+  const std::string scoped = "agent:" + agent + ":" + key;  // where the runtime keeps an unscoped key's row
+  for (const auto& store : ctx->stores) {
+    auto parsed = runtime::read_store_readonly(io, store);
+    if (!parsed) continue;
+    for (auto r : parsed->store)
+      if (r.key == word || r.key == key || r.key == canonical || r.key == scoped) return true;
+  }
+  return false;
 }
 
 result<session_link> open_link(runtime::cli_state& st, const link_options& o, const std::string& scope) {
@@ -88,6 +137,7 @@ result<session_link> open_link(runtime::cli_state& st, const link_options& o, co
   if (!ctx) return ctx.error();
   for (const auto& w : ctx->config_warnings) *st.io.err << "sessionrt: warning: " << w << "\n";
   session_link link;
+  link.state_dir = ctx->state_dir;
   if (auto live = find_live_gateway(st.io, ctx->state_dir)) {
     std::string token = gateway_token(st.io, ctx->state_dir, o.token);
     auto c = connect_to(live->host, live->port, token, scope);
@@ -123,8 +173,25 @@ void finish(runtime::cli_state& st, session_link& link, int code) {
   st.exit_code = code;
 }
 
+// What refused: a request answered with an error by the in-process gateway was refused by the
+// runtime this command started on the files, not by a gateway (none runs).
+std::string refusal_text(const session_link* link, const status& e) {
+  std::string m = e.message();
+  const std::string prefix = "gateway refused ";
+  if (!link || !link->local || m.rfind(prefix, 0) != 0) return m;
+  std::string rest = m.substr(prefix.size());  // "<method>: <CODE>: <message>"
+  auto method_end = rest.find(": ");
+  std::string method = rest.substr(0, method_end);
+  std::string detail = method_end == std::string::npos ? "" : rest.substr(method_end + 2);
+  if (auto code_end = detail.find(": "); code_end != std::string::npos &&
+                                         detail.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_") == code_end)
+    detail = detail.substr(code_end + 2);
+  return fmt::format("the runtime in-process on {} (no gateway is running there) refused {}: {}", link->state_dir,
+                     method, detail);
+}
+
 void fail(runtime::cli_state& st, session_link* link, const status& e) {
-  *st.io.err << "sessionrt: " << e.message() << "\n";
+  *st.io.err << "sessionrt: " << refusal_text(link, e) << "\n";
   if (link) finish(st, *link, 2);
   st.exit_code = 2;
 }
@@ -136,9 +203,29 @@ struct send_options : link_options {
   int timeout_s = 600;
 };
 
-void send_command(const send_options& o, runtime::cli_state& st) {
+void send_command(send_options o, runtime::cli_state& st) {
+  // `send KEY TEXT...`: a first word that names a session is the session, never silently text.
+  std::size_t first = 0;
+  if (!o.words.empty() && looks_like_session_key(o.words.front(), st.io, o)) {
+    const std::string& key = o.words.front();
+    if (o.session_given())
+      return fail(st, nullptr,
+                  status(errc::invalid_argument,
+                         fmt::format("'{}' looks like a session key, and --session '{}' names the session too: write "
+                                     "`sessionrt send KEY TEXT` or `sessionrt send --session KEY TEXT`, or quote the "
+                                     "whole message as one argument to send it as text",
+                                     key, o.session)));
+    if (o.words.size() == 1)
+      return fail(st, nullptr,
+                  status(errc::invalid_argument,
+                         fmt::format("'{}' looks like a session key and no message follows: write `sessionrt send {} "
+                                     "TEXT` (or `sessionrt send --session KEY TEXT`)",
+                                     key, key)));
+    o.session = key;
+    first = 1;
+  }
   std::string message;
-  for (const auto& w : o.words) message += (message.empty() ? "" : " ") + w;
+  for (std::size_t i = first; i < o.words.size(); ++i) message += (message.empty() ? "" : " ") + o.words[i];
   auto link = open_link(st, o, "operator.write");
   if (!link) return fail(st, nullptr, link.error());
   const std::string run_id = new_uuid_v4();
@@ -191,7 +278,8 @@ void send_command(const send_options& o, runtime::cli_state& st) {
 
 // ---- compact ------------------------------------------------------------------------------------
 
-void compact_command(const link_options& o, runtime::cli_state& st) {
+void compact_command(link_options o, runtime::cli_state& st) {
+  if (auto e = take_key_positional(o, "compact")) return fail(st, nullptr, *e);
   auto link = open_link(st, o, "operator.admin");
   if (!link) return fail(st, nullptr, link.error());
   auto r = link->client->request("sessions.compact", bj::object{{"key", o.session}}, 600s);
@@ -229,7 +317,8 @@ void print_message(std::ostream& out, const bj::value& m, bool as_json) {
   out << role << ": " << message_text(m) << "\n";
 }
 
-void tail_command(const tail_options& o, runtime::cli_state& st) {
+void tail_command(tail_options o, runtime::cli_state& st) {
+  if (auto e = take_key_positional(o, "tail")) return fail(st, nullptr, *e);
   auto link = open_link(st, o, "operator.read");
   if (!link) return fail(st, nullptr, link.error());
   if (o.follow && link->local)
@@ -238,6 +327,14 @@ void tail_command(const tail_options& o, runtime::cli_state& st) {
   bj::object params{{"sessionKey", o.session}, {"limit", o.limit}};
   auto h = link->client->request("chat.history", params, 30s);
   if (!h) return fail(st, &*link, h.error());
+  // A key with no row has no history: say so rather than print nothing.
+  if (h->is_object() && h->get_object().contains("sessionId") && h->get_object().at("sessionId").is_null()) {
+    std::string key(json::get_string(h->get_object(), "sessionKey").value_or(o.session));
+    return fail(st, &*link,
+                status(errc::not_found, fmt::format("no session '{}'{} in {}: `sessionrt sessions` lists the keys", key,
+                                                    key == o.session ? "" : " (from '" + o.session + "')",
+                                                    link->state_dir)));
+  }
   const bj::array* msgs = h->is_object() ? json::get_array(h->get_object(), "messages") : nullptr;
   if (msgs)
     for (const auto& m : *msgs) print_message(*st.io.out, m, o.json);
@@ -305,22 +402,28 @@ void add_remote_commands(CLI::App& app, runtime::cli_state& st) {
   auto so = std::make_shared<send_options>();
   auto* s = app.add_subcommand("send", "Send a message to a session and stream the reply to stdout (through the running "
                                        "gateway; without one, in-process on the files with the config's model, or the "
-                                       "built-in simulated model when none is configured)");
+                                       "built-in simulated model when none is configured). `send [KEY] TEXT...`: a "
+                                       "first word that is a session key (agent:<id>:..., or the key of a row) names "
+                                       "the session; else the session is --session (default \"main\")");
   add_link_options(s, *so);
   s->add_option("--timeout", so->timeout_s, "Seconds to wait for the reply (default 600)")->check(CLI::PositiveNumber);
-  s->add_option("message", so->words, "The message")->required();
+  s->add_option("message", so->words, "[KEY] TEXT...: the message (words joined by spaces), after the session key if one "
+                                      "comes first")
+      ->required();
   s->callback([so, &st] { send_command(*so, st); });
 
   auto co = std::make_shared<link_options>();
   auto* c = app.add_subcommand("compact", "Compact a session's context now (sessions.compact; through the running "
                                           "gateway, else in-process on the files)");
   add_link_options(c, *co);
+  add_key_positional(c, *co);
   c->callback([co, &st] { compact_command(*co, st); });
 
   auto to = std::make_shared<tail_options>();
   auto* t = app.add_subcommand("tail", "Print a session's last messages (chat.history); --follow prints each reply as "
-                                       "the running gateway finishes it");
+                                       "the running gateway finishes it. A key with no session is an error (exit 2)");
   add_link_options(t, *to);
+  add_key_positional(t, *to);
   t->add_option("-n,--limit", to->limit, "How many messages (default 20, at most 1000)")->check(CLI::Range(1, 1000));
   t->add_flag("-f,--follow", to->follow, "Keep printing replies of the session as they complete (needs a running gateway)");
   t->callback([to, &st] { tail_command(*to, st); });

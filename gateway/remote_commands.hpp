@@ -6,8 +6,12 @@
 // (the built-in simulated model, as `sessionrt gateway` has) behind an in-process gateway on an
 // ephemeral loopback port, stopped afterwards, so both paths print the same thing.
 // The token: --token, else $SESSIONRT_GATEWAY_TOKEN, else <state>/gateway.token.
+// The session: --session KEY, or as the first word: `send KEY TEXT...` (a first word that is a
+// key of the agent:<id>:<rest> form or of a row is never taken as text; a key alone, or a key
+// and --session, is refused naming the right form), `compact KEY`, `tail KEY`.
 // Errors: a live gateway that refuses (wrong token, unknown key) is an error (exit 2), never a
-// silent fallback to the files.
+// silent fallback to the files; in-process, the error names the runtime that refused. `tail`
+// of a key with no session is an error (exit 2) naming it.
 #pragma once
 #include <boost/json/value.hpp>
 #include <cstdint>

@@ -64,7 +64,7 @@ result<Enum> read_enum(const boost::json::value& value, std::string_view path,
   return config_key_error(path, "expected one of " + std::string(names) + ", got " + describe_json_value(value));
 }
 
-// Levenshtein distance over ASCII-lowercased text.
+// Edit distance over ASCII-lowercased text (optimal string alignment: a swap of neighbours is one edit).
 std::size_t key_distance(std::string_view a, std::string_view b);
 // The known key closest to `key` when it is close enough to be a likely typo: distance at
 // most max(1, min(3, size/3)), or one key is the start of the other (4+ characters, as

@@ -12,6 +12,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "messages/clock.hpp"
@@ -54,8 +55,23 @@ struct cli_state {
 // A command group registered from outside this library (the gateway, the simulator).
 using command_adder = void (*)(CLI::App& app, cli_state& st);
 
+// Every command on `app`: the runtime's, then `extra`'s; --version, --help-all. run_cli uses it;
+// tests walk the commands it adds.
+void add_all_commands(CLI::App& app, cli_state& st, const std::vector<command_adder>& extra = {});
+
+// Parses argv and runs the command. A word or option no command takes is named with the
+// closest command or option of the command it was given to ("unknown command 'sesions'; did
+// you mean 'sessions'?"), exit 2.
 int run_cli(int argc, char** argv);
 int run_cli(int argc, char** argv, const cli_io& io, const std::vector<command_adder>& extra = {});
+
+// For suggestions: the candidate closest to `word` by config_values.hpp's closest_key (a few
+// edits, a swap of neighbours counting one, or 4+ characters that begin the other).
+std::optional<std::string> closest_word(std::string_view word, const std::vector<std::string>& candidates);
+
+// Every command takes --config FILE (the runtime's config file), except those whose
+// description says "(no --config)": they read no settings.
+inline constexpr const char* reads_no_settings = "Reads no settings (no --config)";
 
 void add_transcript_commands(CLI::App& app, cli_state& st);
 void add_store_commands(CLI::App& app, cli_state& st);

@@ -139,8 +139,9 @@ void list_command(const list_options& o, cli_state& st) {
                               active_minutes ? fmt::format(" (active in the last {} min)", *active_minutes) : "",
                               matching > rows.size() ? fmt::format(" (limit {}; --limit all shows every row)", *limit) : "");
     if (!rows.empty()) {
-      *st.io.out << table_header(ctx->aggregate) << "\n";
-      for (const auto& r : rows) *st.io.out << table_line(r, ctx->settings, now, ctx->aggregate) << "\n";
+      const std::size_t key_width = key_column_width(rows);
+      *st.io.out << table_header(ctx->aggregate, key_width) << "\n";
+      for (const auto& r : rows) *st.io.out << table_line(r, ctx->settings, now, ctx->aggregate, key_width) << "\n";
     }
   }
   st.exit_code = 0;
@@ -234,7 +235,9 @@ void print_plan_text(std::ostream& out, const store_cleanup& c, std::int64_t now
   for (const auto& n : c.notes) out << "Note: " << n << "\n";
 
   out << "\nPlanned session actions:\n";
-  out << pad("Action", 19) << pad("Key", 26) << pad("Age", 9) << pad("Model", 14) << "Flags\n";
+  std::size_t key_width = 26;  // keys whole, as --active-key takes them
+  for (const auto& r : c.rows) key_width = std::max(key_width, r.key().size());
+  out << pad("Action", 19) << pad("Key", key_width) << pad("Age", 9) << pad("Model", 14) << "Flags\n";
   std::map<std::string_view, const actors::plan_action*> removal;
   for (const auto& a : p.actions)
     if (a.kind == actors::action_kind::remove_row) removal.emplace(a.key, &a);
@@ -251,7 +254,7 @@ void print_plan_text(std::ostream& out, const store_cleanup& c, std::int64_t now
     std::string age = r->updated_at ? age_text(now - *r->updated_at) : "-";
     std::string flags = r->session_id().empty() ? "" : "id:" + std::string(r->session_id());
     if (r->is_protected) flags += " protected";
-    out << pad(label, 19) << pad(fit_key(r->key()), 26) << pad(age, 9)
+    out << pad(label, 19) << pad(r->key(), key_width) << pad(age, 9)
         << pad(r->model().empty() ? "-" : r->model(), 14)
         << flags << "\n";
     auto& counts = by_label[r->label().empty() ? "(unlabeled)" : std::string(r->label())];

@@ -103,21 +103,28 @@ bj::object session_json(const listed_row& row, const actors::runtime_settings& s
   return o;
 }
 
-std::string table_header(bool with_agent) {
+std::size_t key_column_width(const std::vector<listed_row>& rows) {
+  std::size_t width = 26;
+  for (const auto& r : rows) width = std::max(width, r.key.size());
+  return width;
+}
+
+std::string table_header(bool with_agent, std::size_t key_width) {
   std::string h;
   if (with_agent) h += pad("Agent", 10);
-  h += pad("Kind", 11) + pad("Key", 26) + pad("Age", 9) + pad("Model", 14) + pad("Runtime", 18) +
+  h += pad("Kind", 11) + pad("Key", key_width) + pad("Age", 9) + pad("Model", 14) + pad("Runtime", 18) +
        pad("Tokens (ctx %)", 20) + "Flags";
   return h;
 }
 
-std::string table_line(const listed_row& row, const actors::runtime_settings& s, std::int64_t now, bool with_agent) {
+std::string table_line(const listed_row& row, const actors::runtime_settings& s, std::int64_t now, bool with_agent,
+                       std::size_t key_width) {
   const auto& e = *row.entry;
   std::string line;
   if (with_agent) line += pad(row.agent_id, 10);
   auto at = e.updated_at();
   std::string model = display_model(e, s);
-  line += pad(session_kind(row.key, e), 11) + pad(fit_key(row.key), 26) + pad(at ? age_text(now - *at) : "-", 9) +
+  line += pad(session_kind(row.key, e), 11) + pad(row.key, key_width) + pad(at ? age_text(now - *at) : "-", 9) +
           pad(model.empty() ? "-" : model, 14) + pad("sessionrt", 18) + pad(tokens_text(e, s), 20);
   std::vector<std::string> flags;
   const auto& j = e.json();

@@ -156,7 +156,8 @@ void tail_command(const std::string& file, std::size_t n, std::size_t bytes, boo
 }  // namespace
 
 void add_transcript_commands(CLI::App& app, cli_state& st) {
-  auto* t = app.add_subcommand("transcript", "Read one <sessionId>.jsonl transcript (never modifies it)");
+  auto* t = app.add_subcommand("transcript", std::string("Read one <sessionId>.jsonl transcript (never modifies it). ") +
+                                                 reads_no_settings);
   t->require_subcommand(1);
 
   struct context_opts {

@@ -60,11 +60,12 @@ TEST_CASE("cli cleanup: warn mode and --dry-run change no byte and print the pla
   CHECK(lines[9] == "Would prune unreferenced artifacts: 1");
   CHECK(lines[10] == "");
   CHECK(lines[11] == "Planned session actions:");
-  CHECK(lines[12] == "Action              Key                        Age       Model          Flags");
-  CHECK(lines[13] == "keep                agent:main:main            just now  gpt-5.5        id:m1");
-  CHECK(warn.out.find("prune-stale         agent:main:teleg...rect:0  40d ago   -              id:old0\n") !=
+  // Keys whole (as --active-key takes them): the Key column is as wide as the longest.
+  CHECK(lines[12] == "Action              Key                            Age       Model          Flags");
+  CHECK(lines[13] == "keep                agent:main:main                just now  gpt-5.5        id:m1");
+  CHECK(warn.out.find("prune-stale         agent:main:telegram:direct:0   40d ago   -              id:old0\n") !=
         std::string::npos);
-  CHECK(warn.out.find("keep                agent:main:teleg...p:-100  200d ago  -              id:g1 protected\n") !=
+  CHECK(warn.out.find("keep                agent:main:telegram:group:-100 200d ago  -              id:g1 protected\n") !=
         std::string::npos);
   CHECK(warn.out.find("Summary by Label:\n(unlabeled)  4 kept, 2 pruned\nbob  0 kept, 1 pruned\nTotal: 4 kept, 3 pruned\n") !=
         std::string::npos);

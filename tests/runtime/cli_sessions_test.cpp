@@ -35,18 +35,37 @@ TEST_CASE("cli sessions: the table of [R§11.1], newest first, 100 rows by defau
   CHECK(lines[0] == "Session store: " + fx.store_path());
   CHECK(lines[1] == "Sessions listed: 100 of 105 (limit 100; --limit all shows every row)");
   CHECK(lines[2] ==
-        "Kind        Key                        Age       Model          Runtime            Tokens (ctx %)       Flags");
-  // Kind(11) Key(26) Age(9) Model(14) Runtime(18) Tokens(20), one space between columns.
+        "Kind        Key                             Age       Model          Runtime            Tokens (ctx %)       Flags");
+  // Kind(11) Key(26, or the longest key shown: keys are printed whole, to be copied into
+  // --session) Age(9) Model(14) Runtime(18) Tokens(20), one space between columns.
   CHECK(lines[3] ==
-        "direct      agent:main:main            1m ago    gpt-5.5        sessionrt          12.3k/200k (6%)      "
+        "direct      agent:main:main                 1m ago    gpt-5.5        sessionrt          12.3k/200k (6%)      "
         "think:low id:m1");
-  CHECK(lines[4] == "direct      agent:main:teleg...t:1000  10m ago   -              sessionrt          -/200k               id:d0");
+  CHECK(lines[4] ==
+        "direct      agent:main:telegram:direct:1000 10m ago   -              sessionrt          -/200k               id:d0");
   CHECK(std::none_of(lines.begin(), lines.end(), [](const std::string& l) { return l.find("id:g1") != std::string::npos; }));
 
   auto all = run_cli_args({"sessions", "--state-dir", fx.state_dir(), "--limit", "all"});
   CHECK(lines_of(all.out).size() == 3 + 105);
   auto active = run_cli_args({"sessions", "--state-dir", fx.state_dir(), "--active", "12"});
   CHECK(lines_of(active.out)[1] == "Sessions listed: 4 of 105 (active in the last 12 min)");
+}
+
+TEST_CASE("cli sessions: keys are printed whole so they can be copied into --session", "[cli]") {
+  sessions_fixture fx;
+  const std::string long_key = "agent:main:discord:acct-7:channel:1234567890123456789:thread:9876543210";
+  fx.row(long_key, "t1", 60 * 1000);
+  fx.row("agent:main:main", "m1", 2 * 60 * 1000);
+  fx.save();
+  auto r = run_cli_args({"sessions", "--state-dir", fx.state_dir()});
+  REQUIRE(r.code == 0);
+  auto lines = lines_of(r.out);
+  REQUIRE(lines.size() == 5);
+  const std::string key_column = long_key + " ";  // the column is as wide as the longest key
+  CHECK(lines[2].rfind("Kind        Key" + std::string(key_column.size() - 3, ' ') + "Age ", 0) == 0);
+  CHECK(lines[3].rfind("group       " + key_column + "1m ago", 0) == 0);
+  CHECK(lines[4].rfind("direct      agent:main:main" + std::string(key_column.size() - 15, ' ') + "2m ago", 0) == 0);
+  CHECK(r.out.find("...") == std::string::npos);
 }
 
 TEST_CASE("cli sessions --json: the object of [R§11.1]", "[cli]") {
