@@ -14,6 +14,7 @@ packages=(
   libpcre2-dev                # regexes that must match JavaScript's (overflow patterns, NO_REPLY)
   libwslay-dev libhttp-parser-dev  # gateway WebSocket framing + HTTP parsing
   libcli11-dev                # command line
+  libsqlite3-dev libzstd-dev  # OpenClaw 2026.8+ agent databases (sessionrt import/export openclaw)
   libhowardhinnant-date-dev   # time zones for the daily boundary
   libssl-dev                  # SHA-256, base64
   libicu-dev                  # toLowerCase as JavaScript does it (ICU case mapping)
@@ -25,6 +26,7 @@ packages=(
   tzdata nodejs npm           # time zone database; Node for the compatibility tests
   tmux                        # drives OpenClaw's TUI in tests/compat/openclaw_tui.sh
   curl                        # the provider tests read the fake provider's counters
+  systemd                     # systemd-analyze verify checks the unit `sessionrt gateway install` writes
 )
 missing=()
 for p in "${packages[@]}"; do

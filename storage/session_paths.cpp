@@ -68,22 +68,49 @@ result<std::string> checked_transcript_name(std::string_view session_id) {
 
 }  // namespace
 
+namespace {
+
+// `value` of the variable `var`: "~" / "~/..." expanded with `home`, absolute, no trailing '/'.
+result<std::string> expand_state_dir(std::string_view var, std::string_view value, std::optional<std::string_view> home) {
+  const bool home_ok = home && !home->empty() && home->front() == '/';
+  std::string dir(value);
+  if (dir == "~" || dir.rfind("~/", 0) == 0) {
+    if (!home_ok)
+      return status(errc::invalid_argument,
+                    fmt::format("${} '{}' starts with '~' but $HOME is not an absolute path", var, dir));
+    dir = std::string(*home) + dir.substr(1);
+  }
+  if (dir.front() != '/')
+    return status(errc::invalid_argument,
+                  fmt::format("${} must be an absolute path or start with '~/': got '{}'", var, dir));
+  return strip_trailing_slashes(std::move(dir));
+}
+
+}  // namespace
+
+result<std::optional<std::string>> state_dir_from_env(const std::function<std::optional<std::string>(std::string_view)>& env) {
+  if (!env) return std::optional<std::string>();
+  for (std::string_view name : {"SESSIONRT_STATE_DIR", "OPENCLAW_STATE_DIR"}) {
+    auto value = env(name);
+    if (!value || value->empty()) continue;
+    auto dir = expand_state_dir(name, *value, env("HOME"));
+    if (!dir.ok()) return dir.error();
+    return std::optional<std::string>(std::move(*dir));
+  }
+  return std::optional<std::string>();
+}
+
+result<std::string> default_state_dir(const std::function<std::optional<std::string>(std::string_view)>& env) {
+  auto named = state_dir_from_env(env);
+  if (!named.ok()) return named.error();
+  if (*named) return **named;
+  return resolve_state_dir(std::nullopt, env ? env("HOME") : std::nullopt);
+}
+
 result<std::string> resolve_state_dir(std::optional<std::string_view> env_state_dir,
                                       std::optional<std::string_view> home) {
   const bool home_ok = home && !home->empty() && home->front() == '/';
-  if (env_state_dir && !env_state_dir->empty()) {
-    std::string dir(*env_state_dir);
-    if (dir == "~" || dir.rfind("~/", 0) == 0) {
-      if (!home_ok)
-        return status(errc::invalid_argument,
-                      fmt::format("$SESSIONRT_STATE_DIR '{}' starts with '~' but $HOME is not an absolute path", dir));
-      dir = std::string(*home) + dir.substr(1);
-    }
-    if (dir.front() != '/')
-      return status(errc::invalid_argument,
-                    fmt::format("$SESSIONRT_STATE_DIR must be an absolute path or start with '~/': got '{}'", dir));
-    return strip_trailing_slashes(std::move(dir));
-  }
+  if (env_state_dir && !env_state_dir->empty()) return expand_state_dir("SESSIONRT_STATE_DIR", *env_state_dir, home);
   if (!home_ok)
     return status(errc::invalid_argument,
                   "cannot find the state directory: $SESSIONRT_STATE_DIR is not set and $HOME is not an absolute path");

@@ -6,6 +6,7 @@
 //   names the id; nothing here normalizes agent ids (routing does), it only refuses unsafe ones;
 // - confine_session_file is the one gate a stored `sessionFile` passes before it is opened.
 #pragma once
+#include <functional>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,6 +24,13 @@ inline constexpr std::string_view store_file_name = "sessions.json";
 // or "~" is used without a home.
 result<std::string> resolve_state_dir(std::optional<std::string_view> env_state_dir,
                                       std::optional<std::string_view> home);
+
+// The state dir the environment names: $SESSIONRT_STATE_DIR, else $OPENCLAW_STATE_DIR (an
+// OpenClaw install's variable: sessionrt then runs on the files OpenClaw uses), the first set
+// and non-empty, expanded as resolve_state_dir does; nullopt when neither is set.
+result<std::optional<std::string>> state_dir_from_env(const std::function<std::optional<std::string>(std::string_view)>& env);
+// state_dir_from_env, else "<$HOME>/.sessionrt": where a command works when nothing names a dir.
+result<std::string> default_state_dir(const std::function<std::optional<std::string>(std::string_view)>& env);
 
 // unsafe_path when the agent id is empty, ".", contains '/', '\\', NUL or "..".
 status check_agent_id(std::string_view agent_id);

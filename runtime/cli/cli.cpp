@@ -100,6 +100,7 @@ void add_all_commands(CLI::App& app, cli_state& st, const std::vector<command_ad
   add_security_commands(app, st);
   add_config_commands(app, st);
   add_models_commands(app, st);
+  add_openclaw_commands(app, st);
   for (auto add : extra) add(app, st);
 }
 

@@ -80,5 +80,6 @@ void add_status_command(CLI::App& app, cli_state& st);
 void add_security_commands(CLI::App& app, cli_state& st);  // security audit
 void add_config_commands(CLI::App& app, cli_state& st);    // config show|check
 void add_models_commands(CLI::App& app, cli_state& st);    // models list|status [--probe]
+void add_openclaw_commands(CLI::App& app, cli_state& st);  // import openclaw, export openclaw
 
 }  // namespace sessionrt::runtime

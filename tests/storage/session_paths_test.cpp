@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "storage/archive_names.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/session_paths.hpp"
@@ -39,6 +41,25 @@ TEST_CASE("state dir is SESSIONRT_STATE_DIR when set and HOME/.sessionrt otherwi
   CHECK_FALSE(resolve_state_dir("relative/dir", "/home/u").ok());
   CHECK_FALSE(resolve_state_dir("~/x", "").ok());
   CHECK_FALSE(resolve_state_dir(std::nullopt, "relative-home").ok());
+}
+
+TEST_CASE("the environment names the state dir: SESSIONRT_STATE_DIR, else OpenClaw's OPENCLAW_STATE_DIR, else HOME/.sessionrt") {
+  auto env_of = [](std::map<std::string, std::string> vars) {
+    return [vars](std::string_view name) -> std::optional<std::string> {
+      auto it = vars.find(std::string(name));
+      return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+  };
+  CHECK(*default_state_dir(env_of({{"HOME", "/home/u"}})) == "/home/u/.sessionrt");
+  CHECK(*default_state_dir(env_of({{"HOME", "/home/u"}, {"OPENCLAW_STATE_DIR", "~/.openclaw/"}})) == "/home/u/.openclaw");
+  CHECK(*default_state_dir(env_of({{"HOME", "/home/u"}, {"OPENCLAW_STATE_DIR", "/oc"}, {"SESSIONRT_STATE_DIR", "/srt"}})) ==
+        "/srt");
+  CHECK(*default_state_dir(env_of({{"HOME", "/home/u"}, {"OPENCLAW_STATE_DIR", "/oc"}, {"SESSIONRT_STATE_DIR", ""}})) ==
+        "/oc");
+  CHECK_FALSE(state_dir_from_env(env_of({{"HOME", "/home/u"}}))->has_value());
+  auto bad = state_dir_from_env(env_of({{"OPENCLAW_STATE_DIR", "relative"}}));
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message() == "$OPENCLAW_STATE_DIR must be an absolute path or start with '~/': got 'relative'");
 }
 
 TEST_CASE("layout is state/agents/agentId/sessions with sessions.json and sessionId.jsonl and unsafe ids are refused") {

@@ -1,0 +1,211 @@
+// `sessionrt import openclaw` and `sessionrt export openclaw`: moving sessions between an OpenClaw
+// 2026.8+ state dir (per-agent SQLite, runtime/openclaw/) and a sessionrt state dir. Exit codes:
+// 0 everything moved, 1 the command ran but some session or agent failed (each named on
+// stderr), 2 nothing could be done (bad options, no source).
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "messages/json_writer.hpp"
+#include "runtime/cli/cli.hpp"
+#include "runtime/cli/offline_stores.hpp"
+#include "runtime/openclaw/openclaw_export.hpp"
+#include "runtime/openclaw/openclaw_import.hpp"
+#include "storage/session_paths.hpp"
+
+namespace sessionrt::runtime {
+namespace {
+
+namespace bj = boost::json;
+
+std::string rate_text(std::uint64_t n, std::int64_t ms, const char* unit) {
+  const double s = std::max<std::int64_t>(ms, 1) / 1000.0;
+  return fmt::format("{:.0f} {}/s", n / s, unit);
+}
+
+result<std::string> default_state_dir(const cli_state& st) {
+  auto sd = st.io.env("SESSIONRT_STATE_DIR");
+  auto home = st.io.env("HOME");
+  auto view = [](const std::optional<std::string>& v) { return v ? std::optional<std::string_view>(*v) : std::nullopt; };
+  return storage::resolve_state_dir(view(sd), view(home));
+}
+
+struct import_opts {
+  std::string from, state_dir, agent;
+  bool json = false, no_fsync = false;
+};
+
+void import_command(const import_opts& o, cli_state& st) {
+  std::string state_dir = o.state_dir;
+  if (state_dir.empty()) {
+    auto resolved = default_state_dir(st);
+    if (!resolved.ok()) return fail(st, resolved.error());
+    state_dir = *resolved;
+  }
+  openclaw::import_options io;
+  io.from_dir = o.from;
+  io.state_dir = state_dir;
+  io.agent = o.agent;
+  io.durable = !o.no_fsync;
+  std::unique_ptr<progress_meter> meter;
+  std::string meter_agent;
+  io.progress = [&](const std::string& agent, std::size_t done, std::size_t total) {
+    if (!st.io.progress) return;
+    if (!meter || meter_agent != agent) {
+      meter.reset();
+      meter = std::make_unique<progress_meter>(st.io, "importing " + agent + ": sessions");
+      meter_agent = agent;
+    }
+    meter->update(done, total);
+  };
+  auto rep = openclaw::import_openclaw(*st.io.files, *st.io.time, *st.io.probe, io);
+  meter.reset();
+  if (!rep.ok()) return fail(st, rep.error());
+  for (const auto& e : rep->errors)
+    *st.io.err << fmt::format("sessionrt: import: agent {} session {} ({}): {}\n", e.agent, e.key, e.session_id,
+                              e.error.message());
+  for (const auto& a : rep->agents)
+    if (!a.error.ok()) *st.io.err << fmt::format("sessionrt: import: agent {}: {}\n", a.agent_id, a.error.message());
+  if (o.json) {
+    bj::array agents;
+    for (const auto& a : rep->agents)
+      agents.push_back(bj::object{{"agent", a.agent_id},
+                                  {"database", a.db_path},
+                                  {"store", a.store_path},
+                                  {"sessions", a.sessions},
+                                  {"imported", a.imported},
+                                  {"updated", a.updated},
+                                  {"skipped", a.skipped},
+                                  {"failed", a.failed},
+                                  {"entries", a.entries},
+                                  {"bytes", a.bytes},
+                                  {"bytesRead", a.bytes_read},
+                                  {"elapsedMs", a.elapsed_ms},
+                                  {"error", a.error.ok() ? bj::value(nullptr) : bj::value(a.error.message())}});
+    bj::array errors;
+    for (const auto& e : rep->errors)
+      errors.push_back(bj::object{{"agent", e.agent}, {"key", e.key}, {"sessionId", e.session_id},
+                                  {"code", errc_name(e.error.code())}, {"error", e.error.message()}});
+    *st.io.out << json::to_pretty(bj::object{{"from", o.from}, {"stateDir", state_dir}, {"agents", std::move(agents)},
+                                             {"errors", std::move(errors)}, {"ok", rep->ok()}})
+               << "\n";
+  } else {
+    for (const auto& a : rep->agents) {
+      if (!a.error.ok()) {
+        *st.io.out << fmt::format("agent {}: failed ({})\n", a.agent_id, errc_name(a.error.code()));
+        continue;
+      }
+      *st.io.out << fmt::format(
+          "agent {}: {} sessions: {} imported, {} updated, {} already imported, {} failed; {} entries, {}\n"
+          "  {} -> {}\n  {} ms ({}, {})\n",
+          a.agent_id, a.sessions, a.imported, a.updated, a.skipped, a.failed, a.entries, bytes_text(a.bytes),
+          a.db_path, a.store_path, a.elapsed_ms, rate_text(a.entries, a.elapsed_ms, "entries"),
+          fmt::format("{:.1f} MB/s", a.bytes_read / 1e6 / (std::max<std::int64_t>(a.elapsed_ms, 1) / 1000.0)));
+    }
+  }
+  st.exit_code = rep->ok() ? 0 : 1;
+}
+
+struct export_opts {
+  std::string state_dir, to, agent;
+  bool json = false;
+};
+
+void export_command(const export_opts& o, cli_state& st) {
+  std::string state_dir = o.state_dir;
+  if (state_dir.empty()) {
+    auto resolved = default_state_dir(st);
+    if (!resolved.ok()) return fail(st, resolved.error());
+    state_dir = *resolved;
+  }
+  openclaw::export_options eo;
+  eo.state_dir = state_dir;
+  eo.to_dir = o.to;
+  eo.agent = o.agent;
+  std::unique_ptr<progress_meter> meter;
+  std::string meter_agent;
+  eo.progress = [&](const std::string& agent, std::size_t done, std::size_t total) {
+    if (!st.io.progress) return;
+    if (!meter || meter_agent != agent) {
+      meter.reset();
+      meter = std::make_unique<progress_meter>(st.io, "exporting " + agent + ": sessions");
+      meter_agent = agent;
+    }
+    meter->update(done, total);
+  };
+  auto rep = openclaw::export_openclaw(*st.io.files, *st.io.time, eo);
+  meter.reset();
+  if (!rep.ok()) return fail(st, rep.error());
+  for (const auto& e : rep->errors)
+    *st.io.err << fmt::format("sessionrt: export: agent {} session {} ({}): {}\n", e.agent, e.key, e.session_id,
+                              e.error.message());
+  for (const auto& a : rep->agents)
+    if (!a.error.ok()) *st.io.err << fmt::format("sessionrt: export: agent {}: {}\n", a.agent_id, a.error.message());
+  if (o.json) {
+    bj::array agents;
+    for (const auto& a : rep->agents)
+      agents.push_back(bj::object{{"agent", a.agent_id},
+                                  {"store", a.store_path},
+                                  {"database", a.db_path},
+                                  {"sessions", a.sessions},
+                                  {"failed", a.failed},
+                                  {"entries", a.entries},
+                                  {"bytes", a.bytes},
+                                  {"skippedLines", a.skipped_lines},
+                                  {"error", a.error.ok() ? bj::value(nullptr) : bj::value(a.error.message())}});
+    bj::array errors;
+    for (const auto& e : rep->errors)
+      errors.push_back(bj::object{{"agent", e.agent}, {"key", e.key}, {"sessionId", e.session_id},
+                                  {"code", errc_name(e.error.code())}, {"error", e.error.message()}});
+    *st.io.out << json::to_pretty(bj::object{{"stateDir", state_dir}, {"to", o.to}, {"agents", std::move(agents)},
+                                             {"errors", std::move(errors)}, {"ok", rep->ok()}})
+               << "\n";
+  } else {
+    for (const auto& a : rep->agents) {
+      if (!a.error.ok()) {
+        *st.io.out << fmt::format("agent {}: failed ({})\n", a.agent_id, errc_name(a.error.code()));
+        continue;
+      }
+      *st.io.out << fmt::format("agent {}: {} sessions exported, {} failed; {} entries, {}{}\n  {} -> {}\n", a.agent_id,
+                                a.sessions, a.failed, a.entries, bytes_text(a.bytes),
+                                a.skipped_lines ? fmt::format(" ({} unreadable lines left out)", a.skipped_lines) : "",
+                                a.store_path, a.db_path);
+    }
+  }
+  st.exit_code = rep->ok() ? 0 : 1;
+}
+
+}  // namespace
+
+void add_openclaw_commands(CLI::App& app, cli_state& st) {
+  auto* imp = app.add_subcommand("import", std::string("Bring sessions from another program into a sessionrt state dir. ") +
+                                               reads_no_settings);
+  imp->require_subcommand(1);
+  auto io = std::make_shared<import_opts>();
+  auto* ioc = imp->add_subcommand(
+      "openclaw",
+      "Import an OpenClaw 2026.8+ state dir (agents/<id>/agent/openclaw-agent.sqlite, read-only) into sessions.json + "
+      "<sessionId>.jsonl files. Resumable: a second run finishes an interrupted one and duplicates nothing. Exit 1 when "
+      "a session or agent failed (each is named; the others are imported)");
+  ioc->add_option("--from", io->from, "The OpenClaw state dir (OPENCLAW_STATE_DIR, ~/.openclaw)")->required();
+  ioc->add_option("--state-dir", io->state_dir, "The sessionrt state dir to write (default $SESSIONRT_STATE_DIR or ~/.sessionrt)");
+  ioc->add_option("--agent", io->agent, "Only this agent");
+  ioc->add_flag("--json", io->json, "Print the report as JSON");
+  ioc->add_flag("--no-fsync", io->no_fsync, "Do not fsync the files written (faster; not crash-safe)");
+  ioc->callback([io, &st] { import_command(*io, st); });
+
+  auto* exp = app.add_subcommand("export", std::string("Write sessions in another program's format. ") + reads_no_settings);
+  exp->require_subcommand(1);
+  auto eo = std::make_shared<export_opts>();
+  auto* eoc = exp->add_subcommand(
+      "openclaw",
+      "Export a sessionrt state dir as OpenClaw 2026.9 agent databases (<to>/agents/<id>/agent/openclaw-agent.sqlite), "
+      "which `openclaw sessions` lists; an existing database is never replaced");
+  eoc->add_option("--state-dir", eo->state_dir, "The sessionrt state dir to read (default $SESSIONRT_STATE_DIR or ~/.sessionrt)");
+  eoc->add_option("--to", eo->to, "The OpenClaw state dir to write (OPENCLAW_STATE_DIR)")->required();
+  eoc->add_option("--agent", eo->agent, "Only this agent");
+  eoc->add_flag("--json", eo->json, "Print the report as JSON");
+  eoc->callback([eo, &st] { export_command(*eo, st); });
+}
+
+}  // namespace sessionrt::runtime
