@@ -165,7 +165,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   st->zone = *zone;
   if (st->settings.state_dir.empty()) {
     const storage::env_lookup env = process_environment();
-    auto dir = storage::resolve_state_dir(env("SESSIONRT_STATE_DIR"), env("HOME"));
+    auto dir = storage::default_state_dir(env);
     if (!dir.ok()) return dir.error();
     st->settings.state_dir = *dir;
   }
