@@ -88,6 +88,27 @@ struct gateway_settings {
   std::size_t max_connections = 1024;          // gateway.maxConnections
   std::size_t max_buffered_bytes = 50u << 20;  // gateway.maxBufferedBytes: unsent output per connection
   std::size_t max_payload = 25u << 20;         // gateway.maxPayload: largest message after connect
+  // Hostile clients (gateway/ws_transport.hpp, gateway/admission.hpp):
+  std::size_t max_unauthenticated = 64;        // gateway.maxUnauthenticated: sockets not past connect
+  std::size_t fd_reserve = 64;                 // gateway.fdReserve: descriptors kept free for the runtime
+  std::int64_t request_timeout_ms = 10000;     // gateway.requestTimeoutMs: the HTTP request from accept
+  std::int64_t message_timeout_ms = 30000;     // gateway.messageTimeoutMs: a WebSocket message begun, unfinished
+  std::size_t max_requests_in_flight = 32;     // gateway.maxRequestsInFlight: per connection
+  std::size_t max_queued_requests = 1024;      // gateway.maxQueuedRequests: calls waiting for a thread, in all
+  // The web Control UI (gateway/control_ui.hpp):
+  bool control_ui_enabled = true;              // gateway.controlUi.enabled: false serves no UI
+  std::string control_ui_root;                 // gateway.controlUi.root ("" = an installed openclaw's dist/control-ui)
+  std::vector<std::string> control_ui_allowed_origins;  // gateway.controlUi.allowedOrigins (own origin always)
+};
+
+// logging.*: read by the long-running commands (runtime/logging.hpp, `sessionrt gateway`); the
+// runtime ignores them. level and format hold the canonical names runtime/logging.hpp accepts.
+struct logging_settings {
+  std::string level = "info";              // logging.level: trace | debug | info | warn | error | off
+  std::string file;                        // logging.file: "" = no log file (stderr only)
+  std::string format = "text";             // logging.format: text | json (one JSON object per line)
+  std::size_t max_file_bytes = 10u << 20;  // logging.maxFileBytes: the file is rotated past this
+  std::size_t max_files = 5;               // logging.maxFiles: rotated files kept (file.1.log ...)
 };
 
 struct runtime_settings {
@@ -114,6 +135,7 @@ struct runtime_settings {
   maintenance_settings maintenance;     // session.maintenance.*
   cron_settings cron;                   // cron.sessionRetention, cron.runLog.*
   gateway_settings gateway;             // gateway.* (the gateway command's)
+  logging_settings logging;             // logging.* (the long-running commands')
 };
 
 }  // namespace sessionrt::actors

@@ -1,5 +1,7 @@
 #include "runtime/config.hpp"
 
+#include "messages/json5_reader.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include "messages/json_access.hpp"
 #include "messages/json_reader.hpp"
 #include "runtime/config_values.hpp"
+#include "runtime/logging.hpp"
 #include "storage/session_paths.hpp"
 #include "storage/durable_file.hpp"
 
@@ -47,7 +50,14 @@ struct load_state {
   bool replace_mode = false;                    // models.mode "replace": no built-in providers
   std::vector<pending_ref> model_refs;
   std::vector<pending_alias> aliases;
+  // Unknown keys with no close known key (an OpenClaw config has many sessionrt does not
+  // use): their paths, and where their warning lines are, to fold them into one line.
+  std::vector<std::string> unused_keys;
+  std::vector<std::size_t> unused_lines;
 };
+
+// At most this many unknown keys get a line each; more become one summary line.
+constexpr std::size_t kUnusedKeysListed = 3;
 
 // One known key of an object: its name and how its value is read into the target.
 template <class Target>
@@ -69,9 +79,27 @@ void warn_unknown_key(load_state& state, const std::string& parent, std::string_
   std::vector<std::string_view> names;
   for (const auto& known : keys) names.push_back(known.name);
   std::string warning = "unknown config key " + child_key_path(parent, key);
-  if (auto suggestion = closest_key(key, names))
-    warning += " (did you mean " + child_key_path(parent, *suggestion) + "?)";
+  if (auto suggestion = closest_key(key, names)) {
+    warning += " (did you mean " + child_key_path(parent, *suggestion) + "?)";  // a typo: always its own line
+  } else {
+    state.unused_keys.push_back(child_key_path(parent, key));
+    state.unused_lines.push_back(state.warnings.size());
+  }
   state.warnings.push_back(std::move(warning));
+}
+
+// Many unknown keys without a near miss (an OpenClaw config: channels, plugins, tools, ...)
+// become one line: their count and the first few, in file order.
+void fold_unused_keys(load_state& state) {
+  if (state.unused_keys.size() <= kUnusedKeysListed) return;
+  for (auto it = state.unused_lines.rbegin(); it != state.unused_lines.rend(); ++it)
+    state.warnings.erase(state.warnings.begin() + static_cast<std::ptrdiff_t>(*it));
+  std::string first;
+  for (std::size_t i = 0; i < 5 && i < state.unused_keys.size(); ++i)
+    first += (i ? ", " : "") + state.unused_keys[i];
+  state.warnings.push_back(fmt::format("{} config keys sessionrt does not use are ignored: {}{}",
+                                       state.unused_keys.size(), first,
+                                       state.unused_keys.size() > 5 ? ", ..." : ""));
 }
 
 // Reads every member of the object at `path` with its key's reader, in file order. Unknown
@@ -303,8 +331,17 @@ constexpr config_key<actors::gateway_settings> gateway_auth_keys[] = {
     {"token", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.auth_token, read_string(v, p)); }},
 };
 
+constexpr config_key<actors::gateway_settings> gateway_control_ui_keys[] = {
+    {"enabled", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.control_ui_enabled, read_bool(v, p)); }},
+    {"root", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.control_ui_root, read_string(v, p)); }},
+    {"allowedOrigins",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.control_ui_allowed_origins, read_string_list(v, p)); }},
+};
+
 constexpr config_key<actors::gateway_settings> gateway_keys[] = {
     {"auth", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, gateway_auth_keys, t, st); }},
+    {"controlUi",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, gateway_control_ui_keys, t, st); }},
     {"port", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.port, read_whole_number(v, p, 0, 65535)); }},
     {"bind", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.bind, read_non_empty_string(v, p)); }},
     {"maxConnections",
@@ -313,6 +350,35 @@ constexpr config_key<actors::gateway_settings> gateway_keys[] = {
      [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_buffered_bytes, read_byte_size(v, p, 1024)); }},
     {"maxPayload",
      [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_payload, read_byte_size(v, p, 1024)); }},
+    {"maxUnauthenticated",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_unauthenticated, read_whole_number(v, p, 1)); }},
+    {"fdReserve", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.fd_reserve, read_whole_number(v, p, 0)); }},
+    {"requestTimeoutMs",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.request_timeout_ms, read_whole_number(v, p, 100)); }},
+    {"messageTimeoutMs",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.message_timeout_ms, read_whole_number(v, p, 100)); }},
+    {"maxRequestsInFlight",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_requests_in_flight, read_whole_number(v, p, 1)); }},
+    {"maxQueuedRequests",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_queued_requests, read_whole_number(v, p, 0)); }},
+};
+
+// logging.level / logging.format: the names runtime/logging.hpp accepts, kept canonical.
+constexpr config_key<actors::logging_settings> logging_keys[] = {
+    {"level",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.level, read_enum<std::string>(v, p, parse_log_level,
+                                                     "\"trace\", \"debug\", \"info\", \"warn\", \"error\", \"off\""));
+     }},
+    {"file", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.file, read_string(v, p)); }},
+    {"format",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       return assign(t.format, read_enum<std::string>(v, p, parse_log_format, "\"text\", \"json\""));
+     }},
+    {"maxFileBytes",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_file_bytes, read_byte_size(v, p, 1024)); }},
+    {"maxFiles",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_files, read_whole_number(v, p, 1, 1000)); }},
 };
 
 constexpr config_key<actors::cron_settings> cron_keys[] = {
@@ -1262,6 +1328,8 @@ constexpr config_key<runtime_settings> top_level_keys[] = {
     {"cron", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, cron_keys, t.cron, st); }},
     {"gateway",
      [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, gateway_keys, t.gateway, st); }},
+    {"logging",
+     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, logging_keys, t.logging, st); }},
 };
 
 // `agents.defaults.compaction` first, then `compaction` over it, whatever their order in the file.
@@ -1285,11 +1353,9 @@ status read_compaction_blocks(runtime_settings& settings, load_state& state) {
 status apply_environment(runtime_settings& settings, const env_lookup& env) {
   if (!env) return {};
   if (settings.state_dir.empty()) {
-    if (auto dir = env("SESSIONRT_STATE_DIR"); dir && !dir->empty()) {
-      auto resolved = storage::resolve_state_dir(*dir, env("HOME"));  // "~" expanded, as runtime::start does
-      if (!resolved.ok()) return resolved.error().with_context("SESSIONRT_STATE_DIR");
-      settings.state_dir = *resolved;
-    }
+    auto dir = storage::state_dir_from_env(env);  // "~" expanded, as runtime::start does
+    if (!dir.ok()) return dir.error();
+    if (*dir) settings.state_dir = **dir;
   }
   return storage::apply_write_lock_env(settings.session.write_lock, env);
 }
@@ -1543,8 +1609,11 @@ result<config_load> load_config_text(std::string_view json_text, const env_looku
 
 result<config_load> load_config_text(std::string_view json_text, const env_lookup& env, storage::fs& files,
                                      const std::string& base_dir) {
-  auto parsed = json::parse(json_text, json::parse_limits{max_config_file_bytes, 64});
-  if (!parsed.ok()) return parsed.error().with_context("config");
+  // JSON5, as OpenClaw reads its config (every JSON text reads the same).
+  json5::parse_options jo;
+  jo.max_depth = 64;
+  auto parsed = json5::parse(json_text, jo);
+  if (!parsed.ok()) return status(errc::corrupt, "config: invalid JSON5 at " + parsed.error().message());
   if (!parsed->is_object())
     return status(errc::invalid_argument,
                   "config: the top level must be a JSON object ({...}), got " + describe_json_value(*parsed));
@@ -1555,6 +1624,7 @@ result<config_load> load_config_text(std::string_view json_text, const env_looku
   SRT_RETURN_IF_ERROR(finish_models(loaded.settings, state));
   warn_unlisted_bound_agents(loaded.settings.routing, loaded.warnings);
   warn_maintenance(loaded.settings.maintenance, loaded.warnings);
+  fold_unused_keys(state);
   SRT_RETURN_IF_ERROR(apply_environment(loaded.settings, env));
   return loaded;
 }
@@ -1608,7 +1678,21 @@ bj::object settings_to_json(const runtime_settings& s) {
                               {"bind", s.gateway.bind},
                               {"maxConnections", size_value(s.gateway.max_connections)},
                               {"maxBufferedBytes", size_value(s.gateway.max_buffered_bytes)},
-                              {"maxPayload", size_value(s.gateway.max_payload)}};
+                              {"maxPayload", size_value(s.gateway.max_payload)},
+                              {"maxUnauthenticated", size_value(s.gateway.max_unauthenticated)},
+                              {"fdReserve", size_value(s.gateway.fd_reserve)},
+                              {"requestTimeoutMs", s.gateway.request_timeout_ms},
+                              {"messageTimeoutMs", s.gateway.message_timeout_ms},
+                              {"maxRequestsInFlight", size_value(s.gateway.max_requests_in_flight)},
+                              {"maxQueuedRequests", size_value(s.gateway.max_queued_requests)},
+                              {"controlUi", bj::object{{"enabled", s.gateway.control_ui_enabled},
+                                                       {"root", s.gateway.control_ui_root},
+                                                       {"allowedOrigins", string_array(s.gateway.control_ui_allowed_origins)}}}};
+  out["logging"] = bj::object{{"level", s.logging.level},
+                              {"file", s.logging.file},
+                              {"format", s.logging.format},
+                              {"maxFileBytes", size_value(s.logging.max_file_bytes)},
+                              {"maxFiles", size_value(s.logging.max_files)}};
   return out;
 }
 

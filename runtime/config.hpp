@@ -1,18 +1,21 @@
 // config: the runtime's configuration file <-> actors::runtime_settings (SPEC §9: a config
 // file either works or gets a clear error that names what was wrong).
-// - The file is one JSON object (strict JSON, no comments; parsed bounded by json::parse) in
+// - The file is one JSON5 object (OpenClaw's format: comments, unquoted keys, single quotes and
+//   trailing commas allowed; messages/json5_reader.hpp; plain JSON reads the same) in
 //   OpenClaw's shape where OpenClaw has the key [R§1.2, §4.1, §6.1, §7.1, §9]. Every key is
 //   optional; an absent key or a JSON null keeps the default below (the SPEC's defaults).
 // - A wrong type or value fails the whole load with errc::invalid_argument naming the full key
 //   path and the reason: `config key session.reset.atHour: expected a whole number from 0 to
-//   23, got "four"`. Invalid JSON is errc::corrupt naming the byte offset; a top level that is
+//   23, got "four"`. Invalid JSON5 is errc::corrupt naming the line and column; a top level that is
 //   not an object is errc::invalid_argument. Nothing is partially applied: on error the caller
 //   gets no settings.
 // - An unknown key is not an error but is reported in `warnings`, with the closest known key
 //   of the same object when it looks like a typo:
-//   `unknown config key session.resetTrigger (did you mean session.resetTriggers?)`.
+//   `unknown config key session.resetTrigger (did you mean session.resetTriggers?)`. More
+//   than 3 unknown keys with no near miss (an OpenClaw config's channels, plugins, ...) are
+//   one line: `12 config keys sessionrt does not use are ignored: channels, plugins, ...`.
 // - The environment (a lookup function, so tests inject it) is applied after the file:
-//   SESSIONRT_STATE_DIR gives stateDir when the file has none; the write-lock variables of
+//   $SESSIONRT_STATE_DIR, else $OPENCLAW_STATE_DIR, gives stateDir when the file has none; the write-lock variables of
 //   storage::apply_write_lock_env override session.writeLock.* (the environment wins, [R§9]).
 // - settings_to_json() writes the effective settings in the same layout; loading its output
 //   gives equal settings, except secrets that were literals (shown as "<redacted>", see below).
@@ -175,9 +178,27 @@
 //                                                                        else <state>/gateway.token); `config show` hides it
 //   gateway.port                            whole 0..65535 18789         `sessionrt gateway` port (--port wins)
 //   gateway.bind                            string         "127.0.0.1"   listen address (--bind wins)
-//   gateway.maxConnections                  whole >= 1     1024          WebSocket connections at once (past it: close 1013)
+//   gateway.maxConnections                  whole >= 1     1024          WebSocket connections at once (past it: close 1008)
 //   gateway.maxBufferedBytes                bytes >= 1024  52428800      unsent output per connection before it is dropped
 //   gateway.maxPayload                      bytes >= 1024  26214400      largest message after connect (64 KiB before)
+//   gateway.maxUnauthenticated              whole >= 1     64            sockets not past `connect` (HTTP, upgrade,
+//                                                                        handshake); past it a new socket is closed at once
+//   gateway.fdReserve                       whole >= 0     64            descriptors kept free under RLIMIT_NOFILE (raised
+//                                                                        to the hard limit at start); within it: closed at once
+//   gateway.requestTimeoutMs                whole >= 100   10000         the HTTP request (head and body) from accept
+//   gateway.messageTimeoutMs                whole >= 100   30000         a WebSocket message begun and not finished: close 1008
+//   gateway.maxRequestsInFlight             whole >= 1     32            calls of one connection on the method threads; past
+//                                                                        it: UNAVAILABLE {retryable, retryAfterMs}
+//   gateway.maxQueuedRequests               whole >= 0     1024          calls waiting for a method thread in all; past it:
+//                                                                        UNAVAILABLE {retryable, retryAfterMs}
+//   logging.level                           enum           "info"        trace | debug | info | warn | error | off
+//                                                                        (`sessionrt gateway`, --log-level wins; also
+//                                                                        warning, silent = off, fatal)
+//   logging.file                            string         ""            also log to this file, rotated by size
+//                                                                        ("" = stderr only; --log-file wins)
+//   logging.format                          enum           "text"        text | json: one JSON object per line
+//   logging.maxFileBytes                    bytes >= 1024  10485760      the log file is rotated past this
+//   logging.maxFiles                        whole 1..1000  5             rotated log files kept
 #pragma once
 #include <boost/json/object.hpp>
 #include <string>

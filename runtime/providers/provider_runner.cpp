@@ -257,6 +257,9 @@ void call_ctx::next_candidate(const std::string& reason) {
   const std::string to = actors::model_label(candidates[current].provider_id, candidates[current].model_id);
   if (o) ++o->fallbacks;
   if (req->on_fallback) req->on_fallback(from, to, reason);
+  // A turn's fallback is logged from its model.fallback event (runtime/logging.hpp); a memory
+  // flush's or a summary's has no event, so it is said here.
+  else spdlog::warn("model: {} call: {} failed, falling back to {}: {}", req->purpose, from, to, reason);
   send();
 }
 

@@ -487,12 +487,12 @@ TEST_CASE("config: a wrong type or value is an error naming the key path and the
   }
 }
 
-TEST_CASE("config: invalid JSON names the byte offset and a non-object top level is refused", "[config]") {
+TEST_CASE("config: invalid JSON5 names the line and column and a non-object top level is refused", "[config]") {
   status truncated = load_error(R"({"session": {)");
   CHECK(truncated.code() == errc::corrupt);
-  CHECK_THAT(truncated.message(), Catch::StartsWith("config: invalid JSON at byte "));
-  status comment = load_error("{\n  // JSON5 comments are not JSON\n}");
-  CHECK_THAT(comment.message(), Catch::StartsWith("config: invalid JSON at byte 4"));
+  CHECK(truncated.message() == "config: invalid JSON5 at line 1, column 14: invalid end of input");
+  status missing_comma = load_error("{\n  session: {}\n  gateway: {}\n}");
+  CHECK(missing_comma.message() == "config: invalid JSON5 at line 3, column 3: invalid character 'g'");
   status array = load_error("[1, 2]");
   CHECK(array.code() == errc::invalid_argument);
   CHECK(array.message() == "config: the top level must be a JSON object ({...}), got an array");
@@ -513,7 +513,7 @@ TEST_CASE("config: unknown keys are warned about with the closest known key", "[
                                "unknown config key session.resetTrigger (did you mean session.resetTriggers?)",
                                "unknown config key session.dmscope (did you mean session.dmScope?)",
                                "unknown config key session.reset.at_hour (did you mean session.reset.atHour?)",
-                               "unknown config key gateway.prot",
+                               "unknown config key gateway.prot (did you mean gateway.port?)",  // a swap is one edit
                                "unknown config key bindings[0].match.chanel (did you mean bindings[0].match.channel?)",
                                "unknown config key compaction.memoryFlush.softThreshold (did you mean "
                                "compaction.memoryFlush.softThresholdTokens?)",
@@ -1074,4 +1074,38 @@ TEST_CASE("config: compaction.model names the model that writes summaries", "[co
   CHECK(load_ok("{}").settings.compaction_model.empty());
   auto shown = settings_to_json(s);
   CHECK(shown.at("compaction").at("model") == "ollama/qwen3:8b");
+}
+
+TEST_CASE("config: an OpenClaw config as its docs write it loads, its unused keys in one line", "[config]") {
+  config_load loaded = load_ok(R"(// ~/.openclaw/openclaw.json
+{
+  agents: {
+    defaults: {
+      model: { primary: 'anthropic/claude-sonnet-4-6' },  // the default model
+      workspace: '~/.openclaw/workspace',
+    },
+  },
+  session: { dmScope: 'per-channel-peer', reset: { mode: 'daily', atHour: 4, }, },
+  channels: { telegram: { enabled: true, botToken: '${TG_TOKEN}' } },
+  plugins: { entries: {} },
+  tools: { profile: 'coding' },
+  browser: { enabled: false },
+  ui: { seamColor: '#FF4500' },
+  gateway: { port: 18789, mode: 'local', },
+})");
+  CHECK(loaded.settings.routing.session.direct_message_scope == actors::dm_scope::per_channel_peer);
+  REQUIRE(loaded.settings.session.reset.reset);
+  CHECK(loaded.settings.session.reset.reset->at_hour == std::optional<double>(4));
+  CHECK(loaded.settings.gateway.port == 18789);
+  // One line for the keys sessionrt does not use, not one each; the count and the first five.
+  std::size_t summaries = 0;
+  for (const auto& w : loaded.warnings) {
+    CHECK(w.find("unknown config key") == std::string::npos);
+    if (w.find("config keys sessionrt does not use are ignored") != std::string::npos) {
+      ++summaries;
+      CHECK_THAT(w, Catch::StartsWith("7 config keys sessionrt does not use are ignored: "
+                                      "agents.defaults.workspace, channels, plugins, tools, browser, ..."));
+    }
+  }
+  CHECK(summaries == 1);
 }
