@@ -292,6 +292,12 @@ status read_cron_retention(const bj::value& value, const std::string& path, acto
   return {};
 }
 
+constexpr config_key<actors::maintenance_settings> cold_storage_keys[] = {
+    {"enabled", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.cold_storage_enabled, read_bool(v, p)); }},
+    {"afterDays",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.cold_storage_after_days, read_whole_number(v, p, 1)); }},
+};
+
 constexpr config_key<actors::maintenance_settings> maintenance_keys[] = {
     {"mode",
      [](const auto& v, const auto& p, auto& t, auto&) {
@@ -316,6 +322,25 @@ constexpr config_key<actors::maintenance_settings> maintenance_keys[] = {
      [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_disk_bytes, read_byte_size(v, p, 1)); }},
     {"highWaterBytes",
      [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.high_water_bytes, read_byte_size(v, p, 1)); }},
+    // OpenClaw 2026.9: false or 0 turns dashboard archiving off.
+    {"archiveDashboardAfter",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       if ((v.is_bool() && !v.get_bool()) || json::as_int(v) == std::optional<std::int64_t>(0) ||
+           (v.is_string() && ascii_lower_trimmed(v.get_string()) == "0")) {
+         t.archive_dashboard_after_ms.reset();
+         return status{};
+       }
+       return assign(t.archive_dashboard_after_ms, read_days_duration(v, p));
+     }},
+    {"preserveRecent",
+     [](const auto& v, const auto& p, auto& t, auto&) {
+       if (v.is_bool() && !v.get_bool()) {
+         t.preserve_recent_ms.reset();
+         return status{};
+       }
+       return assign(t.preserve_recent_ms, read_days_duration(v, p));
+     }},
+    {"coldStorage", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, cold_storage_keys, t, st); }},
 };
 
 constexpr config_key<actors::cron_settings> cron_run_log_keys[] = {
@@ -1438,6 +1463,10 @@ bj::object session_json(const runtime_settings& s) {
     maintenance["resetArchiveRetention"] = duration_text(*actors::reset_archive_retention(m));
   if (m.max_disk_bytes) maintenance["maxDiskBytes"] = *m.max_disk_bytes;
   if (auto hw = actors::high_water_bytes(m)) maintenance["highWaterBytes"] = *hw;
+  maintenance["archiveDashboardAfter"] =
+      m.archive_dashboard_after_ms ? bj::value(duration_text(*m.archive_dashboard_after_ms)) : bj::value(false);
+  maintenance["preserveRecent"] = m.preserve_recent_ms ? bj::value(duration_text(*m.preserve_recent_ms)) : bj::value(false);
+  maintenance["coldStorage"] = bj::object{{"enabled", m.cold_storage_enabled}, {"afterDays", m.cold_storage_after_days}};
   out["maintenance"] = std::move(maintenance);
   return out;
 }
@@ -1634,6 +1663,42 @@ result<config_load> load_config_file(storage::fs& files, const std::string& path
   if (!text.ok()) return text.error().with_context("reading the config file");  // the message names the path
   auto loaded = load_config_text(*text, env, files, storage::path_dirname(path));
   if (!loaded.ok()) return loaded.error().with_context(path);
+  return loaded;
+}
+
+result<config_load> load_command_config(storage::fs& files, const std::string& config_flag, const env_lookup& env,
+                                        bool openclaw) {
+  auto var = [&](std::string_view name) -> std::string {
+    if (!env) return {};
+    auto v = env(name);
+    return v ? *v : std::string();
+  };
+  std::string path = config_flag;
+  std::string openclaw_state;
+  if (openclaw) {
+    openclaw_state = var("OPENCLAW_STATE_DIR");
+    if (openclaw_state.empty()) {
+      const std::string home = var("HOME");
+      if (home.empty() || home.front() != '/')
+        return status(errc::invalid_argument, "--openclaw: $OPENCLAW_STATE_DIR is not set and $HOME is not an absolute path");
+      openclaw_state = storage::path_join(home, ".openclaw");
+    }
+    if (path.empty()) path = var("OPENCLAW_CONFIG_PATH");
+    if (path.empty()) {
+      const std::string candidate = storage::path_join(openclaw_state, "openclaw.json");
+      if (files.lstat(candidate).ok()) path = candidate;
+    }
+  }
+  if (path.empty()) path = var("SESSIONRT_CONFIG");
+  if (path.empty()) path = var("OPENCLAW_CONFIG_PATH");
+  result<config_load> loaded = path.empty() ? load_config_text("{}", env) : load_config_file(files, path, env);
+  if (!loaded.ok()) return loaded;
+  loaded->path = path;
+  if (openclaw) {  // OpenClaw's state dir, whatever sessionrt's own variables say
+    auto dir = storage::resolve_state_dir(openclaw_state, var("HOME"));
+    if (!dir.ok()) return dir.error().with_context("--openclaw");
+    loaded->settings.state_dir = *dir;
+  }
   return loaded;
 }
 

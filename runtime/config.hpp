@@ -86,6 +86,12 @@
 //   session.maintenance.resetArchiveRetention days-duration = pruneAfter  .reset.<ts> archives kept; false = forever
 //   session.maintenance.maxDiskBytes        bytes >= 1     unset         disk budget of a sessions dir (unset: none)
 //   session.maintenance.highWaterBytes      bytes >= 1     80% of max    the budget's target, clamped to maxDiskBytes
+//   session.maintenance.preserveRecent      days-duration  unset         rows active this recently are never pruned,
+//                                                                        capped or evicted (synthetic rows are); false = off
+//   session.maintenance.archiveDashboardAfter days-duration "7d"         OpenClaw 2026.9's; false / 0 = off (read, not
+//                                                                        applied yet: docs/maintenance.md)
+//   session.maintenance.coldStorage.enabled bool           false         OpenClaw 2026.9's transcript cold storage (read,
+//   session.maintenance.coldStorage.afterDays whole >= 1   30            not applied yet: docs/maintenance.md)
 //   storage.durability                      enum           "batch"       none | batch | sync (SPEC §1.2)
 //   storage.batchWindowMs                   ms >= 0        0             extra wait for a group commit to gather appends
 //   storage.maxLineBytes                    bytes >= 1     16777216      longest transcript line
@@ -220,6 +226,7 @@ env_lookup process_environment();
 struct config_load {
   actors::runtime_settings settings;
   std::vector<std::string> warnings;  // one sentence each: unknown keys, settings without effect
+  std::string path;                   // the file read ("" = none: the defaults)
 };
 
 // `{"file": ...}` values (agents.*.systemPrompt) are read through `files`, relative to
@@ -231,6 +238,15 @@ result<config_load> load_config_text(std::string_view json_text, const env_looku
 // directory. A read error names the path; an error in the content is load_config_text's,
 // prefixed with "<path>: ".
 inline constexpr std::size_t max_config_file_bytes = 8u << 20;
+
+// Where a command's settings come from, one rule for every command:
+//   --config FILE, else $SESSIONRT_CONFIG, else OpenClaw's $OPENCLAW_CONFIG_PATH; none: the defaults.
+//   `openclaw` (a command's --openclaw): "what OpenClaw itself would use": the config
+//   $OPENCLAW_CONFIG_PATH else <OpenClaw state>/openclaw.json when it exists, and stateDir
+//   $OPENCLAW_STATE_DIR else ~/.openclaw (over sessionrt's own variables and the file).
+// The environment applies after the file (load_config_text); `path` says which file was read.
+result<config_load> load_command_config(storage::fs& files, const std::string& config_flag, const env_lookup& env,
+                                        bool openclaw = false);
 inline constexpr std::size_t max_system_prompt_file_bytes = 1u << 20;  // a {file} systemPrompt
 result<config_load> load_config_file(storage::fs& files, const std::string& path, const env_lookup& env);
 

@@ -16,6 +16,17 @@
 namespace sessionrt::runtime {
 namespace {
 
+// The sessions an import or export could not carry over, for --json (both reports' errors
+// have agent, key, session_id and error).
+template <class Error>
+boost::json::array session_errors_json(const std::vector<Error>& errors) {
+  boost::json::array out;
+  for (const auto& e : errors)
+    out.push_back(boost::json::object{{"agent", e.agent}, {"key", e.key}, {"sessionId", e.session_id},
+                                      {"code", errc_name(e.error.code())}, {"error", e.error.message()}});
+  return out;
+}
+
 namespace bj = boost::json;
 
 std::string rate_text(std::uint64_t n, std::int64_t ms, const char* unit) {
@@ -82,10 +93,7 @@ void import_command(const import_opts& o, cli_state& st) {
                                   {"bytesRead", a.bytes_read},
                                   {"elapsedMs", a.elapsed_ms},
                                   {"error", a.error.ok() ? bj::value(nullptr) : bj::value(a.error.message())}});
-    bj::array errors;
-    for (const auto& e : rep->errors)
-      errors.push_back(bj::object{{"agent", e.agent}, {"key", e.key}, {"sessionId", e.session_id},
-                                  {"code", errc_name(e.error.code())}, {"error", e.error.message()}});
+    bj::array errors = session_errors_json(rep->errors);
     *st.io.out << json::to_pretty(bj::object{{"from", o.from}, {"stateDir", state_dir}, {"agents", std::move(agents)},
                                              {"errors", std::move(errors)}, {"ok", rep->ok()}})
                << "\n";
@@ -153,10 +161,7 @@ void export_command(const export_opts& o, cli_state& st) {
                                   {"bytes", a.bytes},
                                   {"skippedLines", a.skipped_lines},
                                   {"error", a.error.ok() ? bj::value(nullptr) : bj::value(a.error.message())}});
-    bj::array errors;
-    for (const auto& e : rep->errors)
-      errors.push_back(bj::object{{"agent", e.agent}, {"key", e.key}, {"sessionId", e.session_id},
-                                  {"code", errc_name(e.error.code())}, {"error", e.error.message()}});
+    bj::array errors = session_errors_json(rep->errors);
     *st.io.out << json::to_pretty(bj::object{{"stateDir", state_dir}, {"to", o.to}, {"agents", std::move(agents)},
                                              {"errors", std::move(errors)}, {"ok", rep->ok()}})
                << "\n";

@@ -4,6 +4,7 @@
 #include "runtime/config.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <catch2/catch.hpp>
 #include <map>
 #include <optional>
@@ -1108,4 +1109,46 @@ TEST_CASE("config: an OpenClaw config as its docs write it loads, its unused key
     }
   }
   CHECK(summaries == 1);
+}
+
+TEST_CASE("config: one rule finds a command's config - --config, SESSIONRT_CONFIG, OPENCLAW_CONFIG_PATH, --openclaw", "[config]") {
+  testing::temp_dir dir;
+  const std::string oc = dir.path() + "/oc";
+  std::filesystem::create_directories(oc);
+  testing::write_text(oc + "/openclaw.json", "{ gateway: { port: 19001 } }  // OpenClaw's own file");
+  testing::write_text(dir.path() + "/mine.json5", "{ gateway: { port: 19002 } }");
+  testing::write_text(dir.path() + "/env.json5", "{ gateway: { port: 19003 } }");
+  std::map<std::string, std::string> vars{{"HOME", dir.path()}};
+  auto env = [&vars](std::string_view name) -> std::optional<std::string> {
+    auto it = vars.find(std::string(name));
+    return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  auto port_of = [&](const std::string& flag, bool openclaw) {
+    auto l = load_command_config(storage::posix_fs(), flag, env, openclaw);
+    REQUIRE(l.ok());
+    return l->settings.gateway.port;
+  };
+  CHECK(port_of("", false) == 18789);  // nothing: the defaults
+  vars["OPENCLAW_CONFIG_PATH"] = oc + "/openclaw.json";
+  CHECK(port_of("", false) == 19001);  // OpenClaw's variable, after sessionrt's own
+  vars["SESSIONRT_CONFIG"] = dir.path() + "/env.json5";
+  CHECK(port_of("", false) == 19003);
+  CHECK(port_of(dir.path() + "/mine.json5", false) == 19002);  // --config wins
+  // --openclaw: OpenClaw's config and state dir, whatever sessionrt's own variables say.
+  vars.erase("OPENCLAW_CONFIG_PATH");
+  vars["OPENCLAW_STATE_DIR"] = oc;
+  vars["SESSIONRT_STATE_DIR"] = dir.path() + "/srt";
+  auto l = load_command_config(storage::posix_fs(), "", env, true);
+  REQUIRE(l.ok());
+  CHECK(l->path == oc + "/openclaw.json");
+  CHECK(l->settings.gateway.port == 19001);
+  CHECK(l->settings.state_dir == oc);
+  vars.erase("OPENCLAW_STATE_DIR");
+  auto home = load_command_config(storage::posix_fs(), "", env, true);
+  REQUIRE(home.ok());
+  CHECK(home->settings.state_dir == dir.path() + "/.openclaw");
+  CHECK(home->path == dir.path() + "/env.json5");  // no ~/.openclaw/openclaw.json: the next in line
+  auto missing = load_command_config(storage::posix_fs(), dir.path() + "/nope.json", env);
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.error().message(), Catch::Contains("nope.json"));
 }
