@@ -46,6 +46,11 @@ struct storage_settings {
   // holds nothing per session between passes. Unset: kept under virtual time, where passes
   // come as fast as the clock is advanced; not kept in real time (a pass per 5 minutes).
   std::optional<bool> keep_maintenance_picture;
+  // storage.watchStoreEdits: take hand edits of sessions.json while the runtime runs (merged
+  // with its own changes). Opt-in: with it on, a power-loss crash simulation on disk still ends
+  // with a torn sessions.json (sim's "a crash under load ... on disk"). Off: an edit in place
+  // makes the rows kept on disk fail until a restart.
+  bool watch_store_edits = false;
 };
 
 struct model_settings {

@@ -27,6 +27,9 @@ struct chat_event {
   std::string text;            // the message as the user sent it (what is stored)
   boost::json::array content;  // optional rich content (text/image blocks); replaces `text` when not empty
   std::string runtime_context; // per-turn context for the model only; never stored as the user's turn
+  // Extra fields stored on the user's message as they are (the gateway's OpenClaw identity:
+  // idempotencyKey "<runId>:user" and __openclaw {runId}); pi and the model wires ignore them.
+  boost::json::object message_fields;
   std::string to;              // reply route on the channel (delivery target)
   std::string display_name;    // sender's display name
   std::string subject;         // group subject

@@ -1095,6 +1095,8 @@ constexpr config_key<actors::storage_settings> storage_keys[] = {
      [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.store_spill_min_bytes, read_byte_size(v, p, 0)); }},
     {"keepMaintenancePicture",
      [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.keep_maintenance_picture, read_bool(v, p)); }},
+    {"watchStoreEdits",
+     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.watch_store_edits, read_bool(v, p)); }},
 };
 
 // A key of the old layout that still works: "config key model.contextWindow is deprecated: set ...".
@@ -1720,7 +1722,8 @@ bj::object settings_to_json(const runtime_settings& s) {
                               {"storeSpillMinBytes", s.storage.store_spill_min_bytes ? size_value(*s.storage.store_spill_min_bytes)
                                                                                      : bj::value(nullptr)},
                               {"keepMaintenancePicture", s.storage.keep_maintenance_picture ? bj::value(*s.storage.keep_maintenance_picture)
-                                                                                        : bj::value(nullptr)}};
+                                                                                        : bj::value(nullptr)},
+                              {"watchStoreEdits", s.storage.watch_store_edits}};
   out["model"] = model_json(s.model);
   out["models"] = models_json(s);
   out["messages"] = bj::object{{"queue", bj::object{{"mode", actors::queue_mode_name(s.queue.mode)},

@@ -97,6 +97,8 @@
 //   storage.maxLineBytes                    bytes >= 1     16777216      longest transcript line
 //   storage.storeFlushWindowMs              ms >= 0        50            sessions.json write coalescing (SPEC §1.1)
 //   storage.storeDurableAck                 bool           false         ack a turn after sessions.json has its row
+//   storage.watchStoreEdits                 bool           false         take hand edits of sessions.json while running
+//                                                                        (opt-in: see actors/runtime_settings.hpp)
 //   model.contextWindow                     whole >= 1     200000        context window, tokens (deprecated*)
 //   model.provider, model.model             string         ""            "" = the runner's default (deprecated*)
 //   model.maxTokens                         whole >= 0     0             0 = the runner's default (deprecated*)

@@ -273,6 +273,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     sc.maintenance = st->maintenance;
     sc.high_water_rows = static_cast<std::size_t>(entry_high_water(st->settings.maintenance.max_entries));
     sc.self_flushing = !options.virtual_time;
+    sc.watch_edits = st->settings.storage.watch_store_edits;
     st->stores[agent] = caf::actor_cast<caf::actor>(spawn_io(sys, options.files_block, store_actor, file, sc));
     agents.store[agent] = st->stores[agent];
   }
@@ -601,6 +602,18 @@ result<lifecycle_event> runtime::maintain() {
   return std::move(*report);
 }
 
+result<actors::cleanup_result> runtime::cleanup(const actors::cleanup_request& req) {
+  if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
+  caf::scoped_actor self{*impl_->sys};
+  std::optional<actors::cleanup_result> out;
+  status failed;
+  self->request(impl_->maintenance, caf::infinite, maintain_atom::value, req)
+      .receive([&](actors::cleanup_result& r) { out = std::move(r); },
+               [&](caf::error& e) { failed = status(errc::invalid_argument, "sessions cleanup: " + self->system().render(e)); });
+  if (!failed.ok()) return failed;
+  return std::move(*out);
+}
+
 bool runtime::stopped() const { return impl_->stopped; }
 const startup_report& runtime::startup() const { return impl_->report; }
 const actors::runtime_settings& runtime::settings() const { return impl_->settings; }
@@ -705,6 +718,10 @@ result<session_row> runtime::patch_session(const std::string& key, const session
           if (ref) actors::apply_model_selection(entry, {ref->provider, ref->model});
         },
         [&] { actors::apply_model_selection(entry, {"", "", true}); });
+  if (patch.pinned) {
+    if (!*patch.pinned) entry.erase("pinnedAt");
+    else if (!entry.json().contains("pinnedAt")) entry.json()["pinnedAt"] = impl_->time->now_ms();
+  }
   entry.set_updated_at(impl_->time->now_ms());
   status failed;
   self->request(target->store, caf::infinite, put_atom::value, key, entry, flush_atom::value)

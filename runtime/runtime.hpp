@@ -30,6 +30,7 @@
 
 #include <boost/json/array.hpp>
 
+#include "actors/maintenance/cleanup_run.hpp"
 #include "actors/runtime_settings.hpp"
 #include "actors/subagent/subagent_spawn.hpp"
 #include "messages/chat_event.hpp"
@@ -157,6 +158,10 @@ class runtime {
   // pass's maintenance.report event (also published). Passes also run on their own: every
   // 5 minutes (under virtual time from advance()) and when a store's rows reach high water.
   result<lifecycle_event> maintain();
+  // `sessions cleanup` in this runtime (the gateway's sessions.cleanup): a forced plan per
+  // store with the CLI's flags, applied when req.apply, through the actors (after the pass
+  // running, if any); the plans and what was applied (actors/maintenance/cleanup_run.hpp).
+  result<actors::cleanup_result> cleanup(const actors::cleanup_request& req);
 
   // ---- Session administration (the gateway's sessions.* methods; session_admin in
   // runtime.cpp). Each goes through the actors: the key's live actor is passivated first (after
@@ -166,6 +171,8 @@ class runtime {
   struct session_patch {
     // Outer optional: change the field; inner nullopt: clear it (JSON null).
     std::optional<std::optional<std::string>> label, model, thinking_level, queue_mode;
+    // OpenClaw's pin: true sets pinnedAt (kept when already pinned), false removes it.
+    std::optional<bool> pinned;
   };
   // Patches the key's row (a missing row is created with a new sessionId); model is
   // "provider/model" or a model id; queue_mode must be a queue mode's name. Returns the row.

@@ -25,6 +25,14 @@ session_store::row session_store::iterator::operator*() const {
   return row{s.key_view(), store_->entry_of(s), s.order};
 }
 
+std::vector<std::string_view> session_store::keys() const {
+  std::vector<std::string_view> out;
+  out.reserve(index_.size());
+  for (const auto& s : slots_)
+    if (s.live) out.push_back(s.key_view());
+  return out;
+}
+
 session_store::iterator& session_store::iterator::operator++() {
   ++pos_;
   skip_erased();

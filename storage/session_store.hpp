@@ -111,6 +111,9 @@ class session_store {
   void clear();
   void reserve(std::size_t rows);
 
+  // Every key, in iteration order, without reading any row (views valid until the next change).
+  std::vector<std::string_view> keys() const;
+
   iterator begin() const { return iterator(this, 0); }
   iterator end() const { return iterator(this, slots_.size()); }
 

@@ -243,6 +243,30 @@ class row_normalizer {
 
 std::size_t fingerprint_hash(std::string_view bytes) { return std::hash<std::string_view>{}(bytes); }
 
+// The same file, unchanged as far as one stat tells: an edit in place changes the size or the
+// mtime, an editor's save by rename changes the inode.
+bool same_file(const file_info& a, const file_info& b) {
+  return a.dev == b.dev && a.ino == b.ino && a.size == b.size && a.mtime_ns == b.mtime_ns;
+}
+
+struct identified_text {
+  std::string text;
+  file_info info;
+};
+
+// The file's bytes and the identity they were read from (read again when it changed meanwhile).
+result<identified_text> read_identified(fs& f, const std::string& path, std::size_t max_bytes) {
+  for (int attempt = 0;; ++attempt) {
+    auto before = f.stat(path);
+    if (!before.ok()) return before.error();
+    auto text = read_file(f, path, max_bytes);
+    if (!text.ok()) return text.error();
+    auto after = f.stat(path);
+    if (!after.ok()) return after.error();
+    if (same_file(*before, *after) || attempt == 2) return identified_text{std::move(*text), *after};
+  }
+}
+
 json::parse_limits limits_of(const store_file_options& o) {
   json::parse_limits l;
   l.max_bytes = o.max_bytes;
@@ -567,6 +591,33 @@ std::string serialize_store(const session_store& store, bool trailing_newline) {
   return out;
 }
 
+session_store merge_store_edit(const session_store& ours, session_store theirs,
+                               const std::unordered_set<std::string>& unsaved, store_merge_report& report) {
+  for (const auto& r : theirs) {
+    if (unsaved.count(std::string(r.key))) continue;
+    auto mine = ours.lookup(r.key);
+    if (!mine.ok()) {
+      report.changed.emplace_back(r.key);  // our copy cannot be read back: the file's is taken
+    } else if (!*mine) {
+      report.added.emplace_back(r.key);
+    } else if ((*mine)->json() != r.entry.json()) {
+      report.changed.emplace_back(r.key);
+    }
+  }
+  for (std::string_view key : ours.keys())
+    if (!unsaved.count(std::string(key)) && !theirs.contains(key)) report.removed.emplace_back(key);
+  // Our changes since the last save, in our order: changed rows keep the file's place.
+  for (std::string_view key : ours.keys()) {
+    if (!unsaved.count(std::string(key))) continue;
+    const session_entry* mine = ours.find(key);  // unsaved rows are in memory, never spilled
+    report.kept_ours.emplace_back(key);
+    theirs.upsert(key, mine ? *mine : session_entry());
+  }
+  for (const auto& key : unsaved)
+    if (!ours.contains(key) && theirs.erase(key)) report.kept_ours.push_back(key);
+  return theirs;
+}
+
 session_store_file::session_store_file(fs& f, clock& c, std::string path, store_file_options options)
     : fs_(f), clock_(c), path_(std::move(path)), options_(options) {}
 
@@ -581,6 +632,10 @@ result<store_load_report> session_store_file::load() {
       trailing_newline_ = true;
       saved_version_.reset();
       loaded_fingerprint_.reset();
+      on_disk_.reset();
+      refused_file_.reset();
+      refused_ = {};
+      unsaved_.clear();
       report.file_existed = false;
       report.trailing_newline = true;
       return report;
@@ -600,6 +655,13 @@ result<store_load_report> session_store_file::load() {
   saved_version_.reset();
   loaded_fingerprint_.reset();
   if (parsed->changes.empty()) loaded_fingerprint_.emplace(text->size(), fingerprint_hash(*text));
+  // What was read (an edit between the read and this stat would be taken for it: a window of
+  // one syscall, at start-up).
+  auto info = fs_.stat(path_);
+  on_disk_ = info.ok() ? std::optional<file_info>(*info) : std::nullopt;
+  refused_file_.reset();
+  refused_ = {};
+  unsaved_.clear();
   report.trailing_newline = trailing_newline_;
   report.entry_count = store_.size();
   report.changes = std::move(parsed->changes);
@@ -636,6 +698,10 @@ result<store_load_report> session_store_file::quarantine_and_rebuild(std::string
   trailing_newline_ = true;
   saved_version_ = store_.text_version();
   loaded_fingerprint_.reset();
+  if (auto info = fs_.stat(path_); info.ok()) on_disk_ = *info;
+  refused_file_.reset();
+  refused_ = {};
+  unsaved_.clear();
   report.trailing_newline = true;
   report.entry_count = store_.size();
   report.quarantine = std::move(q);
@@ -655,6 +721,11 @@ status session_store_file::write(const std::string& bytes, bool durable, int* ke
 status session_store_file::save() {
   const std::uint64_t version = store_.text_version();
   if (saved_version_ == version) return {};
+  if (refused_file_) {
+    // Still the edit that does not parse? Then it stays as the other program left it.
+    auto now = fs_.stat(path_);
+    if (now.ok() && same_file(*now, *refused_file_)) return refused_;
+  }
   std::string bytes;
   SRT_RETURN_IF_ERROR(store_.append_pretty(bytes).with_context("saving " + path_));
   if (trailing_newline_) bytes += '\n';
@@ -663,16 +734,67 @@ status session_store_file::save() {
     loaded_fingerprint_.reset();
     if (same) {
       saved_version_ = version;
+      unsaved_.clear();
       return {};
     }
   }
   int fd = -1;
   SRT_RETURN_IF_ERROR(write(bytes, options_.durable, &fd));
   saved_version_ = version;
+  unsaved_.clear();
+  refused_file_.reset();
+  refused_ = {};
   // The file just written holds the rows; shed_rows() may keep only their place in it.
   auto backing = store_backing::adopt(fs_, fd, path_);
-  if (backing.ok()) backing_ = {std::move(*backing), version};
+  if (backing.ok()) {
+    on_disk_ = (*backing)->info();
+    backing_ = {std::move(*backing), version};
+  } else {
+    auto info = fs_.stat(path_);
+    on_disk_ = info.ok() ? std::optional<file_info>(*info) : std::nullopt;
+  }
   return {};
+}
+
+result<std::optional<store_merge_report>> session_store_file::reload_if_changed() {
+  auto now = fs_.stat(path_);
+  if (!now.ok()) {
+    if (now.error().code() == errc::not_found) return std::optional<store_merge_report>();
+    return now.error().with_context("checking " + path_);
+  }
+  if (on_disk_ && same_file(*now, *on_disk_)) return std::optional<store_merge_report>();
+  if (refused_file_ && same_file(*now, *refused_file_)) return std::optional<store_merge_report>();
+  store_merge_report report;
+  report.path = path_;
+  auto text = read_identified(fs_, path_, options_.max_bytes);
+  if (!text.ok()) {
+    if (text.error().code() == errc::not_found) return std::optional<store_merge_report>();
+    if (text.error().code() != errc::limit_exceeded) return text.error().with_context("reloading " + path_);
+  }
+  auto parsed = text.ok() ? load_from_text(text->text, limits_of(options_)) : result<parsed_store>(text.error());
+  if (!parsed.ok()) {
+    refused_file_ = text.ok() ? text->info : *now;
+    refused_ = status(parsed.error().code(),
+                      fmt::format("{} was changed by another program and cannot be used ({}); it is left as it is "
+                                  "and not written over: the runtime keeps its rows and changes in memory and writes "
+                                  "them once the file is fixed or removed",
+                                  path_, parsed.error().message()));
+    report.refused = refused_;
+    return std::optional<store_merge_report>(std::move(report));
+  }
+  session_store merged = merge_store_edit(store_, std::move(parsed->store), unsaved_, report);
+  report.changes = std::move(parsed->changes);
+  store_ = std::move(merged);
+  backing_ = {};
+  trailing_newline_ = parsed->trailing_newline;
+  saved_version_.reset();
+  loaded_fingerprint_.reset();
+  if (report.changes.empty() && unsaved_.empty())
+    loaded_fingerprint_.emplace(text->text.size(), fingerprint_hash(text->text));
+  on_disk_ = text->info;
+  refused_file_.reset();
+  refused_ = {};
+  return std::optional<store_merge_report>(std::move(report));
 }
 
 std::size_t session_store_file::shed_rows() {

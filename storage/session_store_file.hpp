@@ -13,6 +13,15 @@
 //   what this object last read or wrote. A failed save leaves the previous file in place.
 // - load_from_text() is the pure part of load() (no I/O); check_store_file() reports what load
 //   would change without changing anything; rewrite_store_file() is load + save.
+// - reload_if_changed(): the file edited by another program while this object holds it (OpenClaw
+//   documents sessions.json as safe to edit by hand). The file's identity (device, inode, size,
+//   mtime) as this object last read or wrote it is kept; when the file at the path is another
+//   one, its rows are read and merged three ways with the store (merge_store_edit): a row this
+//   object's owner changed or erased since the last save (note_changed) keeps the owner's
+//   version; every other row takes the file's version (added, changed or removed by hand). A
+//   file that no longer parses is never taken nor written over: save() refuses until the file
+//   changes again (the owner's changes wait in memory). A missing file is not an edit (the next
+//   save writes it again).
 // The caller owns the serialization of calls (one store actor per file).
 #pragma once
 #include <cstddef>
@@ -20,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "messages/clock.hpp"
@@ -89,6 +99,27 @@ result<parsed_store> load_from_text(std::string_view text, const json::parse_lim
 // The bytes save() writes for `store` (to_pretty(): throws where spilled rows cannot be read).
 std::string serialize_store(const session_store& store, bool trailing_newline);
 
+// What a hand edit of the file changed, and what the merge kept.
+struct store_merge_report {
+  std::string path;
+  // The edited file does not parse (or is over a limit): nothing of it was taken, and the store
+  // writes nothing over it until it changes again. ok() when the edit was merged.
+  status refused;
+  std::vector<std::string> added, changed, removed;  // by the other program, taken
+  // Rows the owner changed or erased since its last save: its version stays, whatever the
+  // file says of them.
+  std::vector<std::string> kept_ours;
+  std::vector<store_change> changes;  // normalization of the file's rows (load_from_text)
+  bool edited() const { return !added.empty() || !changed.empty() || !removed.empty(); }
+};
+
+// The three-way merge of a hand-edited file: `theirs` (the file's rows, in the file's order) with
+// `ours` where `unsaved` names the rows changed (present in ours) or erased (absent) since the
+// last save. Rows of ours that the file lacks and unsaved does not name were removed by hand.
+// `report` gets added / changed / removed / kept_ours; returns the merged store.
+session_store merge_store_edit(const session_store& ours, session_store theirs,
+                               const std::unordered_set<std::string>& unsaved, store_merge_report& report);
+
 class session_store_file {
  public:
   // `path` is the file, normally "<state>/agents/<agentId>/sessions/sessions.json".
@@ -109,6 +140,15 @@ class session_store_file {
   // (release_clean_rows). Returns the rows shed.
   std::size_t shed_rows();
 
+  // The owner changed (upsert) or erased the row of `key` since the last save: a hand edit
+  // merged before the next save keeps this row as the owner has it.
+  void note_changed(std::string_view key) { unsaved_.emplace(key); }
+  // See the contract above. nullopt: the file is as this object last read or wrote it (or is
+  // missing, or is the edit already refused). Errors: the file could not be read or stat'ed.
+  result<std::optional<store_merge_report>> reload_if_changed();
+  // The file on disk is a hand edit that did not parse: save() refuses to write over it.
+  const status& refused_edit() const { return refused_; }
+
  private:
   status write(const std::string& bytes, bool durable, int* keep_fd = nullptr);
   result<store_load_report> quarantine_and_rebuild(std::string corrupt_text, const status& cause);
@@ -127,6 +167,12 @@ class session_store_file {
   std::optional<std::pair<std::size_t, std::size_t>> loaded_fingerprint_;
   // The file the last save() wrote, held open, and the store's text_version() it holds.
   std::pair<std::shared_ptr<const store_backing>, std::uint64_t> backing_;
+  // The file as this object last read or wrote it (unset: none yet, or it was missing).
+  std::optional<file_info> on_disk_;
+  // A hand edit that did not parse: its identity, and why (save() refuses while it is there).
+  std::optional<file_info> refused_file_;
+  status refused_;
+  std::unordered_set<std::string> unsaved_;  // note_changed since the last save
 };
 
 struct store_check_report {

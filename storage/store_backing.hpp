@@ -30,6 +30,7 @@ class store_backing {
   status check() const;
   const std::string& path() const { return path_; }
   std::uint64_t size() const { return info_.size; }  // the file's size when adopted
+  const file_info& info() const { return info_; }    // the file when adopted
 
  private:
   store_backing(fs& f, int fd, std::string path, const file_info& info) : fs_(f), fd_(fd), path_(std::move(path)), info_(info) {}

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <optional>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "actors/maintenance/maintenance_pass.hpp"
 #include "actors/maintenance/plan_applier.hpp"
 #include "actors/maintenance/row_cache.hpp"
+#include "actors/router/session_key.hpp"
 #include "actors/store/store_actor.hpp"
 #include "storage/system_clock.hpp"
 
@@ -40,6 +43,13 @@ struct maintenance_state {
   std::map<std::string, std::int64_t> reaped_at_ms;
   std::map<std::string, dir_listing> listings;  // sessions dir -> its picture
   std::map<std::string, row_cache> rows;         // agent -> its store's rows
+  // `sessions cleanup` passes: the one running (set while its pass runs) and those waiting.
+  struct cleanup_pass {
+    cleanup_request req;
+    caf::response_promise rp;
+  };
+  std::optional<cleanup_pass> cleanup;
+  std::deque<cleanup_pass> cleanups;
 };
 using state_ptr = std::shared_ptr<maintenance_state>;
 using self_ptr = caf::event_based_actor*;
@@ -76,15 +86,49 @@ void queue_jobs(maintenance_state& st, bool force_reaper) {
   }
 }
 
+void start_cleanup(self_ptr self, const state_ptr& st);
+
+cleanup_result cleanup_answer(const maintenance_state& st) {
+  cleanup_result out;
+  out.mode = st.cleanup->req.mode;
+  out.dry_run = !st.cleanup->req.apply;
+  for (const auto& job : st.done) {
+    cleanup_store_result r;
+    r.agent_id = job.agent_id;
+    r.store_path = job.sessions_dir + "/sessions.json";
+    r.plan = job.plan;
+    r.applied = st.cleanup->req.apply && job.error.empty();
+    r.applied_actions = job.applied;
+    r.skipped = job.skipped;
+    r.current_entries = job.plan.before_count - job.rows_removed;
+    r.error = job.error;
+    if (st.cleanup->req.fix_dm_scope && st.cfg.settings->routing.session.direct_message_scope != dm_scope::main)
+      r.notes.push_back(fmt::format("--fix-dm-scope retires nothing: session.dmScope is \"{}\", not \"main\"",
+                                    to_string(st.cfg.settings->routing.session.direct_message_scope)));
+    out.stores.push_back(std::move(r));
+  }
+  return out;
+}
+
 void finish_pass(self_ptr self, const state_ptr& st) {
-  auto event = maintenance_report_event(st->done, settings_of(*st).mode, st->trigger, now_ms(*st));
+  const maintenance_mode mode = st->cleanup ? st->cleanup->req.mode : settings_of(*st).mode;
+  auto event = maintenance_report_event(st->done, mode, st->trigger, now_ms(*st));
   publish(self, st->cfg.bus, *st->cfg.hub, event);
   for (auto& rp : st->report_waiters) rp.deliver(event);
   for (auto& rp : st->settle_waiters) rp.deliver(true);
   st->report_waiters.clear();
   st->settle_waiters.clear();
+  if (st->cleanup) {
+    st->cleanup->rp.deliver(cleanup_answer(*st));
+    st->cleanup.reset();
+  }
   st->done.clear();
   st->running = false;
+  if (!st->cleanups.empty()) {
+    // A cleanup asked for meanwhile goes first; a scheduled pass asked for meanwhile follows it.
+    start_cleanup(self, st);
+    return;
+  }
   if (st->again) {
     st->again = false;
     st->report_waiters = std::move(st->again_report_waiters);
@@ -118,6 +162,26 @@ void plan_job(maintenance_state& st, maintenance_job& job, const std::vector<mai
   index_plan(job);
 }
 
+// A cleanup's plan: forced, the CLI's flags, from a full listing and every row.
+void plan_cleanup_job(maintenance_state& st, maintenance_job& job, const std::vector<maintenance_row>& mrows,
+                      const std::vector<dir_file>& files, const std::unordered_set<std::string>& empty) {
+  const cleanup_request& req = st.cleanup->req;
+  planner_input in;
+  in.rows = &mrows;
+  in.files = &files;
+  in.settings = settings_of(st);
+  in.settings.mode = req.mode;
+  in.now_ms = now_ms(st);
+  in.active_key = req.active_key;
+  in.forced = true;
+  in.fix_missing = req.fix_missing;
+  in.empty_transcripts = &empty;
+  in.fix_dm_scope = req.fix_dm_scope && st.cfg.settings->routing.session.direct_message_scope == dm_scope::main;
+  job.plan = plan_maintenance(in);
+  job.planned = true;
+  index_plan(job);
+}
+
 void step(self_ptr self, const state_ptr& st);
 
 // The batch's rows are erased (or there were none): passivate and read back the keys whose
@@ -139,9 +203,12 @@ void apply_files(self_ptr self, const state_ptr& st, const maintenance_batch& ba
       job.next = job.plan.actions.size();
       return next_job(self, st);
     }
-    if (!*done)
+    if (!*done) {
       job.skipped.push_back(std::move(skipped));
-    else if (a.kind == action_kind::archive_file)
+      continue;
+    }
+    job.applied.push_back(a);
+    if (a.kind == action_kind::archive_file)
       ++job.files_archived;
     else
       ++job.files_deleted;
@@ -194,11 +261,16 @@ void apply_batch(self_ptr self, const state_ptr& st) {
   auto batch = std::make_shared<maintenance_batch>(batch_of(job, st->cfg.batch_actions, erase_no_updated_at));
   if (batch->erase_keys.empty()) return check_keys(self, st, batch);
   const auto store = st->links.stores.at(job.agent_id);
-  self->request(store, caf::infinite, erase_atom::value, batch->erase_keys, batch->erase_updated_at)
+  self->request(store, caf::infinite, erase_atom::value, batch->erase_keys, batch->erase_updated_at, list_atom::value)
       .then(
-          [self, st, batch](std::size_t removed) {
+          [self, st, batch](std::vector<std::string>& gone) {
             auto& j = st->todo.front();
+            const std::size_t removed = gone.size();
             j.rows_removed += removed;
+            const std::unordered_set<std::string> gone_set(gone.begin(), gone.end());
+            for (std::size_t i = batch->begin; i < batch->end; ++i)
+              if (j.plan.actions[i].kind == action_kind::remove_row && gone_set.count(j.plan.actions[i].key))
+                j.applied.push_back(j.plan.actions[i]);
             if (removed < batch->erase_keys.size())
               j.skipped.push_back(fmt::format("{} row(s) were updated or gone since the plan; kept",
                                               batch->erase_keys.size() - removed));
@@ -284,13 +356,53 @@ void list_and_plan(self_ptr self, const state_ptr& st) {
           });
 }
 
+// A cleanup job: the dir listed in full, every row read, then the forced plan.
+void list_and_plan_cleanup(self_ptr self, const state_ptr& st) {
+  auto& job = st->todo.front();
+  auto files = scan_sessions_dir(*st->cfg.files, job.sessions_dir);
+  if (!files.ok()) {
+    job.error = files.error().with_context(job.sessions_dir).message();
+    job.planned = true;
+    return next_job(self, st);
+  }
+  auto listing = std::make_shared<std::vector<dir_file>>(std::move(*files));
+  self->request(st->links.stores.at(job.agent_id), caf::infinite, list_atom::value)
+      .then(
+          [self, st, listing](entry_rows& rows) {
+            auto& job = st->todo.front();
+            std::vector<maintenance_row> mrows;
+            mrows.reserve(rows.size());
+            for (const auto& [key, entry] : rows) mrows.push_back(maintenance_row_of(key, entry, job.sessions_dir));
+            entry_rows().swap(rows);
+            std::unordered_set<std::string> empty;
+            if (st->cleanup->req.fix_missing) {
+              auto found = find_empty_transcripts(*st->cfg.files, job.sessions_dir, mrows, *listing);
+              if (!found.ok()) {
+                job.error = found.error().message();
+                job.planned = true;
+                return next_job(self, st);
+              }
+              empty = std::move(*found);
+            }
+            plan_cleanup_job(*st, job, mrows, *listing, empty);
+            step(self, st);
+          },
+          [self, st](caf::error& err) {
+            st->todo.front().error = "listing the store: " + self->system().render(err);
+            st->todo.front().planned = true;
+            next_job(self, st);
+          });
+}
+
 // The front job's next move: plan it, apply a batch, or finish it.
 void step(self_ptr self, const state_ptr& st) {
   if (st->todo.empty()) return finish_pass(self, st);
   auto& job = st->todo.front();
-  if (!job.planned) return list_and_plan(self, st);
-  // warn reports and changes nothing, except for the cron reaper (see plan_job).
-  const bool applies = job.reaper || settings_of(*st).mode == maintenance_mode::enforce;
+  if (!job.planned) return st->cleanup ? list_and_plan_cleanup(self, st) : list_and_plan(self, st);
+  // warn reports and changes nothing, except for the cron reaper (see plan_job); a cleanup
+  // applies when it was asked to.
+  const bool applies =
+      st->cleanup ? st->cleanup->req.apply : job.reaper || settings_of(*st).mode == maintenance_mode::enforce;
   if (!applies || job.next >= job.plan.actions.size()) return next_job(self, st);
   apply_batch(self, st);
 }
@@ -308,6 +420,31 @@ void start_pass(self_ptr self, const state_ptr& st, std::string trigger, bool fo
   st->next_due_ms = now_ms(*st) + st->cfg.interval_ms;
   queue_jobs(*st, force_reaper);
   self->send(self, mstep_atom::value);
+}
+
+void start_cleanup(self_ptr self, const state_ptr& st) {
+  st->cleanup = std::move(st->cleanups.front());
+  st->cleanups.pop_front();
+  st->running = true;
+  st->trigger = "cleanup";
+  for (const auto& [agent, dir] : st->cfg.sessions_dir) {
+    if (!st->links.stores.count(agent)) continue;
+    if (!st->cleanup->req.agent_id.empty() && st->cleanup->req.agent_id != agent) continue;
+    maintenance_job j;
+    j.agent_id = agent;
+    j.sessions_dir = dir;
+    st->todo.push_back(std::move(j));
+  }
+  self->send(self, mstep_atom::value);
+}
+
+caf::result<cleanup_result> on_cleanup(self_ptr self, const state_ptr& st, cleanup_request req) {
+  if (!req.agent_id.empty() && !st->cfg.sessions_dir.count(req.agent_id))
+    return caf::make_error(caf::sec::runtime_error, fmt::format("no agent \"{}\" in this runtime", req.agent_id));
+  auto rp = self->make_response_promise();
+  st->cleanups.push_back({std::move(req), rp});
+  if (!st->running) start_cleanup(self, st);
+  return rp;
 }
 
 caf::result<lifecycle_event> on_maintain(self_ptr self, const state_ptr& st) {
@@ -342,7 +479,13 @@ caf::behavior maintenance_actor(caf::event_based_actor* self, maintenance_actor_
   st->next_due_ms = now_ms(*st) + st->cfg.interval_ms;
   schedule(self, *st);
   return {
-      [st](spawned_atom, maintenance_links& links) { st->links = std::move(links); },
+      [st, self](spawned_atom, maintenance_links& links) {
+        st->links = std::move(links);
+        // The stores learn the router from here: a hand edit of a live session's row passivates
+        // it, so its next turn starts from the edited row (store_actor.hpp).
+        for (const auto& [agent, store] : st->links.stores)
+          if (st->links.router) self->send(store, spawned_atom::value, st->links.router);
+      },
       [self, st](tick_atom) {
         if (!st->running && now_ms(*st) >= st->next_due_ms) start_pass(self, st, "schedule", false);
         schedule(self, *st);
@@ -359,6 +502,7 @@ caf::behavior maintenance_actor(caf::event_based_actor* self, maintenance_actor_
         }
       },
       [self, st](maintain_atom) { return on_maintain(self, st); },
+      [self, st](maintain_atom, cleanup_request& req) { return on_cleanup(self, st, std::move(req)); },
       [self, st](mstep_atom) { step(self, st); },
   };
 }

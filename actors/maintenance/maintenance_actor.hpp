@@ -14,6 +14,12 @@
 //                                    (true), or false at once when none is due
 //   (high_water, agentId)            a store's rows reached the high-water mark: a pass soon
 //   (maintain) -> lifecycle_event    a pass now (after the one running), answered with its report
+//   (maintain, cleanup_request) -> cleanup_result   `sessions cleanup` in the running runtime
+//                                    (cleanup_run.hpp): one pass after the one running, with a
+//                                    forced plan per store (a full listing, every row read), the
+//                                    CLI's flags, applied when asked (through the stores and the
+//                                    router, as any pass), answered with the plans and what was
+//                                    applied; it also publishes its maintenance.report.
 //   (mstep)                          the next batch (its own)
 #pragma once
 #include <map>
@@ -21,6 +27,7 @@
 #include <string>
 
 #include "actors/caf_types.hpp"
+#include "actors/maintenance/cleanup_run.hpp"
 #include "actors/events/event_hub.hpp"
 #include "actors/runtime_settings.hpp"
 #include "storage/change_feed_fs.hpp"
@@ -66,3 +73,5 @@ caf::behavior maintenance_actor(caf::event_based_actor* self, maintenance_actor_
 }  // namespace sessionrt::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::maintenance_links)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::cleanup_request)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::cleanup_result)

@@ -30,7 +30,8 @@ struct maintenance_job {
   // session id -> the keys of the plan's removed rows that referenced it
   std::unordered_map<std::string, std::vector<std::string>> keys_of_session;
   // what happened
-  std::size_t rows_removed = 0, files_archived = 0, files_deleted = 0;
+  std::size_t rows_removed = 0, files_archived = 0, files_deleted = 0, rows_archived = 0;
+  std::vector<plan_action> applied;  // what was done, in order (cleanup's answer)
   std::vector<std::string> skipped;  // one sentence each
   std::string error;                 // the error that stopped the job, if any
 };

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "actors/router/session_key.hpp"
+#include "messages/json_access.hpp"
 #include "storage/archive_names.hpp"
 #include "storage/durable_file.hpp"
 
@@ -102,6 +103,10 @@ maintenance_row maintenance_row_of(std::string_view key, const session_entry& en
     model = *m2;
   maintenance_row row(key, session_id, file_name, entry.label().value_or(""), model);
   row.updated_at = entry.updated_at();
+  for (std::string_view field : {"lastInteractionAt", "lastActivityAt", "sessionStartedAt", "updatedAt"})
+    if (const auto* v = entry.json().if_contains(field))
+      if (auto n = json::as_number(*v); n && *n > double(row.activity_at) && *n < 9e15)
+        row.activity_at = static_cast<std::int64_t>(*n);
   std::string text;
   storage::session_store::append_row_text(text, key, entry);
   row.text_bytes = text.size();
@@ -182,7 +187,9 @@ class planner {
     std::uint64_t text_sum = 0;
     for (std::size_t i = 0; i < rows_.size(); ++i) {
       const auto& r = rows_[i];
-      keep_always_[i] = r.is_protected || preserve.count(r.key()) > 0;
+      const bool recent = in.settings.preserve_recent_ms && !r.synthetic && r.activity_at > 0 &&
+                          in.now_ms - r.activity_at <= *in.settings.preserve_recent_ms;
+      keep_always_[i] = r.is_protected || recent || preserve.count(r.key()) > 0;
       text_sum += r.text_bytes;
       for (auto id : ids_of(r))
         if (!id.empty()) ++refs_[id];

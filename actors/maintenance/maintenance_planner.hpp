@@ -14,7 +14,8 @@
 //   older than resetArchiveRetention, by the timestamp in the name, deleted), budget_files and
 //   budget_rows (disk budget phases B and C down to highWaterBytes when the total passes
 //   maxDiskBytes [R§5.4]; phase A deletes prompt blobs, which sessionrt does not write).
-// Never removed, by any step: protected rows (group / channel / thread / topic pointers,
+// Never removed, by any step: rows active within session.maintenance.preserveRecent (not
+// synthetic ones; activity_at), protected rows (group / channel / thread / topic pointers,
 // actors::is_protected_key), the active key and the preserve keys; never moved: a file whose
 // session id a remaining row references. Synthetic rows (cron, hook, heartbeat, ACP, sub-agent)
 // are never protected. Rows without updatedAt are never age-pruned; the cap and phase C take
@@ -63,6 +64,9 @@ class maintenance_row {
   std::string_view model() const { return part(5); }  // modelOverride ?? model ("" = none)
 
   std::optional<std::int64_t> updated_at;
+  // The latest of lastInteractionAt, lastActivityAt, sessionStartedAt, updatedAt (OpenClaw's
+  // getSessionMaintenanceActivityAt; 0 without any): preserveRecent measures from it.
+  std::int64_t activity_at = 0;
   std::uint64_t text_bytes = 0;  // its bytes in sessions.json (session_store::append_row_text)
   bool is_protected = false;     // is_protected_key(key, row)
   bool synthetic = false;        // is_synthetic_key(key)
@@ -145,6 +149,7 @@ struct maintenance_plan {
   std::size_t pruned = 0;  // stale
   std::size_t capped = 0;
   std::size_t evicted = 0;          // phase C
+  std::size_t dashboards_archived = 0;  // archiveDashboardAfter: rows marked archived in place
   std::size_t archived_files = 0;   // .deleted.<ts> archives made
   std::size_t deleted_files = 0;
   std::uint64_t total_bytes_before = 0;  // the dir as listed (store projected)

@@ -28,6 +28,19 @@ struct maintenance_settings {
   bool reset_archive_retention_disabled = false;           // ...resetArchiveRetention: false
   std::optional<std::int64_t> max_disk_bytes;          // session.maintenance.maxDiskBytes (unset: no budget)
   std::optional<std::int64_t> high_water_bytes;        // session.maintenance.highWaterBytes (unset: 80%)
+  // OpenClaw 2026.9 (store-maintenance.ts):
+  // preserveRecent: interactive rows active within this long (activity = the latest of
+  // lastInteractionAt, lastActivityAt, sessionStartedAt, updatedAt) are never removed by the
+  // age, model-run, count or disk-budget steps; synthetic rows stay eligible. Unset/false: none.
+  std::optional<std::int64_t> preserve_recent_ms;
+  // archiveDashboardAfter: OpenClaw archives `agent:<id>:dashboard:...` rows inactive this long
+  // in place (archivedAt = now, archiveReason "stale-dashboard"); nullopt (false or 0) = never.
+  // Read, not applied yet (docs/maintenance.md).
+  std::optional<std::int64_t> archive_dashboard_after_ms = 7 * day_ms;
+  // coldStorage {enabled, afterDays}: OpenClaw compresses the transcripts of rows inactive for
+  // afterDays days and keeps them. Read, not applied yet (docs/maintenance.md).
+  bool cold_storage_enabled = false;
+  std::int64_t cold_storage_after_days = 30;
 };
 
 // [R§2.5] highWater(max): max <= 0 -> 1; max <= 49 -> max + 1; else max + max(25, ceil(max / 10)).

@@ -339,6 +339,7 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
   const std::int64_t started = deps_->time->now_ms();
   const std::int64_t ts = ev.timestamp_ms ? ev.timestamp_ms : started;
   boost::json::object user = ev.content.empty() ? user_message(text, ts) : user_message(ev.content, ts);
+  for (const auto& f : ev.message_fields) user[f.key()] = f.value();
   const session_model m = model();
   const std::string system = system_prompt();
   const std::int64_t system_tokens = estimate_text_tokens(system);

@@ -2,10 +2,34 @@
 
 #include <chrono>
 
+#include <spdlog/spdlog.h>
+
 #include "actors/events/event_bus.hpp"
 #include "messages/lifecycle_payloads.hpp"
 
 namespace sessionrt::actors {
+
+namespace {
+boost::json::array first_keys(const std::vector<std::string>& keys) {
+  boost::json::array out;
+  for (std::size_t i = 0; i < keys.size() && i < 50; ++i) out.emplace_back(keys[i]);
+  return out;
+}
+}  // namespace
+
+boost::json::object store_reloaded::data() const {
+  return {{"path", path},
+          {"added", first_keys(added)},
+          {"changed", first_keys(changed)},
+          {"removed", first_keys(removed)},
+          {"addedCount", std::int64_t(added.size())},
+          {"changedCount", std::int64_t(changed.size())},
+          {"removedCount", std::int64_t(removed.size())},
+          {"keptRuntime", kept_runtime}};
+}
+
+boost::json::object store_edit_refused::data() const { return {{"path", path}, {"cause", cause}}; }
+
 namespace {
 
 using self_ptr = store_actor_type::stateful_pointer<store_state>;
@@ -22,10 +46,65 @@ void schedule_window(self_ptr self) {
   self->delayed_send(self, std::chrono::milliseconds(window_ms(st)), flush_atom::value);
 }
 
+std::int64_t now_ms(const store_state& st) { return st.cfg.time ? st.cfg.time->now_ms() : 0; }
+
+void note_change(store_state& st, const std::string& key) {
+  st.changes.note(key, st.file->store().size());
+  st.file->note_changed(key);
+}
+
+void check_high_water(self_ptr self);
+
+// Another program changed the file since the store last read or wrote it: merge its rows (see
+// the header). Called before every read and write of the store.
+void take_hand_edits(self_ptr self) {
+  auto& st = self->state;
+  if (!st.cfg.watch_edits) return;
+  auto found = st.file->reload_if_changed();
+  if (!found.ok()) {
+    spdlog::warn("checking {} for changes by another program: {}", st.file->path(), found.error().message());
+    return;
+  }
+  if (!*found) return;
+  auto& rep = **found;
+  if (!rep.refused.ok()) {
+    spdlog::error("{}", rep.refused.message());
+    publish(self, st.cfg.bus, *st.cfg.hub,
+            payloads::make_event({"", st.cfg.agent_id, ""}, now_ms(st), store_edit_refused{rep.path, rep.refused.message()}));
+    return;
+  }
+  std::vector<std::string> edited;
+  for (const auto* keys : {&rep.added, &rep.changed, &rep.removed})
+    for (const auto& k : *keys) {
+      st.changes.note(k, st.file->store().size());
+      edited.push_back(k);
+    }
+  if (!rep.edited() && rep.kept_ours.empty()) return;
+  spdlog::info("{} was changed by another program: took {} added, {} changed, {} removed row(s); kept the runtime's "
+               "{} unsaved row(s)",
+               rep.path, rep.added.size(), rep.changed.size(), rep.removed.size(), rep.kept_ours.size());
+  publish(self, st.cfg.bus, *st.cfg.hub,
+          payloads::make_event({"", st.cfg.agent_id, ""}, now_ms(st),
+                               store_reloaded{rep.path, rep.added, rep.changed, rep.removed,
+                                              std::int64_t(rep.kept_ours.size())}));
+  // A live session holds its row: it starts again from the edited one at its next turn.
+  if (st.router)
+    for (const auto& k : edited) caf::anon_send(st.router, passivate_atom::value, k, std::string("sessions.json edited"));
+  if (!rep.removed.empty()) st.high_water_told = false;
+  check_high_water(self);
+}
+
+void schedule_edit_check(self_ptr self) {
+  auto& st = self->state;
+  if (!st.cfg.watch_edits || !st.cfg.self_flushing || st.cfg.edit_check_ms <= 0) return;
+  self->delayed_send(self, std::chrono::milliseconds(st.cfg.edit_check_ms), tick_atom::value);
+}
+
 // Writes the file if dirty and answers the durable waiters. Returns the write's status.
 status write_now(self_ptr self) {
   auto& st = self->state;
   status result;
+  take_hand_edits(self);
   if (st.dirty) {
     const auto started = std::chrono::steady_clock::now();
     result = st.file->save();
@@ -62,8 +141,6 @@ void check_high_water(self_ptr self) {
   caf::anon_send(st.cfg.maintenance, high_water_atom::value, st.cfg.agent_id);  // typed: no send() to it
 }
 
-void note_change(store_state& st, const std::string& key) { st.changes.note(key, st.file->store().size()); }
-
 // A put changed the row of `key`: written with the window.
 void changed(self_ptr self, const std::string& key) {
   note_change(self->state, key);
@@ -86,7 +163,9 @@ caf::typed_response_promise<bool> changed_durably(self_ptr self, const std::stri
   return st.durable_waiters.back();
 }
 
-entry_reply get_row(store_state& st, const std::string& key) {
+entry_reply get_row(self_ptr self, const std::string& key) {
+  take_hand_edits(self);
+  auto& st = self->state;
   entry_reply r;
   auto row = st.file->store().lookup(key);
   if (!row.ok()) {
@@ -115,7 +194,9 @@ caf::result<bool> put_text_durably(self_ptr self, const std::string& key, std::s
   return changed_durably(self, key);
 }
 
-entry_rows list_rows(store_state& st) {
+entry_rows list_rows(self_ptr self) {
+  take_hand_edits(self);
+  auto& st = self->state;
   entry_rows rows;
   rows.reserve(st.file->store().size());
   for (const auto& r : st.file->store()) rows.emplace_back(std::string(r.key), r.entry);
@@ -123,7 +204,9 @@ entry_rows list_rows(store_state& st) {
   return rows;
 }
 
-row_changes list_changes(store_state& st) {
+row_changes list_changes(self_ptr self) {
+  take_hand_edits(self);
+  auto& st = self->state;
   auto out = collect_changes(st.file->store(), st.changes.take());
   st.file->shed_rows();  // reading parsed the rows read; shed them again
   return out;
@@ -131,21 +214,22 @@ row_changes list_changes(store_state& st) {
 
 // The maintenance actor's row removals: a row updated since its plan (or gone) stays as it is.
 // Written at once, so the files of the removed rows may move as soon as this answers.
-caf::result<std::size_t> erase_rows(self_ptr self, const std::vector<std::string>& keys,
-                                    const std::vector<std::int64_t>& updated_at) {
+sessionrt::result<std::vector<std::string>> erase_rows(self_ptr self, const std::vector<std::string>& keys,
+                                                       const std::vector<std::int64_t>& updated_at) {
+  take_hand_edits(self);
   auto& store = self->state.file->store();
-  std::size_t removed = 0;
+  std::vector<std::string> removed;
   for (std::size_t i = 0; i < keys.size() && i < updated_at.size(); ++i) {
     const session_entry* row = store.find(keys[i]);
     if (!row || row->updated_at().value_or(erase_no_updated_at) != updated_at[i]) continue;
     if (!store.erase(keys[i])) continue;
-    ++removed;
+    removed.push_back(keys[i]);
     note_change(self->state, keys[i]);
   }
   self->state.high_water_told = false;
-  if (removed == 0) return removed;
+  if (removed.empty()) return removed;
   self->state.dirty = true;
-  if (status s = write_now(self); !s.ok()) return caf::make_error(caf::sec::runtime_error, s.message());
+  SRT_RETURN_IF_ERROR(write_now(self));
   return removed;
 }
 
@@ -161,8 +245,9 @@ store_actor_type::behavior_type store_actor(self_ptr self, std::shared_ptr<stora
                                             store_actor_config cfg) {
   self->state.file = std::move(file);
   self->state.cfg = std::move(cfg);
+  schedule_edit_check(self);
   return {
-      [self](get_atom, const std::string& key) { return get_row(self->state, key); },
+      [self](get_atom, const std::string& key) { return get_row(self, key); },
       [self](put_atom, const std::string& key, session_entry& entry) { put_row(self, key, std::move(entry)); },
       [self](put_atom, const std::string& key, std::string& row_text) { put_text(self, key, std::move(row_text)); },
       [self](put_atom, const std::string& key, session_entry& entry, flush_atom) -> caf::result<bool> {
@@ -172,8 +257,8 @@ store_actor_type::behavior_type store_actor(self_ptr self, std::shared_ptr<stora
       [self](put_atom, const std::string& key, std::string& row_text, flush_atom) {
         return put_text_durably(self, key, std::move(row_text));
       },
-      [self](list_atom) { return list_rows(self->state); },
-      [self](list_atom, changes_atom) { return list_changes(self->state); },
+      [self](list_atom) { return list_rows(self); },
+      [self](list_atom, changes_atom) { return list_changes(self); },
       [self](flush_atom) {
         self->state.window_scheduled = false;
         (void)write_now(self);
@@ -183,8 +268,22 @@ store_actor_type::behavior_type store_actor(self_ptr self, std::shared_ptr<stora
         (void)write_now(self);
       },
       [self](flush_atom, stop_atom) { return write_for_stop(self); },
-      [self](erase_atom, const std::vector<std::string>& keys, const std::vector<std::int64_t>& updated_at) {
-        return erase_rows(self, keys, updated_at);
+      [self](erase_atom, const std::vector<std::string>& keys,
+             const std::vector<std::int64_t>& updated_at) -> caf::result<std::size_t> {
+        auto removed = erase_rows(self, keys, updated_at);
+        if (!removed.ok()) return caf::make_error(caf::sec::runtime_error, removed.error().message());
+        return removed->size();
+      },
+      [self](erase_atom, const std::vector<std::string>& keys, const std::vector<std::int64_t>& updated_at,
+             list_atom) -> caf::result<std::vector<std::string>> {
+        auto removed = erase_rows(self, keys, updated_at);
+        if (!removed.ok()) return caf::make_error(caf::sec::runtime_error, removed.error().message());
+        return std::move(*removed);
+      },
+      [self](spawned_atom, caf::actor& router) { self->state.router = std::move(router); },
+      [self](tick_atom) {
+        take_hand_edits(self);
+        schedule_edit_check(self);
       },
   };
 }

@@ -15,6 +15,20 @@
 //   (flush, stop) -> bool                write now (shutdown, runtime::flush)
 //   (erase, keys, updatedAts) -> size_t  removes the rows whose updatedAt is still the one
 //                                        given (erase_no_updated_at: none), writes at once
+//   (erase, keys, updatedAts, list) -> vector<string>  the same, answered with the keys removed
+//   (spawned, router)                    the router (from the maintenance actor, once)
+//   (tick)                               the hand-edit check (its own, every edit_check_ms)
+// Hand edits (OpenClaw documents sessions.json as safe to edit): before each get, list, write
+// and erase, and every edit_check_ms (real time; under virtual time at each flush), the store
+// stats its file; when another program changed it, session_store_file::reload_if_changed()
+// merges it (rows the runtime changed since its last write keep the runtime's version, the
+// others take the file's: added, changed or removed by hand), the changed keys go to the
+// change log (maintenance's picture), `store.reloaded` is published, and each live session
+// whose row was edited is passivated through the router (after its running turn), so its next
+// turn reads the edited row. A running turn's own row write still wins over an edit of the
+// same row made before it. An edit that does not parse is reported once (`store.edit_refused`,
+// an error log line), never taken and never written over; the runtime's changes wait in memory
+// (durable acks fail meanwhile) until the file changes again.
 // After a put that brings the row count to high_water_rows (0: never), it sends
 // (high_water, agent_id) to `maintenance` once, and again only after an erase.
 // self_flushing false (virtual time): there is no window; the host writes with (flush, stop)
@@ -45,6 +59,26 @@ struct store_actor_config {
   caf::actor maintenance;          // told when the row count reaches high_water_rows
   std::size_t high_water_rows = 0;
   bool self_flushing = true;       // false: no window, the host flushes (see above)
+  // storage.watchStoreEdits: take hand edits of sessions.json while running (opt-in: an on-disk
+  // crash simulation still finds a torn sessions.json with it on; off, an edit in place makes
+  // the rows kept on disk fail until a restart, as before).
+  bool watch_edits = false;
+  std::int64_t edit_check_ms = 1000;  // hand-edit check while idle (self_flushing only; 0: only on use)
+};
+
+// store.reloaded: a hand edit of sessions.json was merged (keys listed up to 50 each).
+struct store_reloaded {
+  static constexpr std::string_view type = "store.reloaded";
+  std::string path;
+  std::vector<std::string> added, changed, removed;
+  std::int64_t kept_runtime = 0;  // keptRuntime: rows the runtime changed since its last write, kept
+  boost::json::object data() const;
+};
+// store.edit_refused: sessions.json was changed by another program and does not parse.
+struct store_edit_refused {
+  static constexpr std::string_view type = "store.edit_refused";
+  std::string path, cause;
+  boost::json::object data() const;
 };
 
 using store_actor_type = caf::typed_actor<
@@ -58,7 +92,11 @@ using store_actor_type = caf::typed_actor<
     caf::reacts_to<flush_atom>,                          // the coalescing window closed (its own)
     caf::reacts_to<write_now_atom>,                      // durable acks wait: write now (its own)
     caf::replies_to<flush_atom, stop_atom>::with<bool>,
-    caf::replies_to<erase_atom, std::vector<std::string>, std::vector<std::int64_t>>::with<std::size_t>>;
+    caf::replies_to<erase_atom, std::vector<std::string>, std::vector<std::int64_t>>::with<std::size_t>,
+    caf::replies_to<erase_atom, std::vector<std::string>, std::vector<std::int64_t>, list_atom>::with<
+        std::vector<std::string>>,
+    caf::reacts_to<spawned_atom, caf::actor>,            // the router
+    caf::reacts_to<tick_atom>>;                          // the hand-edit check (its own)
 
 struct store_state {
   std::shared_ptr<storage::session_store_file> file;
@@ -70,6 +108,7 @@ struct store_state {
   std::int64_t last_write_ms = 0;  // how long the last write took (real time)
   bool high_water_told = false;
   row_change_log changes;
+  caf::actor router;  // sessions whose rows were edited by hand are passivated through it
 };
 
 store_actor_type::behavior_type store_actor(store_actor_type::stateful_pointer<store_state> self,

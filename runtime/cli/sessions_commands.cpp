@@ -3,7 +3,11 @@
 // [--active-key KEY] [--json]` [R§5.5], offline on the files of a state dir or one store.
 // The listing and --dry-run never write. Cleanup applies its plan only under --enforce or
 // session.maintenance.mode "enforce", holding the store's write lock, so it refuses while a
-// runtime owns the store.
+// runtime owns the store. With a live gateway serving the state dir (and no --store), an applying
+// cleanup is handed to it (sessions.cleanup, as OpenClaw 2026.9's CLI does) instead of refused.
+// `sessionrt sessions archive|delete KEY...`: the rows removed with their transcripts archived
+// (`.deleted.<ts>`) or deleted, through the gateway when one runs (sessions.delete), else offline
+// under the store's lock; `sessionrt sessions tail [KEY]`: the session's last messages.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +16,7 @@
 #include <memory>
 #include <ostream>
 
+#include "actors/maintenance/cleanup_run.hpp"
 #include "actors/maintenance/maintenance_pass.hpp"
 #include "actors/maintenance/maintenance_planner.hpp"
 #include "actors/maintenance/plan_applier.hpp"
@@ -21,6 +26,11 @@
 #include "runtime/cli/cli.hpp"
 #include "runtime/cli/offline_stores.hpp"
 #include "runtime/cli/sessions_view.hpp"
+#include "storage/archive_names.hpp"
+#include "storage/context_builder.hpp"
+#include "storage/session_paths.hpp"
+#include "storage/transcript_reader.hpp"
+#include "storage/write_lock.hpp"
 
 namespace sessionrt::runtime {
 namespace {
@@ -157,6 +167,7 @@ struct cleanup_options {
   bool fix_dm_scope = false;
   std::string active_key;
   bool json = false;
+  std::string token;  // for a live gateway
 };
 
 struct store_cleanup {
@@ -169,49 +180,82 @@ struct store_cleanup {
 };
 
 bj::object summary_json(const store_cleanup& c, bool dry_run) {
-  const auto& p = c.plan;
-  bj::object o;
-  o["agentId"] = c.store.agent_id;
-  o["storePath"] = c.store.path;
-  o["mode"] = actors::maintenance_mode_name(p.mode);
-  o["dryRun"] = dry_run;
-  o["beforeCount"] = p.before_count;
-  o["afterCount"] = c.applied ? c.current_entries : p.after_count;
-  o["repaired"] = 0;
-  o["missing"] = p.missing;
-  o["dmScopeRetired"] = p.dm_scope_retired;
-  o["modelRunPruned"] = p.model_run_pruned;
-  o["pruned"] = p.pruned;
-  o["capped"] = p.capped;
-  o["unreferencedArtifacts"] = bj::object{{"scannedFiles", p.unreferenced.scanned_files},
-                                          {"removedFiles", p.unreferenced.removed_files},
-                                          {"freedBytes", p.unreferenced.freed_bytes},
-                                          {"olderThanMs", p.unreferenced.older_than_ms}};
-  if (p.disk_budget) {
-    const auto& b = *p.disk_budget;
-    o["diskBudget"] = bj::object{{"totalBytesBefore", b.total_bytes_before}, {"totalBytesAfter", b.total_bytes_after},
-                                 {"removedFiles", b.removed_files},          {"removedEntries", b.removed_entries},
-                                 {"freedBytes", b.freed_bytes},              {"maxBytes", b.max_bytes},
-                                 {"highWaterBytes", b.high_water_bytes},     {"overBudget", b.over_budget},
-                                 {"met", b.met}};
-  } else {
-    o["diskBudget"] = nullptr;
-  }
-  o["wouldMutate"] = p.would_mutate();
-  bj::array actions;
-  for (const auto& a : (c.applied ? c.applied->applied : p.actions)) actions.push_back(actors::action_json(a, "action"));
-  o[c.applied ? "appliedActions" : "actions"] = std::move(actions);
+  actors::cleanup_store_result r;
+  r.agent_id = c.store.agent_id;
+  r.store_path = c.store.path;
+  r.plan = c.plan;
+  r.applied = c.applied.has_value();
   if (c.applied) {
-    o["appliedCount"] = c.applied->applied.size();
-    bj::array skipped;
-    for (const auto& s : c.applied->skipped) skipped.emplace_back(s);
-    o["skipped"] = std::move(skipped);
+    r.applied_actions = c.applied->applied;
+    r.skipped = c.applied->skipped;
   }
-  bj::array warnings;
-  for (const auto& w : p.warnings) warnings.emplace_back(w);
-  for (const auto& n : c.notes) warnings.emplace_back(n);
-  o["warnings"] = std::move(warnings);
-  return o;
+  r.current_entries = c.current_entries;
+  r.notes = c.notes;
+  return actors::cleanup_summary_json(r, dry_run);
+}
+
+// The cleanup applied by a live gateway (sessions.cleanup): its answer printed as the offline
+// cleanup prints its own. nullopt: no gateway serves the state dir.
+std::optional<int> cleanup_through_gateway(const cleanup_options& o, const offline_context& ctx, cli_state& st) {
+  if (!st.gateway || !o.where.store.empty()) return std::nullopt;
+  bj::object params;
+  if (!o.where.agent.empty()) params["agent"] = o.where.agent;
+  if (o.where.all_agents) params["allAgents"] = true;
+  if (o.enforce) params["enforce"] = true;
+  if (!o.active_key.empty()) params["activeKey"] = o.active_key;
+  if (o.fix_missing) params["fixMissing"] = true;
+  if (o.fix_dm_scope) params["fixDmScope"] = true;
+  auto answer = st.gateway(st.io, ctx.state_dir, o.token, "sessions.cleanup", params);
+  if (!answer) return std::nullopt;
+  if (!answer->ok()) {
+    fail(st, answer->error().with_context("sessions cleanup through the running gateway"));
+    return st.exit_code;
+  }
+  const bj::object* top = answer->value().if_object();
+  if (!top) {
+    fail(st, status(errc::corrupt, "the gateway's sessions.cleanup answer is not an object"));
+    return st.exit_code;
+  }
+  std::vector<const bj::object*> stores;
+  if (const bj::array* many = json::get_array(*top, "stores")) {
+    for (const auto& s : *many)
+      if (s.is_object()) stores.push_back(&s.as_object());
+  } else {
+    stores.push_back(top);
+  }
+  bool unmet = false;
+  for (const auto* s : stores)
+    if (const bj::value* b = s->if_contains("diskBudget"); b && b->is_object())
+      unmet |= !json::get_bool(b->as_object(), "met").value_or(true);
+  if (o.json) {
+    *st.io.out << json::to_pretty(*top) << "\n";
+  } else {
+    for (std::size_t i = 0; i < stores.size(); ++i) {
+      const bj::object& s = *stores[i];
+      if (i) *st.io.out << "\n";
+      *st.io.out << fmt::format("Session store: {} (cleaned by the running gateway)\n",
+                                json::get_string(s, "storePath").value_or(""));
+      if (!json::get_bool(s, "applied").value_or(false)) {
+        *st.io.out << fmt::format("Maintenance mode: {}: nothing was changed ({} -> {} entries planned). Run "
+                                  "`sessionrt sessions cleanup --enforce` to apply the plan.\n",
+                                  json::get_string(s, "mode").value_or("warn"), json::get_int(s, "beforeCount").value_or(0),
+                                  json::get_int(s, "afterCount").value_or(0));
+        continue;
+      }
+      *st.io.out << fmt::format("Applied maintenance. Current entries: {}\n", json::get_int(s, "afterCount").value_or(0));
+      *st.io.out << fmt::format("Applied actions: {}\n", json::get_int(s, "appliedCount").value_or(0));
+      if (const bj::value* u = s.if_contains("unreferencedArtifacts"); u && u->is_object())
+        *st.io.out << fmt::format("Pruned unreferenced artifacts: {}\n",
+                                  json::get_int(u->as_object(), "removedFiles").value_or(0));
+      for (const auto* list : {json::get_array(s, "warnings"), json::get_array(s, "skipped")})
+        if (list)
+          for (const auto& w : *list)
+            if (w.is_string())
+              *st.io.out << (list == json::get_array(s, "warnings") ? "Warning: " : "Skipped: ") << w.as_string() << "\n";
+    }
+  }
+  st.exit_code = unmet ? 1 : 0;
+  return st.exit_code;
 }
 
 void print_plan_text(std::ostream& out, const store_cleanup& c, std::int64_t now) {
@@ -291,6 +335,9 @@ void cleanup_command(const cleanup_options& o, cli_state& st) {
   actors::maintenance_settings settings = ctx->settings.maintenance;
   if (o.enforce) settings.mode = actors::maintenance_mode::enforce;
   const bool apply = !o.dry_run && settings.mode == actors::maintenance_mode::enforce;
+  // A running gateway owns the stores: it applies the cleanup itself [R§5.5].
+  if (apply)
+    if (cleanup_through_gateway(o, *ctx, st)) return;
   const bool dm_main = ctx->settings.routing.session.direct_message_scope == actors::dm_scope::main;
   std::vector<store_cleanup> results;
   std::vector<storage::write_lock> locks;
@@ -303,8 +350,9 @@ void cleanup_command(const cleanup_options& o, cli_state& st) {
       if (!owner.ok()) return fail(st, owner.error());
       if (*owner)
         return fail(st, status(errc::locked,
-                               fmt::format("{} is owned by a running runtime (pid {}); cleanup --enforce changes "
-                                           "nothing while it runs: stop it first, or use --dry-run to see the plan",
+                               fmt::format("{} is owned by a running runtime (pid {}) that serves no gateway; cleanup "
+                                           "--enforce changes nothing while it runs: stop it first, run it as "
+                                           "`sessionrt gateway` (cleanup is then handed to it), or use --dry-run",
                                            store.path, (*owner)->pid ? std::to_string(*(*owner)->pid) : "unknown")));
     }
     auto parsed = read_store_readonly(st.io, store);
@@ -409,6 +457,306 @@ void cleanup_command(const cleanup_options& o, cli_state& st) {
   st.exit_code = unmet ? 1 : 0;
 }
 
+// ---- sessions archive | delete | tail -----------------------------------------------------------
+
+std::string path_basename_of(const std::string& p) {
+  auto slash = p.rfind('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+// A key as typed: "agent:<id>:..." as it is, "main" the agent's main key, else scoped to the agent.
+std::string scoped_key(const std::string& typed, const std::string& agent) {
+  if (typed.rfind("agent:", 0) == 0) return typed;
+  return "agent:" + agent + ":" + typed;
+}
+
+struct removal_options {
+  offline_options where;
+  std::vector<std::string> keys;
+  bool dry_run = false;
+  bool json = false;
+  bool yes = false;
+  std::string token;
+  bool archive = true;  // archive: transcripts kept as .deleted.<ts>; delete: transcripts deleted
+};
+
+struct removal_result {
+  std::string key;
+  bool found = false;
+  std::string session_id;
+  std::string transcript;  // its path ("" = none)
+  std::string archived_to;  // archive: where it went
+  bool transcript_deleted = false;
+  std::string error;
+};
+
+void print_removals(const removal_options& o, const std::vector<removal_result>& rs, bool through_gateway,
+                    cli_state& st) {
+  const char* verb = o.archive ? "archive" : "delete";
+  if (o.json) {
+    bj::array out;
+    for (const auto& r : rs) {
+      bj::object j{{"key", r.key}, {"found", r.found}};
+      if (!r.session_id.empty()) j["sessionId"] = r.session_id;
+      if (!r.transcript.empty()) j["transcript"] = r.transcript;
+      if (!r.archived_to.empty()) j["archivedTo"] = r.archived_to;
+      if (r.transcript_deleted) j["transcriptDeleted"] = true;
+      if (!r.error.empty()) j["error"] = r.error;
+      out.push_back(std::move(j));
+    }
+    *st.io.out << json::to_pretty(bj::object{{"action", verb},
+                                             {"dryRun", o.dry_run},
+                                             {"throughGateway", through_gateway},
+                                             {"sessions", std::move(out)}})
+               << "\n";
+    return;
+  }
+  for (const auto& r : rs) {
+    if (!r.found) {
+      *st.io.out << fmt::format("{}: no such session\n", r.key);
+      continue;
+    }
+    std::string what = o.dry_run ? fmt::format("would {}", verb) : (o.archive ? "archived" : "deleted");
+    std::string file;
+    if (!r.archived_to.empty()) file = fmt::format("; transcript -> {}", path_basename_of(r.archived_to));
+    else if (r.transcript_deleted) file = fmt::format("; transcript {} deleted", path_basename_of(r.transcript));
+    else if (!r.transcript.empty() && o.dry_run) file = fmt::format("; transcript {}", path_basename_of(r.transcript));
+    *st.io.out << fmt::format("{} {} (session {}){}{}\n", what, r.key, r.session_id.empty() ? "-" : r.session_id, file,
+                              r.error.empty() ? "" : " (" + r.error + ")");
+  }
+}
+
+// Through the running gateway: sessions.describe for the transcript, then sessions.delete.
+std::optional<std::vector<removal_result>> remove_through_gateway(const removal_options& o, const offline_context& ctx,
+                                                                  const std::string& agent, cli_state& st,
+                                                                  status& failed) {
+  if (!st.gateway || !o.where.store.empty()) return std::nullopt;
+  std::vector<removal_result> out;
+  for (const auto& typed : o.keys) {
+    removal_result r;
+    r.key = scoped_key(typed, agent);
+    auto described = st.gateway(st.io, ctx.state_dir, o.token, "sessions.describe", bj::object{{"key", r.key}});
+    if (!described) return std::nullopt;  // no gateway after all
+    if (!described->ok()) {
+      out.push_back(std::move(r));  // not found
+      continue;
+    }
+    r.found = true;
+    if (const bj::object* top = described->value().if_object())
+      if (const bj::value* row = top->if_contains("session"); row && row->is_object()) {
+        r.session_id = std::string(json::get_string(row->as_object(), "sessionId").value_or(""));
+        r.transcript = std::string(json::get_string(row->as_object(), "sessionFile").value_or(""));
+      }
+    if (r.transcript.empty() && !r.session_id.empty()) {
+      auto dir = storage::agent_sessions_dir(ctx.state_dir, agent);
+      if (dir.ok()) r.transcript = storage::row_transcript_path(*st.io.files, *dir, r.session_id, std::nullopt);
+    }
+    if (!o.dry_run) {
+      auto done = st.gateway(st.io, ctx.state_dir, o.token, "sessions.delete",
+                             bj::object{{"key", r.key}, {"deleteTranscript", o.archive}});
+      if (!done || !done->ok()) {
+        failed = done ? done->error() : status(errc::io_error, "the gateway went away");
+        out.push_back(std::move(r));
+        return out;
+      }
+      if (o.archive) {
+        if (const bj::array* a = json::get_array(done->value().as_object(), "archived"); a && !a->empty() && (*a)[0].is_string())
+          r.archived_to = std::string((*a)[0].as_string());
+      } else if (!r.transcript.empty()) {
+        // The row is gone and its session passivated: the file is nobody's now.
+        status gone = st.io.files->unlink(r.transcript);
+        r.transcript_deleted = gone.ok();
+        if (!gone.ok() && gone.code() != errc::not_found) r.error = gone.message();
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+void removal_command(const removal_options& o, cli_state& st) {
+  if (!o.archive && !o.dry_run && !o.yes)
+    return fail(st, status(errc::invalid_argument,
+                           "sessions delete removes the rows and deletes their transcripts for good: add --yes "
+                           "(or see what it would do with --dry-run; `sessions archive` keeps the transcripts)"));
+  auto ctx = open_offline(st.io, o.where);
+  if (!ctx.ok()) return fail(st, ctx.error());
+  print_config_warnings(st, *ctx);
+  const offline_store& store = ctx->stores.front();
+  status failed;
+  if (auto live = remove_through_gateway(o, *ctx, store.agent_id, st, failed)) {
+    print_removals(o, *live, true, st);
+    if (!failed.ok()) return fail(st, failed);
+    st.exit_code = std::all_of(live->begin(), live->end(), [](const removal_result& r) { return r.found; }) ? 0 : 1;
+    return;
+  }
+  // Offline: under the store's lock, refused while a runtime owns it.
+  std::optional<storage::write_lock> lock;
+  if (!o.dry_run) {
+    auto owner = store_owner(st.io, store.path);
+    if (!owner.ok()) return fail(st, owner.error());
+    if (*owner)
+      return fail(st, status(errc::locked, fmt::format("{} is owned by a running runtime (pid {}) that serves no gateway: "
+                                                       "stop it first; nothing was changed",
+                                                       store.path,
+                                                       (*owner)->pid ? std::to_string(*(*owner)->pid) : "unknown")));
+    storage::write_lock_options lo = ctx->settings.session.write_lock;
+    lo.reentrant = false;
+    auto taken = storage::try_acquire_write_lock(*st.io.files, *st.io.time, *st.io.probe, store.path, lo);
+    if (!taken.ok()) return fail(st, taken.error());
+    if (auto* busy = std::get_if<storage::lock_busy>(&*taken))
+      return fail(st, status(errc::locked, fmt::format("{} is owned by another process ({}); nothing was changed",
+                                                       store.path, busy->holder.owner())));
+    lock.emplace(std::move(std::get<storage::write_lock>(*taken)));
+  }
+  storage::session_store_file file(*st.io.files, *st.io.time, store.path);
+  auto loaded = file.load();
+  if (!loaded.ok()) return fail(st, loaded.error());
+  std::vector<removal_result> out;
+  for (const auto& typed : o.keys) {
+    removal_result r;
+    r.key = scoped_key(typed, store.agent_id);
+    const session_entry* row = file.store().find(r.key);
+    if (!row && file.store().find(typed)) {
+      r.key = typed;
+      row = file.store().find(typed);
+    }
+    if (row) {
+      r.found = true;
+      r.session_id = std::string(row->session_id().value_or(""));
+      r.transcript = storage::row_transcript_path(*st.io.files, store.sessions_dir, r.session_id, row->session_file());
+      if (!r.transcript.empty() && !st.io.files->lstat(r.transcript).ok()) r.transcript.clear();
+      if (!o.dry_run) file.store().erase(r.key);
+    }
+    out.push_back(std::move(r));
+  }
+  if (!o.dry_run) {
+    // The rows first: a crash between leaves an unreferenced transcript (maintenance takes it),
+    // never a row without its transcript.
+    if (status saved = file.save(); !saved.ok()) return fail(st, saved);
+    for (auto& r : out) {
+      if (r.transcript.empty()) continue;
+      if (o.archive) {
+        auto moved = storage::archive_transcript(*st.io.files, *st.io.time, r.transcript, storage::archive_reason::deleted);
+        if (moved.ok()) r.archived_to = *moved;
+        else r.error = moved.error().message();
+      } else {
+        status gone = st.io.files->unlink(r.transcript);
+        r.transcript_deleted = gone.ok();
+        if (!gone.ok()) r.error = gone.message();
+      }
+    }
+  }
+  print_removals(o, out, false, st);
+  st.exit_code = std::all_of(out.begin(), out.end(), [](const removal_result& r) { return r.found && r.error.empty(); })
+                     ? 0
+                     : 1;
+}
+
+struct tail_options {
+  offline_options where;
+  std::string key = "main";
+  std::size_t limit = 20;
+  bool json = false;
+  std::string token;
+};
+
+std::string message_text(const bj::object& m) {
+  if (auto s = json::get_string(m, "summary")) return std::string(*s);
+  const bj::value* c = m.if_contains("content");
+  if (!c) return {};
+  if (c->is_string()) return std::string(c->as_string());
+  std::string out;
+  if (const bj::array* parts = c->if_array())
+    for (const auto& p : *parts)
+      if (p.is_object() && json::get_string(p.as_object(), "type").value_or("") == "text")
+        out += std::string(json::get_string(p.as_object(), "text").value_or(""));
+  return out;
+}
+
+void print_messages(const tail_options& o, const std::string& key, const bj::array& messages, cli_state& st) {
+  if (o.json) {
+    *st.io.out << json::to_pretty(bj::object{{"sessionKey", key}, {"messages", messages}}) << "\n";
+    return;
+  }
+  for (const auto& m : messages)
+    if (m.is_object())
+      *st.io.out << fmt::format("{}: {}\n", json::get_string(m.as_object(), "role").value_or("?"),
+                                message_text(m.as_object()));
+}
+
+void tail_session_command(const tail_options& o, cli_state& st) {
+  auto ctx = open_offline(st.io, o.where);
+  if (!ctx.ok()) return fail(st, ctx.error());
+  print_config_warnings(st, *ctx);
+  const offline_store& store = ctx->stores.front();
+  const std::string key = scoped_key(o.key, store.agent_id);
+  if (st.gateway && o.where.store.empty()) {
+    auto answer = st.gateway(st.io, ctx->state_dir, o.token, "chat.history",
+                             bj::object{{"sessionKey", key}, {"limit", static_cast<std::int64_t>(o.limit)}});
+    if (answer) {
+      if (!answer->ok()) return fail(st, answer->error());
+      const bj::array* messages = answer->value().is_object() ? json::get_array(answer->value().as_object(), "messages")
+                                                              : nullptr;
+      print_messages(o, key, messages ? *messages : bj::array{}, st);
+      st.exit_code = 0;
+      return;
+    }
+  }
+  auto parsed = read_store_readonly(st.io, store);
+  if (!parsed.ok()) return fail(st, parsed.error());
+  const session_entry* row = parsed->store.find(key);
+  if (!row) {
+    fail(st, status(errc::not_found, fmt::format("no session '{}' in {}", key, store.path)));
+    st.exit_code = 2;
+    return;
+  }
+  const std::string path = storage::row_transcript_path(*st.io.files, store.sessions_dir,
+                                                        row->session_id().value_or(""), row->session_file());
+  bj::array messages;
+  if (!path.empty()) {
+    auto reader = storage::transcript_reader::open(*st.io.files, path);
+    if (!reader.ok() && reader.error().code() != errc::not_found) return fail(st, reader.error());
+    if (reader.ok()) {
+      auto built = storage::build_context(**reader);
+      if (!built.ok()) return fail(st, built.error());
+      const std::size_t n = built->messages.size();
+      for (std::size_t i = n > o.limit ? n - o.limit : 0; i < n; ++i) messages.push_back(built->messages[i]);
+    }
+  }
+  print_messages(o, key, messages, st);
+  st.exit_code = 0;
+}
+
+void add_session_removal_commands(CLI::App* s, cli_state& st) {
+  for (bool archive : {true, false}) {
+    auto ro = std::make_shared<removal_options>();
+    ro->archive = archive;
+    auto* c = s->add_subcommand(
+        archive ? "archive" : "delete",
+        archive ? "Archive sessions: remove their rows and keep their transcripts as <file>.deleted.<ts> (through the "
+                  "running gateway when one serves the state dir, else offline under the store's lock)"
+                : "Delete sessions: remove their rows and delete their transcripts (through the running gateway when "
+                  "one serves the state dir, else offline under the store's lock). Asks for --yes");
+    add_offline_options(c, ro->where);
+    c->add_option("keys", ro->keys, "Session keys (agent:<id>:... or scoped to --agent)")->required();
+    c->add_flag("--dry-run", ro->dry_run, "Show what would be done; change nothing");
+    c->add_flag("--json", ro->json, "Print JSON");
+    c->add_option("--token", ro->token, "The running gateway's token");
+    if (!archive) c->add_flag("--yes", ro->yes, "Delete without asking");
+    c->callback([ro, &st] { removal_command(*ro, st); });
+  }
+  auto to = std::make_shared<tail_options>();
+  auto* t = s->add_subcommand("tail", "Print a session's last messages (chat.history through the running gateway, else "
+                                      "from its transcript, read-only)");
+  add_offline_options(t, to->where);
+  t->add_option("--session-key,key", to->key, "The session (default main)");
+  t->add_option("-n,--tail", to->limit, "How many messages (default 20)")->check(CLI::Range(1, 100000));
+  t->add_flag("--json", to->json, "Print JSON");
+  t->add_option("--token", to->token, "The running gateway's token");
+  t->callback([to, &st] { tail_session_command(*to, st); });
+}
+
 }  // namespace
 
 void add_sessions_commands(CLI::App& app, cli_state& st) {
@@ -432,8 +780,8 @@ void add_sessions_commands(CLI::App& app, cli_state& st) {
       "cleanup",
       "Store maintenance [session.maintenance]: prune stale rows, cap the count, archive unreferenced transcripts as "
       ".deleted.<ts>, remove expired archives, keep the disk budget. Protected group/channel/thread/topic rows and "
-      "the active key are never removed. Applies only with --enforce or mode \"enforce\" (refused while a runtime "
-      "owns the store); otherwise prints the plan and changes nothing. Exit 1 when the disk budget cannot be met");
+      "the active key are never removed. Applies only with --enforce or mode \"enforce\" (handed to the running "
+      "gateway when one serves the state dir, refused while another runtime owns the store); otherwise prints the plan and changes nothing. Exit 1 when the disk budget cannot be met");
   add_offline_options(c, co->where);
   auto* dry = c->add_flag("--dry-run", co->dry_run, "Print the plan; change nothing");
   c->add_flag("--enforce", co->enforce, "Apply the plan even when session.maintenance.mode is \"warn\"")->excludes(dry);
@@ -444,7 +792,10 @@ void add_sessions_commands(CLI::App& app, cli_state& st) {
               "<ch>:<acct>:direct:<id>) left from another dmScope; their transcripts are archived as .deleted");
   c->add_option("--active-key", co->active_key, "A session key that is never removed (the one in use)");
   c->add_flag("--json", co->json, "Print the summary as JSON");
+  c->add_option("--token", co->token, "The token of the running gateway the cleanup is handed to (else "
+                                      "$SESSIONRT_GATEWAY_TOKEN, <state>/gateway.token)");
   c->callback([co, &st] { cleanup_command(*co, st); });
+  add_session_removal_commands(s, st);
 }
 
 }  // namespace sessionrt::runtime

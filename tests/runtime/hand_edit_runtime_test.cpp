@@ -1,0 +1,190 @@
+// sessions.json edited by hand while a runtime owns it (OpenClaw documents the file as safe to
+// edit): the edit is taken at the store's next read or write, the runtime's own later changes
+// to other rows are kept, a live session whose row was edited starts again from the edited row,
+// a hand-deleted row stays deleted until its session talks again, and an edit that does not
+// parse is reported and neither taken nor written over.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <mutex>
+
+#include "messages/json_access.hpp"
+#include "messages/json_reader.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/simulated_model.hpp"
+#include "storage/session_store_file.hpp"
+#include "tests/test_support.hpp"
+
+using namespace sessionrt;
+using namespace sessionrt::runtime;
+
+namespace {
+
+constexpr std::int64_t kT0 = 1796011140000;
+
+struct edit_harness {
+  testing::temp_dir dir;
+  manual_clock clk{kT0};
+  std::shared_ptr<simulated_model> model = std::make_shared<simulated_model>(clk);
+  std::mutex mu;
+  std::vector<lifecycle_event> events;
+
+  std::unique_ptr<runtime::runtime> start() {
+    runtime_options o;
+    o.settings.state_dir = dir.path();
+    o.settings.session.reset.timezone = "UTC";
+    o.settings.routing.session.direct_message_scope = actors::dm_scope::per_peer;
+    o.settings.storage.watch_store_edits = true;  // opt-in (actors/runtime_settings.hpp)
+    o.runner = model;
+    o.time = &clk;
+    o.virtual_time = true;
+    o.threads = 2;
+    auto rt = runtime::runtime::start(std::move(o));
+    REQUIRE(rt.ok());
+    (*rt)->subscribe({}, [this](const lifecycle_event& e) {
+      std::lock_guard<std::mutex> g(mu);
+      events.push_back(e);
+    });
+    return std::move(*rt);
+  }
+  std::string store() const { return dir.path() + "/agents/main/sessions/sessions.json"; }
+  std::vector<lifecycle_event> of_type(std::string_view type) {
+    std::lock_guard<std::mutex> g(mu);
+    std::vector<lifecycle_event> out;
+    for (const auto& e : events)
+      if (e.type == type) out.push_back(e);
+    return out;
+  }
+  // The file as it is on disk now.
+  storage::session_store on_disk() const {
+    auto parsed = storage::load_from_text(testing::read_text(store()));
+    REQUIRE(parsed.ok());
+    return std::move(parsed->store);
+  }
+  // An operator's edit: the file rewritten whole and renamed into place, as editors save.
+  void edit(const std::function<void(storage::session_store&)>& change) const {
+    storage::session_store s = on_disk();
+    change(s);
+    testing::write_text(store() + ".edit", storage::serialize_store(s, true));
+    REQUIRE(std::rename((store() + ".edit").c_str(), store().c_str()) == 0);
+  }
+};
+
+std::string key(const std::string& peer) { return "agent:main:direct:" + peer; }
+
+void talk(runtime::runtime& rt, const std::string& peer, const std::string& text) {
+  auto out = rt.send(testing::dm(peer, text)).get();
+  INFO(out.st.to_string());
+  REQUIRE(out.st.ok());
+}
+
+std::string label(const storage::session_store& s, const std::string& k) {
+  const session_entry* e = s.find(k);
+  return e && e->label() ? std::string(*e->label()) : std::string();
+}
+
+}  // namespace
+
+TEST_CASE("a hand edit of sessions.json survives the runtime's next write, with the runtime's change to another row") {
+  edit_harness h;
+  auto rt = h.start();
+  talk(*rt, "alice", "hello");
+  talk(*rt, "bob", "hello");
+  REQUIRE(rt->flush().ok());
+  const auto bob_before = h.on_disk().find(key("bob"))->updated_at();
+
+  h.edit([](storage::session_store& s) {
+    s.find_for_update(key("alice"))->set_label("labelled by hand");
+    session_entry added;
+    added.set_session_id("hand-made-session");
+    added.set_updated_at(kT0);
+    s.upsert(key("zed"), added);
+  });
+  h.clk.advance(60000);
+  talk(*rt, "bob", "again");  // the runtime changes another row
+  REQUIRE(rt->flush().ok());
+
+  auto disk = h.on_disk();
+  CHECK(label(disk, key("alice")) == "labelled by hand");
+  REQUIRE(disk.contains(key("zed")));
+  CHECK(disk.find(key("zed"))->session_id() == std::optional<std::string_view>("hand-made-session"));
+  CHECK(disk.find(key("bob"))->updated_at() > bob_before);
+  // The runtime reads what the operator wrote too, and said so.
+  auto row = rt->session(key("zed"));
+  REQUIRE(row.ok());
+  CHECK(row->has_value());
+  auto reloaded = h.of_type("store.reloaded");
+  REQUIRE(reloaded.size() == 1);
+  CHECK(json::get_int(reloaded[0].data, "addedCount") == 1);
+  CHECK(json::get_int(reloaded[0].data, "changedCount") == 1);
+  REQUIRE(rt->stop().ok());
+}
+
+TEST_CASE("a live session whose row was edited by hand takes the edit at its next turn") {
+  edit_harness h;
+  auto rt = h.start();
+  talk(*rt, "alice", "hello");  // alice's session stays live, holding her row
+  REQUIRE(rt->flush().ok());
+  h.edit([](storage::session_store& s) { s.find_for_update(key("alice"))->set_label("edited while live"); });
+  REQUIRE(rt->flush().ok());  // the store notices at its next write
+  h.clk.advance(60000);
+  talk(*rt, "alice", "still there?");
+  REQUIRE(rt->flush().ok());
+  auto disk = h.on_disk();
+  CHECK(label(disk, key("alice")) == "edited while live");
+  CHECK(disk.find(key("alice"))->updated_at() == kT0 + 60000);
+  REQUIRE(rt->stop().ok());
+}
+
+TEST_CASE("a row deleted by hand stays deleted until its session talks again") {
+  edit_harness h;
+  auto rt = h.start();
+  talk(*rt, "alice", "hello");
+  talk(*rt, "bob", "hello");
+  REQUIRE(rt->flush().ok());
+  h.edit([](storage::session_store& s) { s.erase(key("alice")); });
+  h.clk.advance(1000);
+  talk(*rt, "bob", "more");
+  REQUIRE(rt->flush().ok());
+  CHECK_FALSE(h.on_disk().contains(key("alice")));
+  auto gone = rt->session(key("alice"));
+  REQUIRE(gone.ok());
+  CHECK_FALSE(gone->has_value());
+
+  talk(*rt, "alice", "I am back");
+  REQUIRE(rt->flush().ok());
+  CHECK(h.on_disk().contains(key("alice")));
+  REQUIRE(rt->stop().ok());
+}
+
+TEST_CASE("a malformed hand edit is reported, not written over, and nothing is lost once it is fixed") {
+  edit_harness h;
+  auto rt = h.start();
+  talk(*rt, "alice", "hello");
+  REQUIRE(rt->flush().ok());
+  const std::string good = testing::read_text(h.store());
+  const std::string broken = good.substr(0, good.size() / 2);  // cut in the middle of a row
+  testing::write_text(h.store() + ".edit", broken);
+  REQUIRE(std::rename((h.store() + ".edit").c_str(), h.store().c_str()) == 0);
+
+  talk(*rt, "bob", "hello");  // a change the runtime must keep
+  status flushed = rt->flush();
+  CHECK_FALSE(flushed.ok());
+  CHECK(flushed.message().find("changed by another program") != std::string::npos);
+  CHECK(testing::read_text(h.store()) == broken);
+  REQUIRE(h.of_type("store.edit_refused").size() == 1);
+  CHECK(rt->session(key("alice")).ok());
+
+  // The operator fixes the file (and labels alice while at it).
+  auto fixed = storage::load_from_text(good);
+  REQUIRE(fixed.ok());
+  fixed->store.find_for_update(key("alice"))->set_label("fixed");
+  testing::write_text(h.store() + ".edit", storage::serialize_store(fixed->store, true));
+  REQUIRE(std::rename((h.store() + ".edit").c_str(), h.store().c_str()) == 0);
+  REQUIRE(rt->flush().ok());
+  auto disk = h.on_disk();
+  CHECK(label(disk, key("alice")) == "fixed");
+  CHECK(disk.contains(key("bob")));
+  CHECK(h.of_type("store.edit_refused").size() == 1);
+  REQUIRE(rt->stop().ok());
+}
