@@ -6,6 +6,7 @@
 #include "gateway/chat_delivery.hpp"
 #include "gateway/chat_events.hpp"
 #include "gateway/chat_runs.hpp"
+#include "gateway/message_identity.hpp"
 #include "gateway/method_table.hpp"
 #include "gateway/param_check.hpp"
 #include "gateway/session_keys.hpp"
@@ -56,6 +57,7 @@ method_outcome chat_send(method_call& call) {
   ev.agent_id = key->agent_id;
   ev.text = std::string(*json::get_string(call.params, "message"));
   ev.sender_authorized = true;
+  ev.message_fields = user_message_fields(begun.run_id);  // the run, stored with the turn as OpenClaw stores it
   const auto t0 = std::chrono::steady_clock::now();
   gateway_core* core = &c;
   const std::string run_id = begun.run_id;
@@ -103,7 +105,8 @@ method_outcome chat_history(method_call& call) {
   if (auto e = check_params("chat.history", call.params,
                             {{"sessionKey", ptype::nonempty_string, true}, {"agentId", ptype::nonempty_string},
                              {"limit", ptype::positive_integer}, {"sessionId", ptype::nonempty_string},
-                             {"maxChars", ptype::positive_integer}, {"offset", ptype::integer}}))
+                             {"maxChars", ptype::positive_integer}, {"offset", ptype::integer},
+                             {"inputRunIds", ptype::array}, {"maxBytes", ptype::positive_integer}}))
     return *e;
   if (auto l = json::get_int(call.params, "limit"); l && *l > 1000)
     return error_of("invalid chat.history params: at /limit: must be <= 1000");
@@ -115,6 +118,13 @@ method_outcome chat_history(method_call& call) {
   }
   const auto d = defaults_of(*call.core.rt, call.core.default_provider, call.core.default_model);
   bj::object out{{"sessionKey", key->key}};
+  // OpenClaw's pending inputs (queued while a run is busy) and their receipts: sessionrt queues
+  // a run's input inside the session, so none is ever pending here.
+  out["pendingInputs"] = bj::object{{"items", bj::array{}}, {"total", 0}};
+  if (call.params.contains("inputRunIds")) {
+    out["inputReceipts"] = bj::array{};
+    out["inputConsumptions"] = bj::array{};
+  }
   auto row = call.core.rt->session(key->key, key->agent_id);
   if (!row.ok()) return from_status(row.error());
   if (!row->has_value()) {
@@ -131,6 +141,9 @@ method_outcome chat_history(method_call& call) {
   if (!h.ok()) return from_status(h.error());
   bj::array messages;
   for (const auto& m : h->messages) messages.push_back(history_message(m));
+  // Identities: __openclaw {id, seq, runId} (message_identity.hpp).
+  std::string run;
+  attach_identities(messages, static_cast<std::int64_t>(h->total_messages - h->messages.size()) + 1, h->session_id, run);
   out["sessionId"] = h->session_id;
   out["messages"] = std::move(messages);
   out["hasMore"] = h->total_messages > h->messages.size();

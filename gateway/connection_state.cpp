@@ -59,6 +59,8 @@ bool is_known_client_mode(std::string_view mode) {
 bj::object frame_error::to_json() const {
   bj::object o{{"code", code}, {"message", message}};
   if (!details.is_null()) o["details"] = details;
+  if (retryable) o["retryable"] = true;
+  if (retry_after_ms) o["retryAfterMs"] = *retry_after_ms;
   return o;
 }
 

@@ -50,6 +50,10 @@ struct frame_error {
   std::string code = "INVALID_REQUEST";
   std::string message;
   boost::json::value details = nullptr;  // null: no details field
+  // ErrorShapeSchema's retryable / retryAfterMs (absent when not set): a busy gateway's
+  // UNAVAILABLE says the request may be sent again after retry_after_ms.
+  bool retryable = false;
+  std::optional<std::int64_t> retry_after_ms;
   boost::json::object to_json() const;
 };
 

@@ -17,6 +17,8 @@
 namespace sessionrt::gateway {
 
 class chat_runs;
+class control_ui;
+class session_messages;
 class runner_pool;
 
 // Thread-safe: each call posts the frame to the loop thread, which numbers it (seq) per
@@ -54,6 +56,11 @@ struct gateway_core {
   std::int64_t started_ms = 0;
   std::string server_version = "sessionrt-0.1.0";
   std::string default_provider, default_model;  // what rows show when they name none
+  // The web Control UI (control_ui.hpp): the transport asks it for the GETs it does not serve
+  // itself and whether a WebSocket upgrade's Origin may connect. Null: no UI, no Origin check.
+  const control_ui* ui = nullptr;
+  // sessions.messages.subscribe's subscribers (session_messages.hpp); null: none kept.
+  session_messages* messages = nullptr;
 };
 
 }  // namespace sessionrt::gateway

@@ -23,6 +23,12 @@ const char* refusal_name(refusal r) {
     case refusal::bad_session_key: return "bad_session_key";
     case refusal::duplicate_idempotency_key: return "duplicate_idempotency_key";
     case refusal::bad_http: return "bad_http";
+    case refusal::too_many_unauthenticated: return "too_many_unauthenticated";
+    case refusal::fd_reserve: return "fd_reserve";
+    case refusal::request_timeout: return "request_timeout";
+    case refusal::message_timeout: return "message_timeout";
+    case refusal::busy_connection: return "busy_connection";
+    case refusal::busy_queue: return "busy_queue";
     case refusal::count_: break;
   }
   return "unknown";
@@ -46,7 +52,23 @@ std::string gateway_metrics::render(const runtime_sample& rt) const {
   counter("sessionrt_gateway_connections_total", "WebSocket connections accepted.", connections_opened.load());
   gauge("sessionrt_gateway_connections_open", "WebSocket connections open now.",
         static_cast<std::int64_t>(connections_open.load()));
+  gauge("sessionrt_gateway_unauthenticated_open", "Sockets accepted that have not completed connect.",
+        static_cast<std::int64_t>(unauthenticated_open.load()));
+  gauge("sessionrt_gateway_buffered_bytes", "Output not yet taken by the kernel, all connections.",
+        buffered_bytes.load());
+  gauge("sessionrt_gateway_buffered_bytes_peak", "The most unsent output one connection had.",
+        static_cast<std::int64_t>(buffered_bytes_peak.load()));
+  counter("sessionrt_gateway_pongs_coalesced_total", "Pongs not sent because a later pong answers their ping.",
+          pongs_coalesced.load());
   counter("sessionrt_gateway_requests_total", "Requests received after the handshake.", requests.load());
+  gauge("sessionrt_gateway_method_calls_running", "Method calls running on the method runner's threads.",
+        static_cast<std::int64_t>(rt.methods_running));
+  gauge("sessionrt_gateway_method_calls_queued", "Method calls waiting for a thread.",
+        static_cast<std::int64_t>(rt.methods_waiting));
+  gauge("sessionrt_gateway_method_calls_running_peak", "The most method calls that ran at once.",
+        static_cast<std::int64_t>(rt.methods_peak_running));
+  gauge("sessionrt_gateway_method_calls_queued_peak", "The most method calls that waited at once.",
+        static_cast<std::int64_t>(rt.methods_peak_waiting));
   counter("sessionrt_gateway_events_sent_total", "Event frames sent.", events_out.load());
   counter("sessionrt_turns_started_total", "chat.send runs started.", turns_started.load());
   counter("sessionrt_turns_completed_total", "chat.send runs that ended final.", turns_completed.load());

@@ -30,6 +30,12 @@ enum class refusal {
   bad_session_key,       // chat.send to a key the routing rules refuse
   duplicate_idempotency_key,
   bad_http,              // HTTP that is not a GET we serve, or a bad upgrade
+  too_many_unauthenticated,  // a socket accepted past gateway.maxUnauthenticated (closed at once)
+  fd_reserve,            // a socket accepted within gateway.fdReserve of RLIMIT_NOFILE (closed at once)
+  request_timeout,       // an HTTP request head (or body) not complete within the request timeout
+  message_timeout,       // a WebSocket message begun and not finished within gateway.messageTimeoutMs
+  busy_connection,       // a request past gateway.maxRequestsInFlight on its connection (UNAVAILABLE)
+  busy_queue,            // a request past gateway.maxQueuedRequests waiting in all (UNAVAILABLE)
   count_
 };
 const char* refusal_name(refusal r);
@@ -42,6 +48,8 @@ struct runtime_sample {
   std::int64_t stored_sessions = 0;
   std::int64_t disk_bytes = 0;
   std::optional<std::int64_t> disk_budget_bytes;
+  // The method runner's (gateway/method_runner.hpp), sampled by the transport.
+  std::size_t methods_running = 0, methods_waiting = 0, methods_peak_running = 0, methods_peak_waiting = 0;
 };
 
 class gateway_metrics {
@@ -54,6 +62,18 @@ class gateway_metrics {
   std::atomic<std::uint64_t> passivations{0}, store_writes{0}, events_out{0};
   std::atomic<std::uint64_t> runner_calls{0}, runner_failovers{0}, runner_failures{0};
   std::atomic<std::uint64_t> chat_holds_expired{0};  // closing events the bound let go (chat_delivery.hpp)
+  // Sockets accepted that have not completed connect (HTTP, upgrade, handshake), now.
+  std::atomic<std::uint64_t> unauthenticated_open{0};
+  // Unsent output (libuv's write queue + wslay's queue, control frames included): all
+  // connections now, and the most one connection ever had.
+  std::atomic<std::int64_t> buffered_bytes{0};
+  std::atomic<std::uint64_t> buffered_bytes_peak{0};
+  std::atomic<std::uint64_t> pongs_coalesced{0};  // pongs not sent: a later one answers their ping
+  void buffered_peak(std::uint64_t n) {
+    std::uint64_t cur = buffered_bytes_peak.load();
+    while (n > cur && !buffered_bytes_peak.compare_exchange_weak(cur, n)) {
+    }
+  }
 
   std::string render(const runtime_sample& rt) const;
 

@@ -9,15 +9,19 @@
 #include <cstdlib>
 #include <thread>
 
+#include "gateway/admission.hpp"
 #include "gateway/chat_delivery.hpp"
 #include "gateway/chat_runs.hpp"
+#include "gateway/control_ui.hpp"
 #include "gateway/runner_pool.hpp"
+#include "gateway/session_messages.hpp"
 #include "gateway/session_notify.hpp"
 #include "gateway/ws_transport.hpp"
 #include "messages/json_writer.hpp"
 #include "runtime/config.hpp"
 #include "runtime/simulated_model.hpp"
 #include "runtime/model_setup.hpp"
+#include "actors/router/route_resolver.hpp"
 #include "actors/session/session_model.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/session_paths.hpp"
@@ -33,6 +37,8 @@ struct gateway_server::impl {
   chat_runs runs;
   gateway_core core;
   std::unique_ptr<ws_transport> transport;
+  session_messages messages;  // sessions.messages.subscribe (session.message events)
+  std::unique_ptr<control_ui> ui;  // always set: without a root it serves nothing but checks Origins
   std::shared_ptr<runner_pool> runners;
   std::shared_ptr<providers::provider_runner> providers;  // the configured model's runner, if any
   std::unique_ptr<runtime::runtime> rt;
@@ -67,25 +73,38 @@ std::string trim(std::string s) {
   return s.substr(i);
 }
 
-// --token, $SESSIONRT_GATEWAY_TOKEN, gateway.auth.token, <state>/gateway.token (made when missing).
-result<std::string> resolve_token(const gateway_options& o, const std::string& state_dir, storage::fs& files) {
-  if (!o.token.empty()) return o.token;
-  if (const char* env = std::getenv("SESSIONRT_GATEWAY_TOKEN"); env && *env) return std::string(env);
-  if (!o.config_token.empty()) return o.config_token;
+struct gateway_token {
+  std::string value;
+  bool generated = false;  // drawn now: written to <state>/gateway.token once the gateway runs
+};
+
+// --token, $SESSIONRT_GATEWAY_TOKEN, gateway.auth.token, <state>/gateway.token, else a new one.
+result<gateway_token> resolve_token(const gateway_options& o, const std::string& state_dir, storage::fs& files) {
+  if (!o.token.empty()) return gateway_token{o.token};
+  if (const char* env = std::getenv("SESSIONRT_GATEWAY_TOKEN"); env && *env) return gateway_token{std::string(env)};
+  if (!o.config_token.empty()) return gateway_token{o.config_token};
   const std::string path = state_dir + "/gateway.token";
   if (auto text = storage::read_file(files, path, 4096); text.ok()) {
     std::string t = trim(*text);
-    if (!t.empty()) return t;
+    if (!t.empty()) return gateway_token{t};
   } else if (text.error().code() != errc::not_found) {
     return text.error().with_context("reading the gateway token");
   }
   std::string t = random_token();
   if (t.empty()) return status(errc::io_error, "cannot draw random bytes for a gateway token (OpenSSL RAND_bytes)");
+  return gateway_token{t, true};
+}
+
+// Only a gateway that owns the state dir and listens writes the token file: a second gateway
+// refused (the dir is owned, the port taken) must not replace the running one's token.
+status write_generated_token(const gateway_token& token, const std::string& state_dir, storage::fs& files) {
+  if (!token.generated) return {};
+  const std::string path = state_dir + "/gateway.token";
   storage::replace_options ro;
   ro.mode = 0600;
-  SRT_RETURN_IF_ERROR(storage::replace_file_atomic(files, path, t + "\n", ro));
+  SRT_RETURN_IF_ERROR(storage::replace_file_atomic(files, path, token.value + "\n", ro));
   spdlog::info("gateway: generated a token in {} (mode 0600)", path);
-  return t;
+  return {};
 }
 
 }  // namespace
@@ -109,7 +128,7 @@ result<std::unique_ptr<gateway_server>> gateway_server::start(gateway_options op
   SRT_RETURN_IF_ERROR(storage::ensure_dir(files, st->state_dir));
   auto token = resolve_token(o, st->state_dir, files);
   if (!token.ok()) return token.error();
-  st->token = *token;
+  st->token = token->value;
   if (!is_loopback(o.bind))
     spdlog::warn("gateway: listening on {} beyond loopback; clients refuse plain ws:// there and will want wss:// "
                  "(put a TLS proxy in front)", o.bind);
@@ -149,8 +168,24 @@ result<std::unique_ptr<gateway_server>> gateway_server::start(gateway_options op
   to.tick_interval_ms = o.tick_interval_ms;
   to.handshake_timeout_ms = o.handshake_timeout_ms;
   to.handle_signals = o.install_signal_handlers;
+  // Hostile clients: the settings' gateway.* keys (the command copies only the older ones).
+  const auto& gw = o.runtime.settings.gateway;
+  to.max_unauthenticated = gw.max_unauthenticated;
+  to.fd_reserve = gw.fd_reserve;
+  to.request_timeout_ms = gw.request_timeout_ms;
+  to.message_timeout_ms = gw.message_timeout_ms;
+  to.max_requests_in_flight = gw.max_requests_in_flight;
+  to.max_queued_requests = gw.max_queued_requests;
+  // Every socket costs a descriptor: the soft limit goes up to the hard one, and the transport
+  // keeps gateway.fdReserve of them free for the runtime's files (gateway/admission.hpp).
+  const std::size_t fd_limit = raise_fd_limit();
+  const std::size_t fd_need = to.max_connections + to.max_unauthenticated + to.fd_reserve;
+  if (fd_need > fd_limit)
+    spdlog::warn("gateway: RLIMIT_NOFILE is {} but gateway.maxConnections + maxUnauthenticated + fdReserve = {}; "
+                 "sockets past {} are refused at accept", fd_limit, fd_need, fd_limit > to.fd_reserve ? fd_limit - to.fd_reserve : 0);
   st->core.metrics = &st->metrics;
   st->core.runs = &st->runs;
+  st->core.messages = &st->messages;
   st->core.bind = o.bind;
   st->core.default_provider = provider;
   st->core.default_model = model;
@@ -169,6 +204,31 @@ result<std::unique_ptr<gateway_server>> gateway_server::start(gateway_options op
   st->core.runners = st->runners.get();
   SRT_RETURN_IF_ERROR(st->transport->listen());
   st->core.port = st->transport->port();
+  {
+    // The web Control UI next to the protocol, and the Origin check on upgrades (control_ui.hpp).
+    const auto& gw_ui = o.runtime.settings.gateway;
+    control_ui_options uo;
+    if (gw_ui.control_ui_enabled || !o.control_ui_root.empty()) {
+      auto where = find_control_ui(o.control_ui_root, gw_ui.control_ui_root,
+                                   o.find_installed_control_ui ? default_openclaw_package_dirs() : std::vector<std::string>{});
+      if (where.error) {
+        st->transport->request_stop();
+        st->transport->run();
+        return status(errc::invalid_argument, where.said);
+      }
+      spdlog::info("gateway: {}", where.said);
+      uo.root = where.root;
+    } else {
+      spdlog::info("gateway: no Control UI served (gateway.controlUi.enabled is false)");
+    }
+    uo.server_version = st->core.server_version;
+    uo.assistant_agent_id = actors::default_agent_of(o.runtime.settings.routing);
+    uo.allowed_origins = gw_ui.control_ui_allowed_origins;
+    uo.bind = o.bind;
+    uo.port = st->core.port;
+    st->ui = std::make_unique<control_ui>(std::move(uo));
+    st->core.ui = st->ui.get();
+  }
 
   // Streamed replies become chat deltas; a turn's end on the bus lets its held closing event go
   // (chat_delivery.hpp); store writes and passivations are counted.
@@ -178,6 +238,10 @@ result<std::unique_ptr<gateway_server>> gateway_server::start(gateway_options op
          if (e.type == "reply.delta") chat_reply_delta(raw->core, e);
          else chat_turn_ended(raw->core, e.session_key);
        }});
+  // Every stored message, to the sessions.messages.subscribe subscribers of its session.
+  o.runtime.subscriptions.push_back({{{"message.appended"}, "", ""}, [raw](const lifecycle_event& e) {
+                                       session_message_appended(raw->core, e);
+                                     }});
   o.runtime.subscriptions.push_back({{{"store.flushed", "session.passivated"}, "", ""}, [raw](const lifecycle_event& e) {
                                        if (e.type == "store.flushed") raw->metrics.store_writes.fetch_add(1);
                                        else raw->metrics.passivations.fetch_add(1);
@@ -190,6 +254,12 @@ result<std::unique_ptr<gateway_server>> gateway_server::start(gateway_options op
   }
   st->rt = std::move(*rt);
   st->core.rt = st->rt.get();
+  if (status w = write_generated_token(*token, st->state_dir, files); !w.ok()) {
+    st->transport->request_stop();
+    st->transport->run();
+    (void)st->rt->stop();
+    return w.with_context("writing the gateway token");
+  }
   st->transport->on_signal = [raw] {
     std::lock_guard lock(raw->mu);
     raw->stop_requested = true;

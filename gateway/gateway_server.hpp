@@ -37,6 +37,10 @@ struct gateway_options {
   std::int64_t handshake_timeout_ms = 10000;       // a connection that sends no connect is closed
   bool install_signal_handlers = false;            // SIGTERM / SIGINT request a stop (the command sets it)
   std::string config_token;                        // gateway.auth.token from the config file
+  // The web Control UI's directory (--control-ui); "" = gateway.controlUi.root, else an
+  // installed openclaw package's dist/control-ui (gateway/control_ui.hpp), else none.
+  std::string control_ui_root;
+  bool find_installed_control_ui = false;          // also look for an installed openclaw (the command sets it)
   // Tools the built-in provider runner offers the model (null: none). Used only when the
   // config names a model and the host gives no runner of its own.
   std::shared_ptr<const providers::tool_registry> tools;

@@ -6,7 +6,8 @@
 
 namespace sessionrt::gateway {
 
-method_runner::method_runner(std::size_t limit) : limit_(limit ? limit : 1) {}
+method_runner::method_runner(std::size_t limit, std::size_t max_waiting)
+    : limit_(limit ? limit : 1), max_waiting_(max_waiting) {}
 
 method_runner::~method_runner() { wait_idle(); }
 
@@ -24,19 +25,42 @@ bool method_runner::start_locked(std::function<void()>& job) {
   return true;
 }
 
-void method_runner::post(std::function<void()> job) {
+std::function<void()> method_runner::pop_locked() {
+  const std::uint64_t key = turn_.front();
+  turn_.pop_front();
+  auto it = queues_.find(key);
+  std::function<void()> job = std::move(it->second.front());
+  it->second.pop_front();
+  if (it->second.empty()) queues_.erase(it);
+  else turn_.push_back(key);  // its next job waits for the other keys' turn
+  --waiting_;
+  return job;
+}
+
+void method_runner::post(std::function<void()> job, std::uint64_t key) { (void)post_impl(job, key, false); }
+
+bool method_runner::try_post(std::function<void()>& job, std::uint64_t key) { return post_impl(job, key, true); }
+
+bool method_runner::post_impl(std::function<void()>& job, std::uint64_t key, bool bounded) {
   join_exited();
   std::unique_lock lk(mu_);
-  if (running_ < limit_ && waiting_.empty()) {
-    if (start_locked(job)) return;
+  if (running_ < limit_ && waiting_ == 0) {
+    if (start_locked(job)) return true;
     if (running_ == 0) {
       // No thread could be made and none will finish to take it: run it here rather than lose it.
       lk.unlock();
-      job();
-      return;
+      std::function<void()> now = std::move(job);
+      now();
+      return true;
     }
   }
-  waiting_.push_back(std::move(job));
+  if (bounded && waiting_ >= max_waiting_) return false;
+  auto& q = queues_[key];
+  if (q.empty()) turn_.push_back(key);
+  q.push_back(std::move(job));
+  ++waiting_;
+  peak_waiting_ = std::max(peak_waiting_, waiting_);
+  return true;
 }
 
 void method_runner::run(std::function<void()> job) {
@@ -44,10 +68,9 @@ void method_runner::run(std::function<void()> job) {
     job();
     job = nullptr;  // what it captured goes before the lock is taken
     std::lock_guard lk(mu_);
-    if (!waiting_.empty()) {
+    if (waiting_ > 0) {
       // A fresh thread for the next job (see the header); this one ends.
-      std::function<void()> next = std::move(waiting_.front());
-      waiting_.pop_front();
+      std::function<void()> next = pop_locked();
       --running_;
       if (!start_locked(next)) {
         ++running_;  // no thread: this one runs it after all
@@ -81,7 +104,7 @@ void method_runner::join_exited() {
 void method_runner::wait_idle() {
   {
     std::unique_lock lk(mu_);
-    idle_.wait(lk, [&] { return running_ == 0 && waiting_.empty(); });
+    idle_.wait(lk, [&] { return running_ == 0 && waiting_ == 0; });
   }
   join_exited();
 }
@@ -93,12 +116,17 @@ std::size_t method_runner::running() const {
 
 std::size_t method_runner::waiting() const {
   std::lock_guard lk(mu_);
-  return waiting_.size();
+  return waiting_;
 }
 
 std::size_t method_runner::peak_running() const {
   std::lock_guard lk(mu_);
   return peak_;
+}
+
+std::size_t method_runner::peak_waiting() const {
+  std::lock_guard lk(mu_);
+  return peak_waiting_;
 }
 
 }  // namespace sessionrt::gateway

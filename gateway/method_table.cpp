@@ -2,6 +2,8 @@
 
 namespace sessionrt::gateway {
 
+void add_maintenance_methods(std::vector<method_entry>& table);  // sessions.cleanup (maintenance_methods.cpp)
+
 const std::vector<method_entry>& method_table() {
   static const std::vector<method_entry> table = [] {
     std::vector<method_entry> t;
@@ -9,6 +11,8 @@ const std::vector<method_entry>& method_table() {
     add_session_methods(t);
     add_chat_methods(t);
     add_runner_methods(t);
+    add_maintenance_methods(t);
+    add_ui_methods(t);
     return t;
   }();
   return table;
@@ -28,11 +32,11 @@ boost::json::array method_names() {
 
 boost::json::array event_names() {
   return {"connect.challenge", "tick", "chat", "sessions.changed", "shutdown",
-          "sessionrt.event", "sessionrt.turn.request", "sessionrt.turn.cancel"};
+          "sessionrt.event", "sessionrt.turn.request", "sessionrt.turn.cancel", "session.message"};
 }
 
 std::string_view watch_param(std::string_view method) {
-  if (method == "chat.send" || method == "chat.history") return "sessionKey";
+  if (method == "chat.send" || method == "chat.history" || method == "chat.startup") return "sessionKey";
   if (method == "sessions.describe") return "key";
   return {};
 }

@@ -38,6 +38,7 @@ void add_session_methods(std::vector<method_entry>& table);  // sessions.*
 void add_chat_methods(std::vector<method_entry>& table);     // chat.*
 void add_status_methods(std::vector<method_entry>& table);   // status, health, sessionrt.events.subscribe
 void add_runner_methods(std::vector<method_entry>& table);   // sessionrt.runner.attach, sessionrt.turn.result
+void add_ui_methods(std::vector<method_entry>& table);       // what the web Control UI calls (ui_methods.cpp)
 
 const std::vector<method_entry>& method_table();
 const method_entry* find_method(std::string_view name);
@@ -46,7 +47,7 @@ boost::json::array event_names();
 
 // The param naming the session that a call of `method` makes its connection watch (it then gets
 // the `chat` events of that session's runs): chat.send and chat.history "sessionKey",
-// sessions.describe "key"; empty for the other methods.
+// chat.startup "sessionKey", sessions.describe "key"; empty for the other methods.
 std::string_view watch_param(std::string_view method);
 
 frame_error error_of(std::string message, std::string code = "INVALID_REQUEST");

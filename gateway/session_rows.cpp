@@ -76,6 +76,13 @@ bj::object session_row_json(const runtime::session_row& row, const row_defaults&
   o["model"] = model;
   o["modelOverrideSource"] = e.model_override() ? bj::value("user") : bj::value(nullptr);
   o["contextTokens"] = e.context_tokens().value_or(d.context_tokens);
+  // OpenClaw's pin: the row's pinnedAt (sessions.patch pinned).
+  if (const auto* pinned = e.json().if_contains("pinnedAt"); pinned && pinned->is_int64()) {
+    o["pinned"] = true;
+    o["pinnedAt"] = *pinned;
+  } else {
+    o["pinned"] = false;
+  }
   o["hasActiveRun"] = running;
   bj::array ids;
   for (const auto& id : active_run_ids) ids.emplace_back(bj::string(id));

@@ -68,9 +68,16 @@ method_outcome status_method(method_call& call) {
 method_outcome agents_list(method_call& call) {
   const auto& routing = call.core.rt->settings().routing;
   const std::string def = actors::default_agent_of(routing);
+  // model.primary: the agent's model as "provider/model" (the Control UI's composer wants one).
+  auto agent_json = [&](const std::string& id) {
+    const actors::session_model m = actors::default_model(call.core.rt->settings(), id);
+    const std::string provider = m.provider.empty() ? call.core.default_provider : m.provider;
+    const std::string model = m.model.empty() ? call.core.default_model : m.model;
+    return bj::object{{"id", id}, {"name", id}, {"model", bj::object{{"primary", provider + "/" + model}}}};
+  };
   bj::array agents;
-  if (routing.agents.empty()) agents.emplace_back(bj::object{{"id", def}, {"name", def}});
-  for (const auto& a : routing.agents) agents.emplace_back(bj::object{{"id", a.id}, {"name", a.id}});
+  if (routing.agents.empty()) agents.emplace_back(agent_json(def));
+  for (const auto& a : routing.agents) agents.emplace_back(agent_json(a.id));
   return bj::value(bj::object{{"defaultId", def},
                               {"mainKey", routing.session.main_key},
                               {"scope", routing.session.scope == actors::session_scope::global ? "global" : "per-sender"},

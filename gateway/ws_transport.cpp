@@ -1,7 +1,6 @@
 #include "gateway/method_runner.hpp"
 #include "gateway/ws_transport.hpp"
 
-#include <http_parser.h>
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <spdlog/spdlog.h>
@@ -17,7 +16,10 @@
 #include <utility>
 
 #include "actors/router/route_resolver.hpp"
+#include "gateway/admission.hpp"
 #include "gateway/chat_runs.hpp"
+#include "gateway/http_request.hpp"
+#include "gateway/control_ui.hpp"  // control-ui hook
 #include "gateway/connection_state.hpp"
 #include "gateway/method_table.hpp"
 #include "gateway/runner_pool.hpp"
@@ -35,6 +37,16 @@ namespace {
 
 // How long a closing connection may take to read what was queued before its close frame: a
 // slow consumer first has up to maxBufferedBytes to drain.
+// One log line for a refused client, counted first (metrics) and rate-limited by that count:
+// the first three of a reason, then every 1000th, so that a flood of hostile sockets cannot
+// flood the log. Never the token or a frame's text.
+void count_refusal(gateway_metrics& metrics, refusal r, const std::string& what) {
+  metrics.refused(r);
+  const std::uint64_t n = metrics.refusals(r);
+  if (n <= 3 || n % 1000 == 0)
+    spdlog::warn("gateway: refused ({}, {} so far): {}", refusal_name(r), n, what);
+}
+
 constexpr std::uint64_t kCloseGraceMs = 2000;
 constexpr std::uint64_t kSlowConsumerGraceMs = 10000;
 
@@ -88,20 +100,32 @@ struct ws_transport::conn {
   uv_timer_t timer{};
   ws_transport::impl* t = nullptr;
   std::uint64_t id = 0;
-  http_parser parser{};
-  std::string url, field, value;
-  bool last_was_value = false, message_done = false;
-  std::map<std::string, std::string> headers;
+  http_request req;
   enum class mode { http, ws, closing } m = mode::http;
   wslay_event_context_ptr ws = nullptr;
   std::string in;
   std::size_t in_pos = 0;
   connection_state state;
   int handles_open = 0;
-  bool counted = false;       // in connections_open
+  bool admitted = false;      // counted by the admission (closed() is owed)
+  bool counted = false;       // a WebSocket the admission counted, in connections_open
+  bool authed = false;        // connect succeeded (no longer unauthenticated)
+  bool reading = false;
   bool oversize_counted = false;
   bool dirty = false;         // frames queued in wslay, flushed after the posted batch
   std::string out;            // what one wslay_event_send produced: one write for all of it
+  phase_deadlines deadlines;  // one timer for the earliest
+  std::size_t in_flight = 0;  // requests on the method runner, not answered yet
+  bool message_open = false;  // a data frame began and its message has not ended
+  // Outbound frames as wslay hands them over (header, then payload): what is left of the
+  // current frame's payload, and whether that frame is dropped (a coalesced pong).
+  std::uint64_t out_left = 0;
+  bool out_drop = false;
+  bool out_has_pong = false;   // `out` carries a pong
+  bool pong_in_flight = false; // a pong was handed to libuv and is not written yet
+  bool pong_owed = false;      // pongs were dropped meanwhile: one answers last_ping once it is
+  std::string last_ping;       // the payload of the latest ping
+  std::size_t buffered_reported = 0;  // this connection's share of metrics->buffered_bytes
   explicit conn(std::size_t max_buffered) : state(max_buffered) {}
 };
 
@@ -134,14 +158,17 @@ struct ws_transport::impl {
   // While the posted work runs, frames are only queued; each connection is then written once.
   bool batching = false;
   std::vector<std::uint64_t> dirty;
-  std::size_t ws_open = 0;
+  connection_admission admission;
   std::atomic<std::size_t> sessions_subscribers{0};  // open connections with sessions_subscribed
   bool stopping = false;
-  http_parser_settings http{};
   wslay_event_callbacks callbacks{};
   char read_buf[64 * 1024];
 
-  impl(transport_options o, gateway_core& c) : opt(std::move(o)), core(c), methods(opt.method_threads) {}
+  impl(transport_options o, gateway_core& c)
+      : opt(std::move(o)),
+        core(c),
+        admission(admission_limits{opt.max_connections, opt.max_unauthenticated, opt.fd_reserve}, real_fd_probe()),
+        methods(opt.method_threads, opt.max_queued_requests) {}
 
   void post(std::function<void()> fn) {
     std::lock_guard lock(post_mu);
@@ -159,19 +186,118 @@ struct ws_transport::impl {
   struct write_req {
     uv_write_t req;
     std::string data;
+    bool pong = false;
   };
-  void write_raw(conn* c, std::string data) {
+  void write_raw(conn* c, std::string data, bool pong = false) {
     if (c->handles_open == 0 || uv_is_closing(reinterpret_cast<uv_handle_t*>(&c->tcp))) return;
     auto* w = new write_req{};
     w->data = std::move(data);
+    w->pong = pong;
     uv_buf_t buf = uv_buf_init(w->data.data(), static_cast<unsigned>(w->data.size()));
     w->req.data = c;
+    // Pending writes are cancelled before the handle's close callback, so `c` is alive here.
     const int rc = uv_write(&w->req, reinterpret_cast<uv_stream_t*>(&c->tcp), &buf, 1, [](uv_write_t* r, int st) {
       auto* wr = reinterpret_cast<write_req*>(r);
+      auto* cc = static_cast<conn*>(r->data);
+      const bool pong = wr->pong;
       delete wr;
       (void)st;  // a failed write shows as a read error / EOF, which closes the connection
+      cc->t->written(cc, pong);
     });
-    if (rc != 0) delete w;
+    if (rc != 0) {
+      delete w;
+      if (pong) c->pong_in_flight = false;
+    }
+  }
+
+  // A write finished: the unsent output shrank; a pong owed goes now, answering the latest ping.
+  void written(conn* c, bool pong) {
+    if (pong) c->pong_in_flight = false;
+    if (c->m == conn::mode::closing || uv_is_closing(reinterpret_cast<uv_handle_t*>(&c->tcp))) return;
+    if (pong && c->pong_owed && c->ws) {
+      c->pong_owed = false;
+      wslay_event_msg msg{WSLAY_PONG, reinterpret_cast<const uint8_t*>(c->last_ping.data()), c->last_ping.size()};
+      if (wslay_event_queue_msg(c->ws, &msg) == 0) {
+        flush(c);
+        return;
+      }
+    }
+    note_buffered(c);
+  }
+
+  // What this connection has not sent yet: libuv's write queue (bytes the kernel did not take),
+  // wslay's queue (control frames included) and what is about to be written.
+  std::size_t unsent(conn* c) const {
+    std::size_t n = uv_stream_get_write_queue_size(reinterpret_cast<const uv_stream_t*>(&c->tcp)) + c->out.size();
+    if (c->ws) n += wslay_event_get_queued_msg_length(c->ws);
+    return n;
+  }
+
+  void note_buffered(conn* c) {
+    const std::size_t now = unsent(c);
+    c->state.set_buffered(now);
+    core.metrics->buffered_bytes.fetch_add(static_cast<std::int64_t>(now) - static_cast<std::int64_t>(c->buffered_reported));
+    c->buffered_reported = now;
+    core.metrics->buffered_peak(now);
+  }
+
+  // ---- deadlines --------------------------------------------------------------------------
+  void set_deadline(conn* c, phase_deadlines::kind k, std::uint64_t in_ms) {
+    c->deadlines.set(k, uv_now(&loop) + in_ms);
+    arm(c);
+  }
+  void clear_deadline(conn* c, phase_deadlines::kind k) {
+    if (!c->deadlines.armed(k)) return;
+    c->deadlines.clear(k);
+    arm(c);
+  }
+  void arm(conn* c) {
+    if (uv_is_closing(reinterpret_cast<uv_handle_t*>(&c->timer))) return;
+    uv_timer_stop(&c->timer);
+    const auto next = c->deadlines.next();
+    if (!next) return;
+    const std::uint64_t now = uv_now(&loop);
+    uv_timer_start(&c->timer, [](uv_timer_t* h) {
+      auto* cc = static_cast<conn*>(h->data);
+      cc->t->on_deadline(cc);
+    }, *next > now ? *next - now : 0, 0);
+  }
+  void on_deadline(conn* c) {
+    using k = phase_deadlines::kind;
+    const std::uint64_t now = uv_now(&loop);
+    while (auto due = c->deadlines.due(now)) {
+      c->deadlines.clear(*due);
+      switch (*due) {
+        case k::request_head:
+          // Slow or endless request heads and bodies (one byte a second) end here.
+          if (c->m != conn::mode::http) break;
+          count_refusal(*core.metrics, refusal::request_timeout,
+                        fmt::format("connection {}: no complete HTTP request within {} ms", c->id, opt.request_timeout_ms));
+          http_reply(c, 408, "Request Timeout", "text/plain", "the HTTP request took too long\n");
+          break;
+        case k::handshake:
+          if (c->state.current() != connection_state::phase::awaiting_connect) break;
+          count_refusal(*core.metrics, refusal::handshake_timeout,
+                        fmt::format("connection {}: no connect within {} ms", c->id, opt.handshake_timeout_ms));
+          close_ws(c, close_code::policy, "handshake timeout");
+          break;
+        case k::message:
+          if (!c->message_open || c->state.current() == connection_state::phase::closed) break;
+          count_refusal(*core.metrics, refusal::message_timeout,
+                        fmt::format("connection {}: a message unfinished after {} ms", c->id, opt.message_timeout_ms));
+          close_ws(c, close_code::policy, "message timeout");
+          break;
+        case k::refusal: {
+          const bool stop = stopping;
+          close_ws(c, stop ? close_code::going_away : close_code::too_many, stop ? "gateway stopping" : "too many connections");
+          break;
+        }
+        case k::close_grace: close_now(c); return;
+        case k::count_: break;
+      }
+      if (uv_is_closing(reinterpret_cast<uv_handle_t*>(&c->timer))) return;
+    }
+    arm(c);
   }
 
   // ---- closing ----------------------------------------------------------------------------
@@ -187,11 +313,17 @@ struct ws_transport::impl {
     if (uv_is_closing(reinterpret_cast<uv_handle_t*>(&c->tcp))) return;
     c->m = conn::mode::closing;
     c->state.mark_closed();
+    if (c->admitted) {
+      c->admitted = false;
+      admission.closed(c->counted, c->authed);
+      if (!c->authed) core.metrics->unauthenticated_open.fetch_sub(1);
+    }
     if (c->counted) {
       c->counted = false;
-      --ws_open;
       core.metrics->connections_open.fetch_sub(1);
     }
+    core.metrics->buffered_bytes.fetch_sub(static_cast<std::int64_t>(c->buffered_reported));
+    c->buffered_reported = 0;
     if (c->state.events_subscription) core.rt->unsubscribe(*c->state.events_subscription);
     c->state.events_subscription.reset();
     if (c->state.runner) core.runners->detach(c->id);
@@ -208,15 +340,25 @@ struct ws_transport::impl {
     uv_close(reinterpret_cast<uv_handle_t*>(&c->tcp), closed);
   }
 
-  // Ends the TCP stream once what is queued was written.
+  // Ends the TCP stream once what is queued was written (FIN after the last byte), then reads
+  // and drops what the peer still sends until it closes too or kCloseGraceMs passed: closing
+  // while its bytes arrive would answer them with a reset, which can destroy the close frame
+  // or the HTTP answer in the peer's receive queue before it read them.
   void shutdown_then_close(conn* c) {
+    if (c->m == conn::mode::closing) return;
     auto* req = new uv_shutdown_t{};
     req->data = c;
     c->m = conn::mode::closing;
-    if (uv_shutdown(req, reinterpret_cast<uv_stream_t*>(&c->tcp), [](uv_shutdown_t* r, int) {
+    c->deadlines = phase_deadlines{};
+    set_deadline(c, phase_deadlines::kind::close_grace, kCloseGraceMs);
+    if (uv_shutdown(req, reinterpret_cast<uv_stream_t*>(&c->tcp), [](uv_shutdown_t* r, int st) {
           auto* cc = static_cast<conn*>(r->data);
           delete r;
-          cc->t->close_now(cc);
+          if (st != 0 || uv_is_closing(reinterpret_cast<uv_handle_t*>(&cc->tcp))) {
+            cc->t->close_now(cc);
+            return;
+          }
+          if (!cc->reading) cc->t->start_reading(cc);  // to see the peer's end
         }) != 0) {
       delete req;
       close_now(c);
@@ -228,23 +370,30 @@ struct ws_transport::impl {
   void close_ws(conn* c, int code, const std::string& reason, std::uint64_t grace_ms = kCloseGraceMs) {
     if (!c->ws || c->m == conn::mode::closing) return;
     c->state.mark_closed();
+    // What is queued goes first (a shutdown event, an error answer): wslay sends control frames
+    // ahead of queued messages and nothing after its close frame.
+    flush(c);
+    if (c->m == conn::mode::closing) return;
     wslay_event_queue_close(c->ws, static_cast<uint16_t>(code), reinterpret_cast<const uint8_t*>(reason.data()),
                             std::min<std::size_t>(reason.size(), 123));
     flush(c);
     if (c->m == conn::mode::closing) return;
-    uv_timer_stop(&c->timer);
-    uv_timer_start(&c->timer, [](uv_timer_t* h) {
-      auto* cc = static_cast<conn*>(h->data);
-      cc->t->close_now(cc);
-    }, grace_ms, 0);
+    c->deadlines = phase_deadlines{};
+    set_deadline(c, phase_deadlines::kind::close_grace, grace_ms);
   }
 
   void flush(conn* c) {
     if (!c->ws || c->m == conn::mode::closing) return;
     const int rc = wslay_event_send(c->ws);
-    if (!c->out.empty()) write_raw(c, std::exchange(c->out, std::string()));
+    if (!c->out.empty()) write_raw(c, std::exchange(c->out, std::string()), std::exchange(c->out_has_pong, false));
     if (rc != 0) {
       close_now(c);
+      return;
+    }
+    note_buffered(c);
+    if (c->state.current() != connection_state::phase::closed && c->state.over_buffer()) {
+      // Control frames count too: a peer that sends and never reads is a slow consumer as well.
+      slow_consumer(c);
       return;
     }
     if (!c->oversize_counted && wslay_event_get_close_sent(c->ws) &&
@@ -258,18 +407,11 @@ struct ws_transport::impl {
   // ---- frames -----------------------------------------------------------------------------
   void send_text(conn* c, const std::string& text) {
     if (!c->ws || c->m != conn::mode::ws || c->state.current() == connection_state::phase::closed) return;
-    const std::size_t queued = uv_stream_get_write_queue_size(reinterpret_cast<uv_stream_t*>(&c->tcp)) +
-                               wslay_event_get_queued_msg_length(c->ws);
     // What is still unsent decides (a single frame larger than the limit may go out to a
     // reader that keeps up; one that does not read is closed at the next frame).
-    c->state.set_buffered(queued);
+    note_buffered(c);
     if (c->state.over_buffer()) {
-      // A slow consumer: this frame and later ones are not queued; the close frame goes after
-      // what is (the client reads it once it caught up), as for the other policy closes.
-      core.metrics->refused(refusal::slow_consumer);
-      spdlog::warn("gateway: connection {} has {} bytes unsent (maxBufferedBytes {}): closed as a slow consumer", c->id,
-                   queued, opt.max_buffered_bytes);
-      close_ws(c, close_code::policy, "slow consumer", kSlowConsumerGraceMs);
+      slow_consumer(c);
       return;
     }
     wslay_event_msg msg{WSLAY_TEXT_FRAME, reinterpret_cast<const uint8_t*>(text.data()), text.size()};
@@ -284,6 +426,15 @@ struct ws_transport::impl {
       c->dirty = true;
       dirty.push_back(c->id);
     }
+  }
+
+  // This frame and later ones are not queued; the close frame goes after what is (the client
+  // reads it once it caught up), as for the other policy closes.
+  void slow_consumer(conn* c) {
+    core.metrics->refused(refusal::slow_consumer);
+    spdlog::warn("gateway: connection {} has {} bytes unsent (maxBufferedBytes {}): closed as a slow consumer", c->id,
+                 c->state.buffered(), opt.max_buffered_bytes);
+    close_ws(c, close_code::policy, "slow consumer", kSlowConsumerGraceMs);
   }
 
   void send_event(conn* c, const std::string& name, const std::string& payload_json) {
@@ -352,14 +503,22 @@ struct ws_transport::impl {
         const bj::value* vc = v.error.details.is_object() ? v.error.details.as_object().if_contains("code") : nullptr;
         (void)dc;
         const std::string code = vc && vc->is_string() ? std::string(vc->get_string()) : std::string();
-        core.metrics->refused(code == "PROTOCOL_MISMATCH"                               ? refusal::protocol_mismatch
-                              : code == "AUTH_TOKEN_MISMATCH" || code == "AUTH_TOKEN_MISSING" ? refusal::token_mismatch
-                                                                                              : refusal::bad_connect);
+        count_refusal(*core.metrics,
+                      code == "PROTOCOL_MISMATCH"                                   ? refusal::protocol_mismatch
+                      : code == "AUTH_TOKEN_MISMATCH" || code == "AUTH_TOKEN_MISSING" ? refusal::token_mismatch
+                                                                                      : refusal::bad_connect,
+                      fmt::format("connection {}: connect refused: {} ({})", c->id,
+                                  code.empty() ? std::string("bad connect params") : code, v.close.reason));
         send_text(c, res_error(f.id, v.error));
         close_ws(c, v.close.code, v.close.reason);
         return;
       }
-      uv_timer_stop(&c->timer);
+      clear_deadline(c, phase_deadlines::kind::handshake);
+      if (c->admitted && !c->authed) {
+        c->authed = true;
+        admission.authenticated();
+        core.metrics->unauthenticated_open.fetch_sub(1);
+      }
       wslay_event_config_set_max_recv_msg_length(c->ws, opt.max_payload);
       send_text(c, res_ok(f.id, hello(c)));
       return;
@@ -379,6 +538,14 @@ struct ws_transport::impl {
     if (!f.params.is_null() && !f.params.is_object()) {
       core.metrics->refused(refusal::bad_params);
       send_text(c, res_error(f.id, error_of("invalid " + f.method + " params: must be object")));
+      return;
+    }
+    if (!m->on_loop && c->in_flight >= opt.max_requests_in_flight) {
+      // Refused before anything is queued: a flood from one connection costs it answers, not
+      // the others their turn (method_runner serves connections in turn as well).
+      core.metrics->refused(refusal::busy_connection);
+      send_text(c, res_error(f.id, busy("gateway busy: " + std::to_string(c->in_flight) +
+                                        " requests of this connection in flight (gateway.maxRequestsInFlight)")));
       return;
     }
     bj::object params = f.params.is_object() ? f.params.get_object() : bj::object{};
@@ -403,7 +570,25 @@ struct ws_transport::impl {
     w->id = f.id;
     w->method = m;
     w->params = std::move(params);
-    queue(w);
+    auto job = job_of(w);
+    if (!methods.try_post(job, c->id)) {
+      delete w;
+      core.metrics->refused(refusal::busy_queue);
+      send_text(c, res_error(f.id, busy("gateway busy: " + std::to_string(opt.max_queued_requests) +
+                                        " calls waiting (gateway.maxQueuedRequests)")));
+      return;
+    }
+    ++c->in_flight;
+  }
+
+  // OpenClaw's ErrorShape for a request a busy server did not take: UNAVAILABLE, retryable.
+  frame_error busy(std::string message) const {
+    frame_error e;
+    e.code = "UNAVAILABLE";
+    e.message = std::move(message);
+    e.retryable = true;
+    e.retry_after_ms = opt.busy_retry_after_ms;
+    return e;
   }
 
   void watch(conn* c, const std::string& key) {
@@ -470,8 +655,10 @@ struct ws_transport::impl {
   // The answer comes back to the loop.
   method_runner methods;
 
-  void queue(work* w) {
-    methods.post([w] {
+  void queue(work* w) { methods.post(job_of(w)); }
+
+  std::function<void()> job_of(work* w) {
+    return [w] {
       impl* im = w->t;
       try {
         if (w->fn) {
@@ -487,13 +674,14 @@ struct ws_transport::impl {
       if (!owned->fn) {
         im->post([im, wk = std::shared_ptr<work>(std::move(owned))] {
           conn* c = im->find(wk->conn);
+          if (c && c->in_flight > 0) --c->in_flight;
           if (!c || c->m != conn::mode::ws || c->state.current() != connection_state::phase::open)
             im->core.metrics->refused(refusal::disconnect_mid_request);
           else
             im->answer(c, wk->id, wk->out);
         });
       }
-    });
+    };
   }
 
   // ---- HTTP -------------------------------------------------------------------------------
@@ -505,14 +693,14 @@ struct ws_transport::impl {
   }
 
   bool bearer_ok(conn* c) {
-    auto it = c->headers.find("authorization");
-    return it != c->headers.end() && it->second == "Bearer " + opt.token;
+    return c->req.header("authorization") == "Bearer " + opt.token;
   }
 
   void handle_http(conn* c) {
-    const std::string method = http_method_str(static_cast<http_method>(c->parser.method));
-    std::string path = c->url.substr(0, c->url.find('?'));
-    if (c->parser.upgrade) {
+    clear_deadline(c, phase_deadlines::kind::request_head);
+    const std::string method = c->req.method();
+    const std::string path = c->req.path();
+    if (c->req.current() == http_request::state::upgrade) {
       upgrade(c);
       return;
     }
@@ -524,7 +712,7 @@ struct ws_transport::impl {
     if (path == "/healthz") {
       bj::object o{{"ok", !core.rt->stopped()},
                    {"uptimeMs", core.now_ms() - core.started_ms},
-                   {"connections", static_cast<std::int64_t>(ws_open)},
+                   {"connections", static_cast<std::int64_t>(admission.websockets())},
                    {"port", port_of()},
                    {"protocol", kGatewayProtocol}};
       http_reply(c, 200, "OK", "application/json", json::to_compact(o) + "\n");
@@ -558,15 +746,25 @@ struct ws_transport::impl {
         if (auto rows = core.rt->sessions(); rows.ok()) s.stored_sessions = static_cast<std::int64_t>(rows->size());
         s.disk_bytes = dir_bytes(core.rt->state_dir() + "/agents");
         s.disk_budget_bytes = core.rt->settings().maintenance.max_disk_bytes;
+        s.methods_running = methods.running();
+        s.methods_waiting = methods.waiting();
+        s.methods_peak_running = methods.peak_running();
+        s.methods_peak_waiting = methods.peak_waiting();
         *sample = core.metrics->render(s);
         post([this, sample, id] {
           if (conn* cc = find(id)) http_reply(cc, 200, "OK", "text/plain; version=0.0.4", *sample);
         });
       };
       uv_read_stop(reinterpret_cast<uv_stream_t*>(&c->tcp));  // one request per connection
+      c->reading = false;
       queue(w);
       return;
     }
+    if (auto r = core.ui ? core.ui->serve(method, c->req.url(), c->req.headers()) : std::nullopt) {  // control-ui hook
+      write_raw(c, r->wire());  // control-ui hook
+      shutdown_then_close(c);   // control-ui hook
+      return;                   // control-ui hook
+    }                           // control-ui hook
     core.metrics->refused(refusal::bad_http);
     http_reply(c, 404, "Not Found", "text/plain", "not found: GET /healthz, GET /metrics, or a WebSocket upgrade\n");
   }
@@ -575,8 +773,7 @@ struct ws_transport::impl {
 
   void upgrade(conn* c) {
     auto h = [&](const char* name) {
-      auto it = c->headers.find(name);
-      return it == c->headers.end() ? std::string() : it->second;
+      return c->req.header(name);
     };
     const std::string key = h("sec-websocket-key");
     if (lower(h("upgrade")).find("websocket") == std::string::npos || key.empty() || h("sec-websocket-version") != "13") {
@@ -584,6 +781,11 @@ struct ws_transport::impl {
       http_reply(c, 400, "Bad Request", "text/plain", "a WebSocket upgrade needs Upgrade: websocket, Sec-WebSocket-Key and Sec-WebSocket-Version: 13\n");
       return;
     }
+    if (std::string why; core.ui && !core.ui->origin_allowed(c->req.headers(), &why)) {  // control-ui hook
+      core.metrics->refused(refusal::bad_http);                                          // control-ui hook
+      http_reply(c, 403, "Forbidden", "text/plain", why + "\n");                          // control-ui hook
+      return;                                                                            // control-ui hook
+    }                                                                                    // control-ui hook
     write_raw(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
                      websocket_accept(key) + "\r\n\r\n");
     if (wslay_event_context_server_init(&c->ws, &callbacks, c) != 0) {
@@ -593,19 +795,14 @@ struct ws_transport::impl {
     wslay_event_config_set_max_recv_msg_length(c->ws, kPreHandshakeMaxPayload);
     c->m = conn::mode::ws;
     core.metrics->connections_opened.fetch_add(1);
-    if (ws_open >= opt.max_connections || stopping) {
+    if (stopping || !admission.upgraded()) {
       // No challenge: the client learns why from the close frame, sent on the next loop turn
       // so that it does not share a TCP segment with the 101 answer.
-      core.metrics->refused(refusal::too_many_connections);
-      uv_timer_start(&c->timer, [](uv_timer_t* t) {
-        auto* cc = static_cast<conn*>(t->data);
-        const bool stop = cc->t->stopping;
-        cc->t->close_ws(cc, stop ? close_code::going_away : close_code::too_many,
-                        stop ? "gateway stopping" : "too many connections");
-      }, 20, 0);
+      count_refusal(*core.metrics, refusal::too_many_connections,
+                    fmt::format("connection {}: gateway.maxConnections ({}) reached", c->id, opt.max_connections));
+      set_deadline(c, phase_deadlines::kind::refusal, 20);
       return;
     }
-    ++ws_open;
     c->counted = true;
     core.metrics->connections_open.fetch_add(1);
     // The challenge goes first and carries no seq.
@@ -613,12 +810,7 @@ struct ws_transport::impl {
                          {"event", "connect.challenge"},
                          {"payload", bj::object{{"nonce", new_uuid_v4()}, {"ts", core.now_ms()}}}};
     send_text(c, json::to_compact(challenge));
-    uv_timer_start(&c->timer, [](uv_timer_t* t) {
-      auto* cc = static_cast<conn*>(t->data);
-      if (cc->state.current() != connection_state::phase::awaiting_connect) return;
-      cc->t->core.metrics->refused(refusal::handshake_timeout);
-      cc->t->close_ws(cc, close_code::policy, "handshake timeout");
-    }, static_cast<std::uint64_t>(opt.handshake_timeout_ms), 0);
+    set_deadline(c, phase_deadlines::kind::handshake, static_cast<std::uint64_t>(std::max<std::int64_t>(0, opt.handshake_timeout_ms)));
   }
 
   void on_read(conn* c, ssize_t n, const char* data) {
@@ -627,10 +819,9 @@ struct ws_transport::impl {
       return;
     }
     if (c->m == conn::mode::http) {
-      const std::size_t used = http_parser_execute(&c->parser, &http, data, static_cast<std::size_t>(n));
-      if (c->parser.upgrade) {
-        const bool complete = c->message_done;
-        (void)complete;
+      std::size_t used = 0;
+      const auto st = c->req.feed(data, static_cast<std::size_t>(n), used);
+      if (st == http_request::state::upgrade) {
         handle_http(c);
         if (c->m == conn::mode::ws && used < static_cast<std::size_t>(n)) {
           c->in.append(data + used, static_cast<std::size_t>(n) - used);
@@ -638,16 +829,18 @@ struct ws_transport::impl {
         }
         return;
       }
-      if (HTTP_PARSER_ERRNO(&c->parser) != HPE_OK) {
+      if (st == http_request::state::error) {
         core.metrics->refused(refusal::bad_http);
-        http_reply(c, 400, "Bad Request", "text/plain",
-                   std::string("bad HTTP request: ") + http_errno_description(HTTP_PARSER_ERRNO(&c->parser)) + "\n");
+        http_reply(c, 400, "Bad Request", "text/plain", "bad HTTP request: " + c->req.error() + "\n");
         return;
       }
-      if (c->message_done) handle_http(c);
+      if (st == http_request::state::complete) handle_http(c);
       return;
     }
-    if (c->m != conn::mode::ws) return;
+    if (c->m != conn::mode::ws) return;  // closing: dropped until the peer's end (shutdown_then_close)
+    // After wslay queued its own close (a frame over the limit, a protocol error) it reads no
+    // more: what still comes is dropped, not buffered.
+    if (!wslay_event_get_read_enabled(c->ws)) return;
     c->in.append(data, static_cast<std::size_t>(n));
     receive(c);
   }
@@ -679,9 +872,29 @@ struct ws_transport::impl {
       close_now(c);
       return;
     }
+    switch (admission.accepted(uv_now(&loop))) {
+      case connection_admission::verdict::admit: break;
+      case connection_admission::verdict::fd_reserve:
+        count_refusal(*core.metrics, refusal::fd_reserve, "a socket at accept: too close to the open-file limit");
+        close_now(c);
+        return;
+      case connection_admission::verdict::too_many_unauthenticated:
+        count_refusal(*core.metrics, refusal::too_many_unauthenticated,
+                      "a socket at accept: gateway.maxUnauthenticated sockets are not past connect");
+        close_now(c);
+        return;
+    }
+    c->admitted = true;
+    core.metrics->unauthenticated_open.fetch_add(1);
     uv_tcp_nodelay(&c->tcp, 1);
-    http_parser_init(&c->parser, HTTP_REQUEST);
-    c->parser.data = c;
+    // The whole request (head and any body) within the request timeout, however slowly it trickles.
+    set_deadline(c, phase_deadlines::kind::request_head,
+                 static_cast<std::uint64_t>(std::max<std::int64_t>(0, opt.request_timeout_ms)));
+    start_reading(c);
+  }
+
+  void start_reading(conn* c) {
+    c->reading = true;
     uv_read_start(
         reinterpret_cast<uv_stream_t*>(&c->tcp),
         [](uv_handle_t* h, size_t, uv_buf_t* buf) {
@@ -695,37 +908,38 @@ struct ws_transport::impl {
         });
   }
 
-  void setup_callbacks() {
-    http.on_url = [](http_parser* p, const char* at, size_t len) {
-      static_cast<conn*>(p->data)->url.append(at, len);
-      return 0;
-    };
-    http.on_header_field = [](http_parser* p, const char* at, size_t len) {
-      auto* c = static_cast<conn*>(p->data);
-      if (c->last_was_value) {
-        c->headers[lower(c->field)] = c->value;
-        c->field.clear();
-        c->value.clear();
+  // Outbound bytes as wslay hands them over: a frame's header in one call (we always take
+  // everything), then its payload. A pong while another is still unwritten is dropped: RFC
+  // 6455 5.5.3 lets an endpoint answer only the latest of the pings it has not answered yet,
+  // so a ping flood from a peer that does not read costs one pending pong, not one per ping.
+  void outbound(conn* c, const std::uint8_t* data, std::size_t len) {
+    if (c->out_left == 0 && len >= 2) {
+      const unsigned opcode = data[0] & 0x0fu;
+      std::uint64_t payload = data[1] & 0x7fu;
+      if (payload == 126 && len >= 4) payload = (std::uint64_t{data[2]} << 8) | data[3];
+      else if (payload == 127 && len >= 10) {
+        payload = 0;
+        for (int i = 2; i < 10; ++i) payload = (payload << 8) | data[i];
       }
-      c->last_was_value = false;
-      c->field.append(at, len);
-      return 0;
-    };
-    http.on_header_value = [](http_parser* p, const char* at, size_t len) {
-      auto* c = static_cast<conn*>(p->data);
-      c->last_was_value = true;
-      c->value.append(at, len);
-      return 0;
-    };
-    http.on_headers_complete = [](http_parser* p) {
-      auto* c = static_cast<conn*>(p->data);
-      if (!c->field.empty()) c->headers[lower(c->field)] = c->value;
-      return 0;
-    };
-    http.on_message_complete = [](http_parser* p) {
-      static_cast<conn*>(p->data)->message_done = true;
-      return 0;
-    };
+      c->out_left = payload;
+      c->out_drop = false;
+      if (opcode == WSLAY_PONG) {
+        if (c->pong_in_flight || c->out_has_pong) {
+          c->out_drop = true;
+          c->pong_owed = true;
+          core.metrics->pongs_coalesced.fetch_add(1);
+        } else {
+          c->out_has_pong = true;
+          c->pong_in_flight = true;
+        }
+      }
+    } else {
+      c->out_left -= std::min<std::uint64_t>(c->out_left, len);
+    }
+    if (!c->out_drop) c->out.append(reinterpret_cast<const char*>(data), len);
+  }
+
+  void setup_callbacks() {
     callbacks.recv_callback = [](wslay_event_context_ptr ctx, uint8_t* buf, size_t len, int, void* user) -> ssize_t {
       auto* c = static_cast<conn*>(user);
       const std::size_t avail = c->in.size() - c->in_pos;
@@ -744,11 +958,30 @@ struct ws_transport::impl {
         wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
         return -1;
       }
-      c->out.append(reinterpret_cast<const char*>(data), len);
+      c->t->outbound(c, data, len);
       return static_cast<ssize_t>(len);
+    };
+    callbacks.on_frame_recv_start_callback = [](wslay_event_context_ptr, const wslay_event_on_frame_recv_start_arg* arg,
+                                                void* user) {
+      auto* c = static_cast<conn*>(user);
+      const bool data = arg->opcode == WSLAY_TEXT_FRAME || arg->opcode == WSLAY_BINARY_FRAME ||
+                        arg->opcode == WSLAY_CONTINUATION_FRAME;
+      if (!data || c->message_open) return;
+      // A message begun (one frame sent slowly or the first of fragments) must end in time:
+      // wslay holds what came of it, up to the payload limit.
+      c->message_open = true;
+      c->t->set_deadline(c, phase_deadlines::kind::message, static_cast<std::uint64_t>(std::max<std::int64_t>(0, c->t->opt.message_timeout_ms)));
     };
     callbacks.on_msg_recv_callback = [](wslay_event_context_ptr, const wslay_event_on_msg_recv_arg* arg, void* user) {
       auto* c = static_cast<conn*>(user);
+      if (arg->opcode == WSLAY_PING) {
+        c->last_ping.assign(reinterpret_cast<const char*>(arg->msg), arg->msg_length);
+        return;
+      }
+      if (arg->opcode == WSLAY_TEXT_FRAME || arg->opcode == WSLAY_BINARY_FRAME) {
+        c->message_open = false;
+        c->t->clear_deadline(c, phase_deadlines::kind::message);
+      }
       if (arg->opcode == WSLAY_TEXT_FRAME)
         c->t->handle_text(c, std::string_view(reinterpret_cast<const char*>(arg->msg), arg->msg_length));
       else if (arg->opcode == WSLAY_BINARY_FRAME) {

@@ -4,12 +4,28 @@
 // upgrades GET with `Upgrade: websocket` (Sec-WebSocket-Accept = base64(SHA-1(key + GUID)) via
 // OpenSSL; permessage-deflate is declined by not answering it). WebSocket framing is wslay's.
 // Each connection's protocol state is a connection_state; requests go through method_table:
-// on_loop methods run on the loop, the others on a thread each (see queue()), and their answers come
-// back to the loop (a connection gone meanwhile is counted and skipped).
-// Limits: gateway.maxConnections (past it: close 1008 "too many connections"), 64 KiB per message before connect then
-// maxPayload (wslay closes 1009), maxBufferedBytes of unsent output (past it: close 1008 "slow
-// consumer" queued after what is unsent, nothing more queued, the socket closed when the peer
-// answers or 10 s later), handshake timeout (close 1008).
+// on_loop methods run on the loop, the others on the method runner (see job_of()), and their
+// answers come back to the loop (a connection gone meanwhile is counted and skipped).
+// Limits (every refusal counted in /metrics, gateway_metrics.hpp):
+//   - admission (gateway/admission.hpp): a socket accepted within fd_reserve descriptors of
+//     RLIMIT_NOFILE, or past max_unauthenticated sockets that have not completed connect, is
+//     closed at once; past max_connections WebSockets the upgrade is closed 1008 "too many
+//     connections";
+//   - every phase has a deadline: the HTTP request (head and body) request_timeout_ms from
+//     accept (then 408 and close), the handshake handshake_timeout_ms from the upgrade (close
+//     1008), a WebSocket message begun and not finished message_timeout_ms (close 1008
+//     "message timeout"), a closing socket kCloseGraceMs (10 s for a slow consumer);
+//   - payload: 64 KiB per message before connect, then max_payload (wslay closes 1009; what the
+//     peer still sends is read and dropped so that the close frame reaches it, no reset);
+//   - output: max_buffered_bytes unsent (libuv's queue + wslay's, control frames included;
+//     past it: close 1008 "slow consumer" queued after what is unsent, nothing more queued).
+//     Pongs are coalesced: at most one unwritten pong per connection, the last one answering
+//     the latest ping (RFC 6455 5.5.3);
+//   - requests: at most max_requests_in_flight calls of one connection on the method runner
+//     and max_queued_requests waiting in all; past either the request is answered UNAVAILABLE
+//     {retryable: true, retryAfterMs} at once. The runner serves connections in turn.
+// Stopping: each open connection gets a `shutdown` event, then close 1001 (queued frames go
+// before the close frame).
 // frame_sink is implemented here: event_to / broadcast / to_session / after / run_later post to
 // the loop and are safe from any thread, also after stop (then they do nothing). to_session
 // finds the connections watching a session key in a session_watchers index (O(watchers)).
@@ -40,6 +56,13 @@ struct transport_options {
   // Method calls that may block on the runtime (reads, admin, /metrics) running at once; the
   // rest wait their turn (gateway/method_runner.hpp).
   std::size_t method_threads = 8;
+  std::size_t max_requests_in_flight = 32;   // per connection, on the method runner
+  std::size_t max_queued_requests = 1024;    // waiting for a method thread, all connections
+  std::int64_t busy_retry_after_ms = 1000;   // retryAfterMs of a busy answer
+  std::size_t max_unauthenticated = 64;      // sockets that have not completed connect
+  std::size_t fd_reserve = 64;               // descriptors kept free under RLIMIT_NOFILE
+  std::int64_t request_timeout_ms = 10000;   // the HTTP request, head and body, from accept
+  std::int64_t message_timeout_ms = 30000;   // a WebSocket message begun and not finished
 };
 
 class ws_transport final : public frame_sink {

@@ -16,6 +16,8 @@ for t in $targets; do
   cp tests/vectors/*.json* "$corpus/" 2>/dev/null || true
   # Provider streams as the fake providers send them (a piece-size byte, then the body).
   if [ "$t" = fuzz_provider_stream ]; then cp tests/vectors/sse/*.sse "$corpus/"; fi
+  # A target's own seeds, when it has some (fuzz/seeds/<name>/).
+  if [ -d "fuzz/seeds/${t#fuzz_}" ]; then cp "fuzz/seeds/${t#fuzz_}"/* "$corpus/"; fi
   echo "[fuzz] $t for ${seconds}s"
   (cd build-fuzz && "./fuzz/$t" -max_total_time="$seconds" -print_final_stats=1 "corpus-$t" 2>"$t.log") || {
     tail -40 "build-fuzz/$t.log"; echo "[fuzz] $t FAILED (see build-fuzz/$t.log)"; exit 1; }
