@@ -14,11 +14,17 @@
 namespace sessionrt::runtime {
 
 void add_offline_options(CLI::App* cmd, offline_options& o, bool select_stores) {
-  cmd->add_option("--config", o.config_file, "The runtime's config file (JSON); its settings apply (default: none)");
+  cmd->add_option("--config", o.config_file,
+                  "The runtime's config file (JSON5); its settings apply (default $SESSIONRT_CONFIG, else "
+                  "$OPENCLAW_CONFIG_PATH, else none)");
+  cmd->add_flag("--openclaw", o.openclaw,
+                "Use what OpenClaw itself would: its state dir ($OPENCLAW_STATE_DIR, ~/.openclaw) and its config "
+                "($OPENCLAW_CONFIG_PATH, <state>/openclaw.json)");
   if (!select_stores) return;
   auto* store = cmd->add_option("--store", o.store, "One sessions.json file, instead of the state dir's agents");
   cmd->add_option("--state-dir", o.state_dir,
-                  "State dir (default: the config's stateDir, else $SESSIONRT_STATE_DIR, else ~/.sessionrt)")
+                  "State dir (default: the config's stateDir, else $SESSIONRT_STATE_DIR, else $OPENCLAW_STATE_DIR, else "
+                  "~/.sessionrt)")
       ->excludes(store);
   auto* agent = cmd->add_option("--agent", o.agent, "One agent of the state dir (default: the default agent)")
                     ->excludes(store);
@@ -40,17 +46,13 @@ std::string agent_of_store_path(const std::string& path) {
 
 result<offline_context> open_offline(const cli_io& io, const offline_options& o, bool resolve_stores) {
   offline_context ctx;
-  if (!o.config_file.empty()) {
-    auto loaded = load_config_file(*io.files, o.config_file, io.env);
-    if (!loaded.ok()) return loaded.error();
-    ctx.settings = std::move(loaded->settings);
-    ctx.config_warnings = std::move(loaded->warnings);
-    ctx.config_path = o.config_file;
-  } else {
-    auto loaded = load_config_text("{}", io.env);  // the defaults and the environment
-    if (!loaded.ok()) return loaded.error();
-    ctx.settings = std::move(loaded->settings);
-  }
+  // The rule every command follows (config.hpp load_command_config): --config, $SESSIONRT_CONFIG,
+  // $OPENCLAW_CONFIG_PATH, or with --openclaw what OpenClaw itself would use.
+  auto loaded = load_command_config(*io.files, o.config_file, io.env, o.openclaw);
+  if (!loaded.ok()) return loaded.error();
+  ctx.settings = std::move(loaded->settings);
+  ctx.config_warnings = std::move(loaded->warnings);
+  ctx.config_path = loaded->path;
   if (!resolve_stores) return ctx;
   if (!o.store.empty()) {
     ctx.stores.push_back({agent_of_store_path(o.store), o.store, storage::path_dirname(o.store)});

@@ -30,6 +30,7 @@ struct offline_options {
   std::string state_dir;
   std::string agent;
   bool all_agents = false;
+  bool openclaw = false;  // --openclaw: OpenClaw's own state dir and config
 };
 // --config always; the store selection options when `select_stores`.
 void add_offline_options(CLI::App* cmd, offline_options& options, bool select_stores = true);
