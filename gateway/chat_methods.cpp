@@ -18,10 +18,6 @@ namespace bj = boost::json;
 
 namespace {
 
-frame_error from_status(const status& st) {
-  return error_of(st.message(), st.code() == errc::invalid_argument || st.code() == errc::not_found
-                                    ? "INVALID_REQUEST" : "UNAVAILABLE");
-}
 
 method_outcome chat_send(method_call& call) {
   if (auto e = check_params("chat.send", call.params,

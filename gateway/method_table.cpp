@@ -48,4 +48,9 @@ frame_error error_of(std::string message, std::string code) {
   return e;
 }
 
+frame_error from_status(const status& st) {
+  return error_of(st.message(), st.code() == errc::invalid_argument || st.code() == errc::not_found
+                                    ? "INVALID_REQUEST" : "UNAVAILABLE");
+}
+
 }  // namespace sessionrt::gateway

@@ -20,12 +20,6 @@ namespace bj = boost::json;
 
 namespace {
 
-frame_error from_status(const status& st) {
-  frame_error e;
-  e.code = st.code() == errc::invalid_argument || st.code() == errc::not_found ? "INVALID_REQUEST" : "UNAVAILABLE";
-  e.message = st.message();
-  return e;
-}
 
 std::string store_path_of(const gateway_core& c, const std::string& agent) {
   auto p = storage::store_path(c.rt->state_dir(), agent);

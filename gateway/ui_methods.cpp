@@ -35,10 +35,6 @@ namespace bj = boost::json;
 
 namespace {
 
-frame_error from_status(const status& st) {
-  return error_of(st.message(), st.code() == errc::invalid_argument || st.code() == errc::not_found
-                                    ? "INVALID_REQUEST" : "UNAVAILABLE");
-}
 
 std::string uuid_v4() {
   unsigned char b[16];

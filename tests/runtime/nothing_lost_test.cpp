@@ -9,6 +9,7 @@
 #include "messages/json_reader.hpp"
 #include "runtime/runtime.hpp"
 #include "storage/transcript_repair.hpp"
+#include "tests/runtime/event_log.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
@@ -42,8 +43,7 @@ boost::json::object assistant_text(std::string text) {
 struct harness {
   testing::temp_dir dir;
   manual_clock clk{kT0};
-  std::vector<lifecycle_event> events;
-  std::mutex mu;
+  testing::event_log events;
 
   std::unique_ptr<runtime::runtime> start(std::shared_ptr<model_runner> runner, std::size_t max_line_bytes = 16u << 20) {
     runtime_options o;
@@ -56,18 +56,10 @@ struct harness {
     o.threads = 2;
     auto rt = runtime::runtime::start(o);
     REQUIRE(rt.ok());
-    (*rt)->subscribe({}, [this](const lifecycle_event& e) {
-      std::lock_guard<std::mutex> g(mu);
-      events.push_back(e);
-    });
+    events.attach(**rt);
     return std::move(*rt);
   }
-  std::vector<std::string> types() {
-    std::lock_guard<std::mutex> g(mu);
-    std::vector<std::string> out;
-    for (const auto& e : events) out.push_back(e.type);
-    return out;
-  }
+  std::vector<std::string> types() { return events.types(); }
 };
 
 // Every line of the transcript, parsed; and the repair that loading would make finds nothing.

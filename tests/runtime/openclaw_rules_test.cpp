@@ -15,6 +15,7 @@
 #include "runtime/simulated_model.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/session_paths.hpp"
+#include "tests/runtime/event_log.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
@@ -28,8 +29,7 @@ constexpr std::int64_t kHour = 3600 * 1000;
 struct harness {
   testing::temp_dir dir;
   manual_clock clk{kT0};
-  std::vector<lifecycle_event> events;
-  std::mutex mu;
+  testing::event_log events;
   std::function<void(actors::runtime_settings&)> tweak;
 
   std::unique_ptr<runtime::runtime> start() {
@@ -45,17 +45,13 @@ struct harness {
     o.threads = 2;
     auto rt = runtime::runtime::start(o);
     REQUIRE(rt.ok());
-    (*rt)->subscribe({}, [this](const lifecycle_event& e) {
-      std::lock_guard<std::mutex> g(mu);
-      events.push_back(e);
-    });
+    events.attach(**rt);
     return std::move(*rt);
   }
   std::size_t count(std::string_view type, double fraction = -1) {
-    std::lock_guard<std::mutex> g(mu);
     std::size_t n = 0;
-    for (const auto& e : events)
-      if (e.type == type && (fraction < 0 || e.data.at("fraction").as_double() == fraction)) ++n;
+    for (const auto& e : events.of(type))
+      if (fraction < 0 || e.data.at("fraction").as_double() == fraction) ++n;
     return n;
   }
 };

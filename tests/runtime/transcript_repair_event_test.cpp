@@ -11,6 +11,7 @@
 #include "runtime/simulated_model.hpp"
 #include "storage/archive_names.hpp"
 #include "storage/durable_file.hpp"
+#include "tests/runtime/event_log.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
@@ -24,8 +25,7 @@ struct repair_harness {
   testing::temp_dir dir;
   manual_clock clk{kT0};
   std::shared_ptr<simulated_model> model = std::make_shared<simulated_model>(clk);
-  std::vector<lifecycle_event> events;
-  std::mutex mu;
+  testing::event_log events;
 
   std::unique_ptr<runtime::runtime> start() {
     runtime_options o;
@@ -37,10 +37,7 @@ struct repair_harness {
     o.threads = 2;
     auto rt = runtime::runtime::start(o);
     REQUIRE(rt.ok());
-    (*rt)->subscribe({}, [this](const lifecycle_event& e) {
-      std::lock_guard<std::mutex> g(mu);
-      events.push_back(e);
-    });
+    events.attach(**rt);
     return std::move(*rt);
   }
 };
@@ -70,10 +67,7 @@ TEST_CASE("a clean-tailed damaged transcript is repaired when its session opens,
     damaged += l + "\n";
   }
   testing::write_text(path, damaged);
-  {
-    std::lock_guard<std::mutex> g(h.mu);
-    h.events.clear();
-  }
+  h.events.clear();
 
   auto rt = h.start();
   auto again = rt->send(testing::dm("123", "second")).get();
@@ -81,9 +75,9 @@ TEST_CASE("a clean-tailed damaged transcript is repaired when its session opens,
   REQUIRE(again.st.ok());
   REQUIRE(rt->stop().ok());
 
-  std::lock_guard<std::mutex> g(h.mu);
-  auto it = std::find_if(h.events.begin(), h.events.end(), [](auto& e) { return e.type == "transcript.repaired"; });
-  REQUIRE(it != h.events.end());
+  const auto repaired = h.events.of("transcript.repaired");
+  REQUIRE_FALSE(repaired.empty());
+  const auto* it = &repaired.front();
   CHECK(json::get_string(it->data, "path") == std::optional<std::string_view>(path));
   CHECK(json::get_int(it->data, "droppedLines") == std::optional<std::int64_t>(1));
   auto summary = json::get_string(it->data, "summary");
