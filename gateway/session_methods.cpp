@@ -78,10 +78,16 @@ method_outcome sessions_list(method_call& call) {
   const std::int64_t offset = std::min(int_param(call.params, "offset", 0), total);
   const std::int64_t end = std::min(total, offset + limit);
   const auto d = defaults(call.core);
+  const bool titles = json::get_bool(call.params, "includeDerivedTitles").value_or(false);
   bj::array sessions;
-  for (std::int64_t i = offset; i < end; ++i)
-    sessions.emplace_back(session_row_json(kept[static_cast<std::size_t>(i)], d,
-                                           call.core.runs->open_runs(kept[static_cast<std::size_t>(i)].key)));
+  for (std::int64_t i = offset; i < end; ++i) {
+    const auto& r = kept[static_cast<std::size_t>(i)];
+    bj::object o = session_row_json(r, d, call.core.runs->open_runs(r.key));
+    // Only for the page asked for: each title reads the head of one transcript.
+    if (titles)
+      if (auto t = call.core.rt->derived_title(r.key); t.ok() && *t) o["derivedTitle"] = **t;
+    sessions.emplace_back(std::move(o));
+  }
   const auto& agents = call.core.rt->settings().routing.agents;
   bj::object out;
   out["ts"] = now;

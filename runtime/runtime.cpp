@@ -1,5 +1,7 @@
 #include "runtime/runtime.hpp"
 
+#include <fcntl.h>
+
 #include "actors/session/hygiene/display_projection.hpp"
 
 #include <caf/all.hpp>
@@ -30,6 +32,9 @@
 #include "messages/iso_time.hpp"
 #include "storage/change_feed_fs.hpp"
 #include "storage/durable_file.hpp"
+#include "messages/js_text.hpp"
+#include "messages/json_reader.hpp"
+#include "messages/transcript_entry.hpp"
 #include "runtime/blocking_pool.hpp"
 #include "runtime/config.hpp"
 #include "runtime/sync_runner_adapter.hpp"
@@ -757,6 +762,54 @@ result<runtime::deleted_session> runtime::delete_session(const std::string& key,
     }
   }
   return out;
+}
+
+result<std::optional<std::string>> runtime::derived_title(const std::string& key) {
+  const std::string agent = agent_of_key(key, impl_->settings);
+  auto row = session(key, agent);
+  if (!row.ok()) return row.error();
+  if (!row->has_value()) return std::optional<std::string>();
+  const session_entry& entry = **row;
+  for (std::string_view field : {"label", "displayName", "subject"})
+    if (auto v = json::get_string(entry.json(), field); v && !js_trim(*v).empty()) return std::optional<std::string>(*v);
+  auto dir = storage::agent_sessions_dir(impl_->state_dir, agent);
+  if (!dir.ok()) return dir.error();
+  const std::string id(entry.session_id().value_or(""));
+  const std::string path = storage::row_transcript_path(*impl_->files, *dir, id, entry.session_file());
+  if (path.empty()) return std::optional<std::string>();
+  auto fd = impl_->files->open(path, O_RDONLY);
+  if (!fd.ok()) return fd.error().code() == errc::not_found ? result<std::optional<std::string>>(std::nullopt) : fd.error();
+  auto head = storage::pread_all(*impl_->files, *fd, 64 * 1024, 0);
+  (void)impl_->files->close(*fd);
+  if (!head.ok()) return head.error();
+  std::string_view text(*head);
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) break;  // a line cut by the 64 KiB window
+    auto line = json::parse_object(text.substr(pos, nl - pos));
+    pos = nl + 1;
+    if (!line.ok() || json::get_string(*line, "type") != std::optional<std::string_view>("message")) continue;
+    const auto* m = json::get_object(*line, "message");
+    if (!m || json::get_string(*m, "role") != std::optional<std::string_view>("user")) continue;
+    std::string shown = actors::hygiene::strip_runtime_wrappers(message_text(m->if_contains("content"), " "));
+    std::string collapsed;
+    for (char c : shown) {
+      const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+      if (space && (collapsed.empty() || collapsed.back() == ' ')) continue;
+      collapsed += space ? ' ' : c;
+    }
+    while (!collapsed.empty() && collapsed.back() == ' ') collapsed.pop_back();
+    if (collapsed.empty() || collapsed.front() == '/') return std::optional<std::string>();
+    std::size_t chars = 0, cut = collapsed.size();
+    for (std::size_t i = 0; i < collapsed.size(); ++i)
+      if ((static_cast<unsigned char>(collapsed[i]) & 0xC0) != 0x80 && chars++ == 60) {
+        cut = i;
+        break;
+      }
+    if (cut < collapsed.size()) collapsed = collapsed.substr(0, cut) + "\u2026";
+    return std::optional<std::string>(collapsed);
+  }
+  return std::optional<std::string>();
 }
 
 result<runtime::session_history> runtime::history(const std::string& key, std::size_t limit) {

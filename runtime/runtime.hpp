@@ -193,6 +193,11 @@ class runtime {
   // (actors/session/hygiene/display_projection.hpp). `limit` > 0: only the last that many,
   // reading only those (storage::build_context's page). No row: not_found.
   result<session_history> history(const std::string& key, std::size_t limit = 0);
+  // A title for a session without one (sessions.list includeDerivedTitles): its row's label,
+  // displayName or subject, else its first user message as shown (display projection, white
+  // space collapsed, a /command skipped), cut to 60 characters; read from the transcript's first
+  // 64 KiB only. nullopt when there is nothing to name it by.
+  result<std::optional<std::string>> derived_title(const std::string& key);
 
   // ---- Sub-agents (actors/subagent/subagent_actor.hpp) ----
   // Spawns agent:<target>:subagent:<uuid> from the session `parent_key` (which must have a

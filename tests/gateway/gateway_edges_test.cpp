@@ -5,6 +5,8 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "messages/json_access.hpp"
 #include "tests/gateway/gateway_fixture.hpp"
 
@@ -87,4 +89,33 @@ TEST_CASE("gateway: a second gateway refused at start does not replace the token
   CHECK_FALSE(sessionrt::testing::exists(token_path));
   CHECK(sessionrt::testing::read_text(dir.path() + "/gateway.json") == info_before);
   REQUIRE((*first)->stop().ok());
+}
+
+TEST_CASE("gateway: sessions.list includeDerivedTitles names a session by its label, else its first message") {
+  running_gateway g;
+  auto c = g.client();
+  for (const auto& [key, text] : {std::pair<std::string, std::string>{"agent:main:one", "  what is the   plan for\ntomorrow?"},
+                                  {"agent:main:two", std::string(80, 'x')}}) {
+    auto ack = c->request("chat.send", bj::object{{"sessionKey", key}, {"message", text}, {"idempotencyKey", key}}, 10s);
+    REQUIRE(ack.ok());
+    REQUIRE(run_events(*c, key, 10s).ok());
+  }
+  REQUIRE(c->request("sessions.patch", bj::object{{"key", "agent:main:two"}, {"label", "Labelled"}}, 10s).ok());
+  REQUIRE(c->request("chat.send", bj::object{{"sessionKey", "agent:main:three"}, {"message", "/status"},
+                                             {"idempotencyKey", "three"}}, 10s).ok());
+  REQUIRE(run_events(*c, "three", 10s).ok());
+  auto list = c->request("sessions.list", bj::object{{"includeDerivedTitles", true}}, 10s);
+  REQUIRE(list.ok());
+  std::map<std::string, std::string> titles;
+  for (const auto& s : list->at("sessions").as_array()) {
+    const auto& o = s.as_object();
+    if (o.contains("derivedTitle")) titles[std::string(o.at("key").as_string())] = std::string(o.at("derivedTitle").as_string());
+  }
+  CHECK(titles["agent:main:one"] == "what is the plan for tomorrow?");
+  CHECK(titles["agent:main:two"] == "Labelled");
+  CHECK_FALSE(titles.count("agent:main:three"));  // a /command names nothing
+  // Without the flag, no title is read.
+  auto plain = c->request("sessions.list", bj::object{}, 10s);
+  REQUIRE(plain.ok());
+  for (const auto& s : plain->at("sessions").as_array()) CHECK_FALSE(s.as_object().contains("derivedTitle"));
 }
