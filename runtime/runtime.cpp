@@ -1,6 +1,5 @@
 #include "runtime/runtime.hpp"
 
-#include <fcntl.h>
 
 #include "actors/session/hygiene/display_projection.hpp"
 
@@ -32,9 +31,8 @@
 #include "messages/iso_time.hpp"
 #include "storage/change_feed_fs.hpp"
 #include "storage/durable_file.hpp"
+#include "storage/transcript_header.hpp"
 #include "messages/js_text.hpp"
-#include "messages/json_reader.hpp"
-#include "messages/transcript_entry.hpp"
 #include "runtime/blocking_pool.hpp"
 #include "runtime/config.hpp"
 #include "runtime/sync_runner_adapter.hpp"
@@ -764,6 +762,16 @@ result<runtime::deleted_session> runtime::delete_session(const std::string& key,
   return out;
 }
 
+namespace {
+// The transcript a row names ("" when it names none usable), under the agent's sessions dir.
+result<std::string> transcript_of_row(storage::fs& files, const std::string& state_dir, const std::string& agent,
+                                      const session_entry& entry) {
+  auto dir = storage::agent_sessions_dir(state_dir, agent);
+  if (!dir.ok()) return dir.error();
+  return storage::row_transcript_path(files, *dir, std::string(entry.session_id().value_or("")), entry.session_file());
+}
+}  // namespace
+
 result<std::optional<std::string>> runtime::derived_title(const std::string& key) {
   const std::string agent = agent_of_key(key, impl_->settings);
   auto row = session(key, agent);
@@ -772,44 +780,13 @@ result<std::optional<std::string>> runtime::derived_title(const std::string& key
   const session_entry& entry = **row;
   for (std::string_view field : {"label", "displayName", "subject"})
     if (auto v = json::get_string(entry.json(), field); v && !js_trim(*v).empty()) return std::optional<std::string>(*v);
-  auto dir = storage::agent_sessions_dir(impl_->state_dir, agent);
-  if (!dir.ok()) return dir.error();
-  const std::string id(entry.session_id().value_or(""));
-  const std::string path = storage::row_transcript_path(*impl_->files, *dir, id, entry.session_file());
-  if (path.empty()) return std::optional<std::string>();
-  auto fd = impl_->files->open(path, O_RDONLY);
-  if (!fd.ok()) return fd.error().code() == errc::not_found ? result<std::optional<std::string>>(std::nullopt) : fd.error();
-  auto head = storage::pread_all(*impl_->files, *fd, 64 * 1024, 0);
-  (void)impl_->files->close(*fd);
-  if (!head.ok()) return head.error();
-  std::string_view text(*head);
-  for (std::size_t pos = 0; pos < text.size();) {
-    const std::size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) break;  // a line cut by the 64 KiB window
-    auto line = json::parse_object(text.substr(pos, nl - pos));
-    pos = nl + 1;
-    if (!line.ok() || json::get_string(*line, "type") != std::optional<std::string_view>("message")) continue;
-    const auto* m = json::get_object(*line, "message");
-    if (!m || json::get_string(*m, "role") != std::optional<std::string_view>("user")) continue;
-    std::string shown = actors::hygiene::strip_runtime_wrappers(message_text(m->if_contains("content"), " "));
-    std::string collapsed;
-    for (char c : shown) {
-      const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
-      if (space && (collapsed.empty() || collapsed.back() == ' ')) continue;
-      collapsed += space ? ' ' : c;
-    }
-    while (!collapsed.empty() && collapsed.back() == ' ') collapsed.pop_back();
-    if (collapsed.empty() || collapsed.front() == '/') return std::optional<std::string>();
-    std::size_t chars = 0, cut = collapsed.size();
-    for (std::size_t i = 0; i < collapsed.size(); ++i)
-      if ((static_cast<unsigned char>(collapsed[i]) & 0xC0) != 0x80 && chars++ == 60) {
-        cut = i;
-        break;
-      }
-    if (cut < collapsed.size()) collapsed = collapsed.substr(0, cut) + "\u2026";
-    return std::optional<std::string>(collapsed);
-  }
-  return std::optional<std::string>();
+  auto path = transcript_of_row(*impl_->files, impl_->state_dir, agent, entry);
+  if (!path.ok()) return path.error();
+  if (path->empty()) return std::optional<std::string>();
+  auto first = storage::read_first_user_message(*impl_->files, *path);
+  if (!first.ok()) return first.error();
+  if (!*first) return std::optional<std::string>();
+  return actors::hygiene::display_title(**first);
 }
 
 result<runtime::session_history> runtime::history(const std::string& key, std::size_t limit) {
@@ -820,12 +797,11 @@ result<runtime::session_history> runtime::history(const std::string& key, std::s
   const session_entry& entry = **row;
   session_history out;
   out.session_id = std::string(entry.session_id().value_or(""));
-  auto dir = storage::agent_sessions_dir(impl_->state_dir, agent);
-  if (!dir.ok()) return dir.error();
   if (out.session_id.empty() && !entry.session_file()) return out;
-  const std::string path = storage::row_transcript_path(*impl_->files, *dir, out.session_id, entry.session_file());
-  if (path.empty()) return status(errc::invalid_argument, "the row of " + key + " names no usable transcript");
-  auto reader = storage::transcript_reader::open(*impl_->files, path);
+  auto path = transcript_of_row(*impl_->files, impl_->state_dir, agent, entry);
+  if (!path.ok()) return path.error();
+  if (path->empty()) return status(errc::invalid_argument, "the row of " + key + " names no usable transcript");
+  auto reader = storage::transcript_reader::open(*impl_->files, *path);
   if (!reader.ok()) {
     if (reader.error().code() == errc::not_found) return out;  // no turn yet
     return reader.error();

@@ -42,6 +42,26 @@ bool is_plausible_header_key(std::string_view key) {
   return std::none_of(key.begin(), key.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; });
 }
 
+result<std::optional<boost::json::object>> read_first_user_message(fs& f, const std::string& path, std::size_t window) {
+  auto fd = f.open(path, O_RDONLY);
+  if (!fd.ok()) {
+    if (fd.error().code() == errc::not_found) return std::optional<boost::json::object>();
+    return fd.error();
+  }
+  auto head = pread_all(f, *fd, window, 0);
+  (void)f.close(*fd);
+  if (!head.ok()) return head.error().with_context(path);
+  const std::string_view text(*head);
+  for (std::size_t pos = 0, nl; (nl = text.find('\n', pos)) != std::string_view::npos; pos = nl + 1) {
+    auto line = json::parse_object(text.substr(pos, nl - pos));
+    if (!line.ok() || json::get_string(*line, "type") != std::optional<std::string_view>("message")) continue;
+    const auto* m = json::get_object(*line, "message");
+    if (m && json::get_string(*m, "role") == std::optional<std::string_view>("user"))
+      return std::optional<boost::json::object>(*m);
+  }
+  return std::optional<boost::json::object>();
+}
+
 result<transcript_header_info> read_transcript_header(fs& f, const std::string& path) {
   auto info = f.lstat(path);
   if (!info.ok()) return info.error();

@@ -308,16 +308,21 @@ result<const dir_index*> list_for_pass(maintenance_state& st, const std::string&
   return &picture.index();
 }
 
+// The store's rows as the planner reads them; the rows' text is freed as soon as they are read.
+std::vector<maintenance_row> maintenance_rows_of(entry_rows rows, const std::string& sessions_dir) {
+  std::vector<maintenance_row> out;
+  out.reserve(rows.size());
+  for (const auto& [key, entry] : rows) out.push_back(maintenance_row_of(key, entry, sessions_dir));
+  return out;
+}
+
 // storage.keepMaintenancePicture false: every row read for this plan, nothing kept after it.
 void read_rows_and_plan(self_ptr self, const state_ptr& st, const dir_index* listing) {
   self->request(st->links.stores.at(st->todo.front().agent_id), caf::infinite, list_atom::value)
       .then(
           [self, st, listing](entry_rows& rows) {
             auto& job = st->todo.front();
-            std::vector<maintenance_row> mrows;
-            mrows.reserve(rows.size());
-            for (const auto& [key, entry] : rows) mrows.push_back(maintenance_row_of(key, entry, job.sessions_dir));
-            entry_rows().swap(rows);
+            std::vector<maintenance_row> mrows = maintenance_rows_of(std::move(rows), job.sessions_dir);
             plan_job(*st, job, mrows, *listing);
             st->listings.erase(job.sessions_dir);
             step(self, st);
@@ -370,10 +375,7 @@ void list_and_plan_cleanup(self_ptr self, const state_ptr& st) {
       .then(
           [self, st, listing](entry_rows& rows) {
             auto& job = st->todo.front();
-            std::vector<maintenance_row> mrows;
-            mrows.reserve(rows.size());
-            for (const auto& [key, entry] : rows) mrows.push_back(maintenance_row_of(key, entry, job.sessions_dir));
-            entry_rows().swap(rows);
+            std::vector<maintenance_row> mrows = maintenance_rows_of(std::move(rows), job.sessions_dir);
             std::unordered_set<std::string> empty;
             if (st->cleanup->req.fix_missing) {
               auto found = find_empty_transcripts(*st->cfg.files, job.sessions_dir, mrows, *listing);

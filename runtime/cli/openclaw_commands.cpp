@@ -4,6 +4,7 @@
 // stderr), 2 nothing could be done (bad options, no source).
 #include <fmt/format.h>
 
+#include <functional>
 #include <memory>
 
 #include "messages/json_writer.hpp"
@@ -11,6 +12,7 @@
 #include "runtime/cli/offline_stores.hpp"
 #include "runtime/openclaw/openclaw_export.hpp"
 #include "runtime/openclaw/openclaw_import.hpp"
+#include "storage/durable_file.hpp"
 #include "storage/session_paths.hpp"
 
 namespace sessionrt::runtime {
@@ -34,12 +36,33 @@ std::string rate_text(std::uint64_t n, std::int64_t ms, const char* unit) {
   return fmt::format("{:.0f} {}/s", n / s, unit);
 }
 
-result<std::string> default_state_dir(const cli_state& st) {
-  auto sd = st.io.env("SESSIONRT_STATE_DIR");
-  auto home = st.io.env("HOME");
-  auto view = [](const std::optional<std::string>& v) { return v ? std::optional<std::string_view>(*v) : std::nullopt; };
-  return storage::resolve_state_dir(view(sd), view(home));
+// The state dir a command names, else the one rule (storage::default_state_dir).
+result<std::string> state_dir_of(const std::string& given, const cli_state& st) {
+  if (!given.empty()) return given;
+  return storage::default_state_dir(st.io.env);
 }
+
+// A progress line per agent ("importing main: sessions 40/120"), on a terminal only; the line of
+// the previous agent ends when the next begins.
+class agent_progress {
+ public:
+  agent_progress(const cli_io& io, std::string verb) : io_(io), verb_(std::move(verb)) {}
+  void operator()(const std::string& agent, std::size_t done, std::size_t total) {
+    if (!io_.progress) return;
+    if (!meter_ || agent_ != agent) {
+      meter_.reset();
+      meter_ = std::make_unique<progress_meter>(io_, verb_ + " " + agent + ": sessions");
+      agent_ = agent;
+    }
+    meter_->update(done, total);
+  }
+  void finish() { meter_.reset(); }
+
+ private:
+  const cli_io& io_;
+  std::string verb_, agent_;
+  std::unique_ptr<progress_meter> meter_;
+};
 
 struct import_opts {
   std::string from, state_dir, agent;
@@ -47,30 +70,22 @@ struct import_opts {
 };
 
 void import_command(const import_opts& o, cli_state& st) {
-  std::string state_dir = o.state_dir;
-  if (state_dir.empty()) {
-    auto resolved = default_state_dir(st);
-    if (!resolved.ok()) return fail(st, resolved.error());
-    state_dir = *resolved;
-  }
+  auto resolved = state_dir_of(o.state_dir, st);
+  if (!resolved.ok()) return fail(st, resolved.error());
+  const std::string state_dir = *resolved;
+  if (storage::path_join(state_dir, "") == storage::path_join(o.from, ""))
+    return fail(st, status(errc::invalid_argument,
+                           "import openclaw: the state dir to write is the OpenClaw dir read (" + o.from +
+                               "): pass --state-dir (with $OPENCLAW_STATE_DIR set, the default state dir is OpenClaw's)"));
   openclaw::import_options io;
   io.from_dir = o.from;
   io.state_dir = state_dir;
   io.agent = o.agent;
   io.durable = !o.no_fsync;
-  std::unique_ptr<progress_meter> meter;
-  std::string meter_agent;
-  io.progress = [&](const std::string& agent, std::size_t done, std::size_t total) {
-    if (!st.io.progress) return;
-    if (!meter || meter_agent != agent) {
-      meter.reset();
-      meter = std::make_unique<progress_meter>(st.io, "importing " + agent + ": sessions");
-      meter_agent = agent;
-    }
-    meter->update(done, total);
-  };
+  agent_progress progress(st.io, "importing");
+  io.progress = std::ref(progress);
   auto rep = openclaw::import_openclaw(*st.io.files, *st.io.time, *st.io.probe, io);
-  meter.reset();
+  progress.finish();
   if (!rep.ok()) return fail(st, rep.error());
   for (const auto& e : rep->errors)
     *st.io.err << fmt::format("sessionrt: import: agent {} session {} ({}): {}\n", e.agent, e.key, e.session_id,
@@ -120,29 +135,17 @@ struct export_opts {
 };
 
 void export_command(const export_opts& o, cli_state& st) {
-  std::string state_dir = o.state_dir;
-  if (state_dir.empty()) {
-    auto resolved = default_state_dir(st);
-    if (!resolved.ok()) return fail(st, resolved.error());
-    state_dir = *resolved;
-  }
+  auto resolved = state_dir_of(o.state_dir, st);
+  if (!resolved.ok()) return fail(st, resolved.error());
+  const std::string state_dir = *resolved;
   openclaw::export_options eo;
   eo.state_dir = state_dir;
   eo.to_dir = o.to;
   eo.agent = o.agent;
-  std::unique_ptr<progress_meter> meter;
-  std::string meter_agent;
-  eo.progress = [&](const std::string& agent, std::size_t done, std::size_t total) {
-    if (!st.io.progress) return;
-    if (!meter || meter_agent != agent) {
-      meter.reset();
-      meter = std::make_unique<progress_meter>(st.io, "exporting " + agent + ": sessions");
-      meter_agent = agent;
-    }
-    meter->update(done, total);
-  };
+  agent_progress progress(st.io, "exporting");
+  eo.progress = std::ref(progress);
   auto rep = openclaw::export_openclaw(*st.io.files, *st.io.time, eo);
-  meter.reset();
+  progress.finish();
   if (!rep.ok()) return fail(st, rep.error());
   for (const auto& e : rep->errors)
     *st.io.err << fmt::format("sessionrt: export: agent {} session {} ({}): {}\n", e.agent, e.key, e.session_id,

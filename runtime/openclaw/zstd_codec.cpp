@@ -29,7 +29,8 @@ result<std::string> decompress_stream(std::string_view data, std::size_t max_byt
   ZSTD_inBuffer in{data.data(), data.size(), 0};
   std::size_t last = 1;
   const std::size_t chunk = ZSTD_DStreamOutSize();
-  while (in.pos < in.size) {
+  // Until the input is taken and the decoder holds nothing more back.
+  while (in.pos < in.size || last != 0) {
     const std::size_t before = out.size();
     out.resize(before + chunk);
     ZSTD_outBuffer ob{out.data() + before, chunk, 0};
@@ -38,19 +39,7 @@ result<std::string> decompress_stream(std::string_view data, std::size_t max_byt
     if (ZSTD_isError(last)) return status(errc::corrupt, fmt::format("torn or corrupt zstd stream: {}", ZSTD_getErrorName(last)));
     if (out.size() > max_bytes)
       return status(errc::limit_exceeded, fmt::format("zstd stream inflates past the limit of {} bytes", max_bytes));
-    if (ob.pos == 0 && in.pos == in.size) break;
-  }
-  // Flush what the decoder still holds.
-  while (last != 0) {
-    const std::size_t before = out.size();
-    out.resize(before + chunk);
-    ZSTD_outBuffer ob{out.data() + before, chunk, 0};
-    last = ZSTD_decompressStream(ds.get(), &ob, &in);
-    out.resize(before + ob.pos);
-    if (ZSTD_isError(last)) return status(errc::corrupt, fmt::format("torn or corrupt zstd stream: {}", ZSTD_getErrorName(last)));
-    if (out.size() > max_bytes)
-      return status(errc::limit_exceeded, fmt::format("zstd stream inflates past the limit of {} bytes", max_bytes));
-    if (ob.pos == 0) break;
+    if (ob.pos == 0 && in.pos == in.size) break;  // no progress left to make
   }
   if (last != 0) return status(errc::corrupt, "torn zstd stream: it ends inside a frame");
   return out;

@@ -94,3 +94,51 @@ TEST_CASE("method_runner: each job runs on a fresh thread that ends with it", "[
   CHECK(ids.size() > 2);
   CHECK(ids.count(std::this_thread::get_id()) == 0);
 }
+
+// The bound on waiting jobs and the turn between keys (connections).
+
+TEST_CASE("method_runner: try_post refuses past max_waiting, post still queues", "[method_runner]") {
+  gate l;
+  method_runner runner(1, 2);
+  runner.post([&] { l.wait(); });
+  l.wait_entered(1);
+  std::function<void()> job = [] {};
+  CHECK(runner.try_post(job, 1));
+  job = [] {};
+  CHECK(runner.try_post(job, 2));
+  job = [] {};
+  CHECK_FALSE(runner.try_post(job, 3));
+  CHECK(job);  // given back to the caller
+  runner.post([] {}, 3);  // the gateway's own jobs are never refused
+  CHECK(runner.waiting() == 3);
+  CHECK(runner.peak_waiting() == 3);
+  l.release();
+  runner.wait_idle();
+  CHECK(runner.waiting() == 0);
+}
+
+TEST_CASE("method_runner: keys are served in turn, one key's backlog does not hold up another", "[method_runner]") {
+  gate l;
+  std::mutex mu;
+  std::vector<int> order;
+  method_runner runner(1);
+  runner.post([&] { l.wait(); }, 1);
+  l.wait_entered(1);
+  // Key 1 floods 100 jobs, then key 2 sends one: it runs second, not 101st.
+  for (int i = 0; i < 100; ++i)
+    runner.post([&, i] {
+      std::lock_guard lk(mu);
+      order.push_back(i);
+    }, 1);
+  runner.post([&] {
+    std::lock_guard lk(mu);
+    order.push_back(-2);
+  }, 2);
+  l.release();
+  runner.wait_idle();
+  REQUIRE(order.size() == 101);
+  CHECK(order[0] == 0);
+  CHECK(order[1] == -2);
+  // Within a key, first come first served.
+  for (std::size_t i = 2; i < order.size(); ++i) CHECK(order[i] == static_cast<int>(i) - 1);
+}

@@ -1,5 +1,7 @@
 #include "actors/session/hygiene/display_projection.hpp"
 
+#include "messages/transcript_entry.hpp"
+
 #include <cctype>
 
 #include "actors/session/hygiene/provenance_marker.hpp"
@@ -136,6 +138,22 @@ boost::json::array display_messages(const boost::json::array& messages) {
   out.reserve(messages.size());
   for (const auto& m : messages) out.push_back(m.is_object() ? boost::json::value(display_message(m.get_object())) : m);
   return out;
+}
+
+std::optional<std::string> display_title(const boost::json::object& user_message, std::size_t max_chars) {
+  const std::string shown = strip_runtime_wrappers(message_text(user_message.if_contains("content"), " "));
+  std::string line;
+  for (char c : shown) {
+    const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+    if (space && (line.empty() || line.back() == ' ')) continue;
+    line += space ? ' ' : c;
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  if (line.empty() || line.front() == '/') return std::nullopt;
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < line.size(); ++i)
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80 && chars++ == max_chars) return line.substr(0, i) + "\u2026";
+  return line;
 }
 
 }  // namespace sessionrt::actors::hygiene

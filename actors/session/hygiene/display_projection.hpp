@@ -12,6 +12,7 @@
 // Text that starts with none of these is returned unchanged. Pure; never touches storage.
 #pragma once
 #include <boost/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,9 @@ std::string strip_runtime_wrappers(std::string_view text);
 // The message for display: user turns get their string content / text blocks projected
 // (text blocks left empty are removed); other roles are returned as they are.
 boost::json::object display_message(const boost::json::object& message);
+// A user message as a one-line title: its text as shown (strip_runtime_wrappers), white space
+// collapsed, cut to `max_chars` code points with "…"; nullopt for a blank one or a /command.
+std::optional<std::string> display_title(const boost::json::object& user_message, std::size_t max_chars = 60);
 boost::json::array display_messages(const boost::json::array& messages);
 
 }  // namespace sessionrt::actors::hygiene
