@@ -5,6 +5,11 @@
 //                                 keeps a copy of every transcript in ORIG/<sessionId>.jsonl.
 //   same-listing A.json B.json    the two `openclaw sessions --json` listings have the same keys,
 //                                 session ids and token counts.
+//   keys LISTING.json...          prints the session keys of `openclaw sessions --json` listings.
+//   same-history A.json B.json    two `openclaw gateway call chat.history --json` answers show the
+//                                 same messages (role, content, timestamp, model fields, entry ids
+//                                 and positions), leaving out the database's own record time and
+//                                 transcript source hash, which differ between two databases.
 import fs from "node:fs";
 import path from "node:path";
 
@@ -66,6 +71,22 @@ if (cmd === "legacy") {
   for (const k of ka) if (JSON.stringify(pa[k]) !== JSON.stringify(pb[k])) { ok = false; console.error(`differs: ${k}`, pa[k], pb[k]); }
   if (!ok) { console.error("listings differ:", JSON.stringify(pa), JSON.stringify(pb)); process.exit(1); }
   console.log(`same keys, session ids and token counts: ${ka.length} sessions`);
+} else if (cmd === "keys") {
+  for (const f of args) for (const s of JSON.parse(fs.readFileSync(f, "utf8")).sessions ?? []) console.log(s.key);
+} else if (cmd === "same-history") {
+  const [a, b] = args.map((f) => JSON.parse(fs.readFileSync(f, "utf8")));
+  const shown = (h) => (h.messages ?? []).map((m) => {
+    const { __openclaw: meta = {}, ...rest } = m;
+    return { ...rest, id: meta.id, seq: meta.seq, rawSeq: meta.transcriptPosition?.rawSeq };
+  });
+  const ma = shown(a), mb = shown(b);
+  if (ma.length === 0 || a.sessionId !== b.sessionId || JSON.stringify(ma) !== JSON.stringify(mb)) {
+    const i = ma.findIndex((m, k) => JSON.stringify(m) !== JSON.stringify(mb[k]));
+    console.error(`${a.sessionKey}: ${ma.length} vs ${mb.length} messages, first difference at ${i}:`,
+                  JSON.stringify(ma[i])?.slice(0, 300), JSON.stringify(mb[i])?.slice(0, 300));
+    process.exit(1);
+  }
+  console.log(`${a.sessionKey}: the same ${ma.length} messages`);
 } else {
   console.error(`unknown command ${cmd}`);
   process.exit(2);

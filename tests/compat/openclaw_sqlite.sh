@@ -8,6 +8,8 @@
 #    --context-json` of the imported file equals that of the original JSONL.
 # 3. `sessionrt export openclaw` writes new databases; OpenClaw's `openclaw sessions --json` of
 #    them shows the same keys, session ids and token counts as of its own migrated ones.
+# 4. OpenClaw's own gateway, started on its migrated dir and then on the exported one, answers
+#    chat.history for every session with the same messages: it reads the exported transcripts.
 # Exit 77 (CTest "Skipped") only when npm is unreachable for the first install.
 set -uo pipefail
 sessionrt=$1
@@ -54,4 +56,37 @@ for agent in main work; do
   "$oc_node" "$here/openclaw_sqlite.mjs" same-listing "$work/listing-oc-$agent.json" "$work/listing-exp-$agent.json" ||
     fail "OpenClaw lists the exported agent $agent differently"
 done
+echo "--- OpenClaw's gateway reads the exported transcripts (chat.history)"
+# Its gateway on one state dir, chat.history of every listed session into $work/hist-<tag>-<n>.json.
+oc_histories() {
+  local dir=$1 tag=$2 log="$work/oc-gateway-$2.log" pid n=0 key oc_port
+  oc_port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  # In its own process group: the gateway re-executes itself as a child `openclaw-gateway`.
+  setsid env HOME="$work/home" OPENCLAW_STATE_DIR="$dir" NO_COLOR=1 "$oc_node" "$oc_cli" gateway --allow-unconfigured \
+    --bind loopback --auth token --token compat --port "$oc_port" > "$log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 600); do
+    grep -q "\[gateway\] ready" "$log" 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || { cat "$log"; fail "OpenClaw's gateway exited at start ($tag)"; }
+    sleep 0.1  # polling its log for readiness, bounded at 60 s
+  done
+  grep -q "\[gateway\] ready" "$log" || { kill -- -"$pid"; cat "$log"; fail "OpenClaw's gateway did not start within 60 s ($tag)"; }
+  while read -r key; do
+    n=$((n + 1))
+    oc "$dir" gateway call chat.history --json --url "ws://127.0.0.1:$oc_port" --token compat \
+      --params "{\"sessionKey\":\"$key\",\"limit\":1000}" > "$work/hist-$tag-$n.json" 2> "$work/hist.err" ||
+      { cat "$work/hist.err"; kill -- -"$pid"; fail "OpenClaw's chat.history of $key ($tag)"; }
+  done < "$work/keys.txt"
+  kill -TERM -- -"$pid"; wait "$pid" 2>/dev/null
+  for _ in $(seq 1 300); do pgrep -g "$pid" >/dev/null || break; sleep 0.1; done  # its children exit, bounded at 30 s
+}
+"$oc_node" "$here/openclaw_sqlite.mjs" keys "$work"/listing-oc-*.json > "$work/keys.txt"
+oc_histories "$work/oc" own
+oc_histories "$work/exp" exported
+n=0
+while read -r key; do
+  n=$((n + 1))
+  "$oc_node" "$here/openclaw_sqlite.mjs" same-history "$work/hist-own-$n.json" "$work/hist-exported-$n.json" ||
+    fail "OpenClaw shows $key's history differently after the export"
+done < "$work/keys.txt"
 echo "OK"
