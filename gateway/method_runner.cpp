@@ -69,17 +69,10 @@ void method_runner::run(std::function<void()> job) {
     job = nullptr;  // what it captured goes before the lock is taken
     std::lock_guard lk(mu_);
     if (waiting_ > 0) {
-      // A fresh thread for the next job (see the header); this one ends.
-      std::function<void()> next = pop_locked();
-      --running_;
-      if (!start_locked(next)) {
-        ++running_;  // no thread: this one runs it after all
-        job = std::move(next);
-        continue;
-      }
-    } else {
-      --running_;
+      job = pop_locked();  // this thread takes the next job in turn
+      continue;
     }
+    --running_;
     exited_.push_back(std::this_thread::get_id());
     idle_.notify_all();
     return;

@@ -6,10 +6,10 @@
 // Fairness: every job carries a key (the connection it answers); the queue serves the keys in
 // turn, first come first served within a key, so one connection's backlog delays another
 // connection's call by at most one job per key ahead of it, not by the whole backlog.
-// Each job runs on a thread of its own that ends with the job: CAF 0.17's blocking actors
-// (caf::scoped_actor, what the runtime's synchronous calls use) leave per-thread state behind,
-// and a long-lived pooled thread would keep it past runtime::stop(), so the actor system would
-// never finish. Threads are joined, never detached: those whose job ended are joined by the next
+// A thread is started for a job when fewer than `limit` run; it then takes the jobs waiting in
+// turn and ends when none waits, so an idle gateway holds no method threads. (The runtime's
+// synchronous calls no longer leave CAF state behind in the calling thread: runtime.cpp's
+// host_self.) Threads are joined, never detached: those that ended are joined by the next
 // post(), and wait_idle() / the destructor join them all.
 // post() / try_post() may be called from any thread; a job must not throw and must own what it uses.
 #pragma once

@@ -86,6 +86,19 @@ struct runtime::impl {
 
 namespace {
 
+// The blocking actor a host thread's synchronous call uses. CAF 0.17's scoped_actor parks a
+// reference to the system's logger in the calling thread's thread_local, and ~actor_system
+// waits until the logger is gone: a thread that ever called the runtime (a host's main thread,
+// a pooled worker) kept the system from finishing when another thread stopped it, forever.
+// The runtime logs through spdlog, never CAF's logger, so the reference is dropped at once.
+class host_self : public caf::scoped_actor {
+ public:
+  explicit host_self(caf::actor_system& sys) : caf::scoped_actor(sys) {}
+  ~host_self() { caf::logger::set_current_actor_system(nullptr); }
+  host_self(const host_self&) = delete;
+  host_self& operator=(const host_self&) = delete;
+};
+
 // Asks every agent's store actor to write sessions.json now and waits for each; the first
 // failure names its agent.
 status write_stores(caf::scoped_actor& self, const std::map<std::string, caf::actor>& stores, caf::duration timeout) {
@@ -245,6 +258,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
       .add_message_type<summary_reply>("sessionrt::summary_reply")
       .add_message_type<subagent_spec>("sessionrt::subagent_spec");
   st->sys = std::make_unique<caf::actor_system>(*st->cfg);
+  caf::logger::set_current_actor_system(nullptr);  // as host_self does, for the constructor's
   auto& sys = *st->sys;
   for (auto& sub : options.subscriptions) st->hub->subscribe(std::move(sub.filter), std::move(sub.fn));
   st->bus = caf::actor_cast<caf::actor>(sys.spawn(event_bus, st->hub));
@@ -305,7 +319,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   rc.hub = st->hub;
   rc.self_scheduling = !options.virtual_time;
   // The timers learn the router's address by (spawned, router), before any schedule.
-  caf::scoped_actor self{sys};
+  host_self self{sys};
   st->timers = caf::actor_cast<caf::actor>(sys.spawn(timer_actor, tc));
   rc.timers = st->timers;
   st->router = caf::actor_cast<caf::actor>(actors::spawn_router(sys, rc));
@@ -416,7 +430,7 @@ bool runtime::unsubscribe(std::uint64_t id) { return impl_->hub->unsubscribe(id)
 result<std::vector<session_row>> runtime::sessions() {
   std::vector<session_row> out;
   if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
-  caf::scoped_actor self{*impl_->sys};
+  host_self self{*impl_->sys};
   status failed;
   for (auto& [agent, store] : impl_->stores)
     self->request(store, caf::infinite, list_atom::value)
@@ -444,7 +458,7 @@ result<std::optional<session_entry>> runtime::session(const std::string& key, co
   if (it == impl_->stores.end()) return status(errc::not_found, fmt::format("no agent {} is configured", agent));
   std::optional<session_entry> out;
   status failed;
-  caf::scoped_actor self{*impl_->sys};
+  host_self self{*impl_->sys};
   self->request(it->second, caf::infinite, get_atom::value, key)
       .receive(
           [&](entry_reply& r) {
@@ -467,7 +481,7 @@ runtime::model_call_stats runtime::model_calls() const {
 
 std::string runtime::stats() {
   if (impl_->stopped) return "stopped";
-  caf::scoped_actor self{*impl_->sys};
+  host_self self{*impl_->sys};
   std::string out;
   self->request(impl_->router, caf::infinite, stats_atom::value)
       .receive([&](std::string& s) { out = s; }, [&](caf::error& e) { out = "router=? (" + self->system().render(e) + ")"; });
@@ -482,7 +496,7 @@ std::string runtime::stats() {
 
 void runtime::settle() {
   if (impl_->stopped) return;
-  caf::scoped_actor self{*impl_->sys};
+  host_self self{*impl_->sys};
   // The router, then every session it has, handled what was sent before; then the bus
   // published the events that produced.
   auto warn = [&](const char* what) {
@@ -495,7 +509,7 @@ void runtime::settle() {
 
 status runtime::flush() {
   if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
-  caf::scoped_actor self{*impl_->sys};
+  host_self self{*impl_->sys};
   return write_stores(self, impl_->stores, caf::infinite);
 }
 
@@ -520,7 +534,7 @@ status runtime::advance_clock(std::int64_t ms) {
   auto* manual = dynamic_cast<manual_clock*>(impl_->time);
   if (!manual) return status(errc::invalid_argument, "virtual time needs a manual_clock");
   manual->advance(ms);  // fires the alarms that became due (model answers, timeouts)
-  caf::scoped_actor self{*impl_->sys};
+  host_self self{*impl_->sys};
   status failed;
   // The timers fire what became due (their passivation requests reach the router before the
   // sweep below, being sent earlier to the same router).
@@ -535,7 +549,7 @@ status runtime::advance_clock(std::int64_t ms) {
 
 result<bool> runtime::run_due_maintenance() {
   if (!impl_->opt.virtual_time) return status(errc::unsupported, "run_due_maintenance() needs virtual time");
-  caf::scoped_actor self{*impl_->sys};
+  host_self self{*impl_->sys};
   status failed;
   bool ran = false;
   // Each store answers a read first: a put it took before has then told the maintenance actor
@@ -557,7 +571,7 @@ status runtime::stop(std::chrono::milliseconds deadline) {
   impl_->stopped = true;
   status result;
   {
-    caf::scoped_actor self{*impl_->sys};
+    host_self self{*impl_->sys};
     const auto t = caf::duration(deadline);
     self->send_exit(impl_->maintenance, caf::exit_reason::user_shutdown);  // no file moves while stopping
     self->request(impl_->relay, t, stop_atom::value)
@@ -593,7 +607,7 @@ status runtime::stop(std::chrono::milliseconds deadline) {
 
 result<lifecycle_event> runtime::maintain() {
   if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
-  caf::scoped_actor self{*impl_->sys};
+  host_self self{*impl_->sys};
   std::optional<lifecycle_event> report;
   status failed;
   self->request(impl_->maintenance, caf::infinite, maintain_atom::value)
@@ -607,7 +621,7 @@ result<lifecycle_event> runtime::maintain() {
 
 result<actors::cleanup_result> runtime::cleanup(const actors::cleanup_request& req) {
   if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
-  caf::scoped_actor self{*impl_->sys};
+  host_self self{*impl_->sys};
   std::optional<actors::cleanup_result> out;
   status failed;
   self->request(impl_->maintenance, caf::infinite, maintain_atom::value, req)
@@ -692,7 +706,7 @@ result<session_row> runtime::patch_session(const std::string& key, const session
       return status(errc::invalid_argument, "queueMode " + **patch.queue_mode +
                                                 " is not one of followup, collect, interrupt, steer");
   }
-  caf::scoped_actor self{*impl_->sys};
+  host_self self{*impl_->sys};
   auto target = take_for_admin(self, key);
   if (!target.ok()) return target.error();
   const std::string& agent = target->agent;
@@ -735,7 +749,7 @@ result<session_row> runtime::patch_session(const std::string& key, const session
 }
 
 result<runtime::deleted_session> runtime::delete_session(const std::string& key, bool archive) {
-  caf::scoped_actor self{*impl_->sys};
+  host_self self{*impl_->sys};
   auto target = take_for_admin(self, key);
   if (!target.ok()) return target.error();
   const std::string& agent = target->agent;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -76,22 +77,26 @@ TEST_CASE("method_runner: first come, first served", "[gateway]") {
   CHECK(order == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
 }
 
-TEST_CASE("method_runner: each job runs on a fresh thread that ends with it", "[gateway]") {
+TEST_CASE("method_runner: a thread takes the jobs waiting in turn and ends when none waits", "[gateway]") {
   std::mutex mu;
   std::set<std::thread::id> ids;
+  std::promise<void> gate;
+  std::shared_future<void> open = gate.get_future().share();
   {
     method_runner runner(2);
     for (int i = 0; i < 50; ++i)
       runner.post([&] {
+        open.wait();  // the first two hold their threads until all 50 are posted
         std::lock_guard lk(mu);
         ids.insert(std::this_thread::get_id());
       });
+    CHECK(runner.waiting() == 48);
+    gate.set_value();
     runner.wait_idle();
-    CHECK(runner.peak_running() <= 2);
+    CHECK(runner.running() == 0);
+    CHECK(runner.peak_running() == 2);
   }
-  // Thread ids may be reused once a thread is joined, so fewer than 50 distinct ids is possible;
-  // one long-lived worker would give at most 2.
-  CHECK(ids.size() > 2);
+  CHECK(ids.size() == 2);  // the two threads ran all 50: no thread per job
   CHECK(ids.count(std::this_thread::get_id()) == 0);
 }
 
