@@ -1,6 +1,6 @@
 // runtime_settings: everything the actors are configured with, as typed values with the
 // SPEC's defaults. It is composed of the rule modules' own config structs; runtime/config.hpp
-// reads it from a JSON file (naming bad keys) and writes it back out.
+// reads it from a JSON file (naming bad keys) and writes it back out; docs/config.md lists the keys.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -46,11 +46,13 @@ struct storage_settings {
   // holds nothing per session between passes. Unset: kept under virtual time, where passes
   // come as fast as the clock is advanced; not kept in real time (a pass per 5 minutes).
   std::optional<bool> keep_maintenance_picture;
-  // storage.watchStoreEdits: take hand edits of sessions.json while the runtime runs (merged
-  // with its own changes). Opt-in: with it on, a power-loss crash simulation on disk still ends
-  // with a torn sessions.json (sim's "a crash under load ... on disk"). Off: an edit in place
-  // makes the rows kept on disk fail until a restart.
-  bool watch_store_edits = false;
+  // storage.watchStoreEdits: take hand edits of sessions.json while the runtime runs, merged
+  // with its own changes (docs/maintenance.md). The store stats the file before each read and
+  // write and once per second while idle (virtual time: at each flush); the file is read only
+  // when it changed, and only a complete JSON object is taken. false: an edit written in place
+  // makes the rows kept on disk fail until a restart, and one saved by rename is overwritten by
+  // the store's next write.
+  bool watch_store_edits = true;
 };
 
 struct model_settings {

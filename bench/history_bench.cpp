@@ -1,11 +1,18 @@
-// chat.history's cost against the length of the session: transcripts of 1k / 10k / 50k
-// user/assistant entries with no compaction (the worst case: the context is the whole file),
-// one page of `limit` messages read the way chat.history read it before (the whole context
-// built, then cut: build_context(reader)) and the way it reads it now (build_context(reader,
-// active, limit): the path walked on the index, only the page parsed). Each measurement opens
-// a fresh reader, as each chat.history call does; median of --reps. One JSON line per size on
+// chat.history's cost against the length of the session: transcripts of 1k / 10k / 50k / 200k
+// user/assistant entries with no compaction (the worst case: the context is the whole file), one
+// page of `limit` messages read
+//   - whole:  as chat.history read it first (the whole context built, then cut: build_context);
+//   - walk:   as it read it next (build_context(reader, active, limit): the path walked on the
+//             index to the root to count, only the page parsed);
+//   - cold:   as it reads it now, the first page of the file since the process started
+//             (read_context_page with no counts: walks to the root once, leaves counts);
+//   - warm:   the next pages (read_context_page with the counts a page left);
+//   - append: a page after a turn (2 entries) was appended since the counts were left.
+// Each measurement opens a fresh reader, as each chat.history call does; median of --reps. The
+// pages must be identical (messages and total) or the bench fails. One JSON line per size on
 // stdout, a table on stderr.
 // Usage: history_bench [--sizes a,b,c] [--limit N] [--reps R] [--dir DIR]
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "storage/context_builder.hpp"
+#include "storage/context_page.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/fs.hpp"
 #include "storage/transcript_reader.hpp"
@@ -29,19 +37,22 @@ using steady = std::chrono::steady_clock;
 
 namespace {
 
+std::string entry_line(int i, const std::string& words) {
+  const bool user = i % 2 == 0;
+  const std::string parent = i ? fmt::format("\"{:08x}\"", i) : "null";
+  const std::string content = user ? fmt::format("\"{} {}\"", i, words)
+                                   : fmt::format(R"([{{"type":"text","text":"{} {}"}}])", i, words);
+  return fmt::format(R"({{"type":"message","id":"{:08x}","parentId":{},"timestamp":"2026-11-30T01:00:00.000Z",)"
+                     R"("message":{{"role":"{}","content":{},"timestamp":{}}}}})" "\n",
+                     i + 1, parent, user ? "user" : "assistant", content, 1796000000000LL + i);
+}
+
+const std::string kWords(380, 'w');
+
 std::string make_transcript(const std::string& dir, int entries) {
   const std::string path = fmt::format("{}/history-{}.jsonl", dir, entries);
   std::string text = R"({"type":"session","version":3,"id":"h1","timestamp":"2026-11-30T01:00:00.000Z","cwd":"/w"})" "\n";
-  const std::string words(380, 'w');
-  for (int i = 0; i < entries; ++i) {
-    const bool user = i % 2 == 0;
-    const std::string parent = i ? fmt::format("\"{:08x}\"", i) : "null";
-    const std::string content = user ? fmt::format("\"{} {}\"", i, words)
-                                     : fmt::format(R"([{{"type":"text","text":"{} {}"}}])", i, words);
-    text += fmt::format(R"({{"type":"message","id":"{:08x}","parentId":{},"timestamp":"2026-11-30T01:00:00.000Z",)"
-                        R"("message":{{"role":"{}","content":{},"timestamp":{}}}}})" "\n",
-                        i + 1, parent, user ? "user" : "assistant", content, 1796000000000LL + i);
-  }
+  for (int i = 0; i < entries; ++i) text += entry_line(i, kWords);
   if (auto st = replace_file_atomic(posix_fs(), path, text); !st.ok()) {
     std::cerr << st.message() << "\n";
     std::exit(1);
@@ -49,25 +60,60 @@ std::string make_transcript(const std::string& dir, int entries) {
   return path;
 }
 
+void append_lines(const std::string& path, const std::string& lines) {
+  auto fd = posix_fs().open(path, O_WRONLY | O_APPEND);
+  if (!fd.ok() || !write_all(posix_fs(), *fd, lines.data(), lines.size()).ok()) std::exit(1);
+  (void)posix_fs().close(*fd);
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
 }
 
-// One chat.history page: a fresh reader, then the page. Returns ms; `parsed` = lines parsed.
-double time_page(const std::string& path, std::size_t limit, bool whole, std::size_t& parsed, std::size_t& got) {
+struct measured {
+  double ms = 0;
+  std::size_t parsed = 0, indexed = 0, total = 0;
+  boost::json::array page;
+};
+
+enum class way { whole, walk, memo };
+
+// One chat.history page: a fresh reader, then the page.
+measured time_page(const std::string& path, std::size_t limit, way how, context_counts* counts) {
+  measured m;
   const auto t0 = steady::now();
   auto rd = transcript_reader::open(posix_fs(), path);
   if (!rd.ok()) std::exit(1);
-  auto ctx = whole ? build_context(**rd) : build_context(**rd, leaf_selector::active(), limit);
-  if (!ctx.ok()) std::exit(1);
-  boost::json::array page;
-  const std::size_t n = ctx->messages.size();
-  for (std::size_t i = whole && n > limit ? n - limit : 0; i < n; ++i) page.push_back(ctx->messages[i]);
-  const double ms = std::chrono::duration<double, std::milli>(steady::now() - t0).count();
-  parsed = (*rd)->stats().lines_parsed;
-  got = page.size();
-  return ms;
+  if (how == way::memo) {
+    std::shared_ptr<context_counts::file> file;
+    if (counts) {
+      auto info = posix_fs().fstat((*rd)->fd());
+      if (!info.ok()) std::exit(1);
+      file = counts->of({path, info->dev, info->ino}, (*rd)->data_end());
+    }
+    auto page = read_context_page(**rd, {limit, 0}, file);
+    if (!page.ok()) std::exit(1);
+    for (auto& item : page->items) m.page.push_back(std::move(item.message));
+    m.total = page->total;
+  } else {
+    auto ctx = how == way::whole ? build_context(**rd) : build_context(**rd, leaf_selector::active(), limit);
+    if (!ctx.ok()) std::exit(1);
+    const std::size_t n = ctx->messages.size();
+    for (std::size_t i = how == way::whole && n > limit ? n - limit : 0; i < n; ++i) m.page.push_back(ctx->messages[i]);
+    m.total = ctx->total_messages;
+  }
+  m.ms = std::chrono::duration<double, std::milli>(steady::now() - t0).count();
+  m.parsed = (*rd)->stats().lines_parsed;
+  m.indexed = (*rd)->stats().lines_indexed;
+  return m;
+}
+
+void same_or_die(const measured& a, const measured& b, const char* what) {
+  if (a.page != b.page || a.total != b.total) {
+    std::cerr << "history_bench: the " << what << " page differs from the whole context's\n";
+    std::exit(1);
+  }
 }
 
 }  // namespace
@@ -100,21 +146,45 @@ int main(int argc, char** argv) {
     if (!::mkdtemp(tmpl)) return 1;
     dir = tmpl;
   }
-  std::cerr << fmt::format("{:>8} {:>14} {:>14} {:>10} {:>14} {:>14}\n", "entries", "whole ms p50", "page ms p50", "ratio",
-                           "whole parsed", "page parsed");
+  std::cerr << fmt::format("{:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9}\n", "entries", "whole ms", "walk ms",
+                           "cold ms", "warm ms", "append ms", "walk idx", "warm idx", "app idx");
   for (int n : sizes) {
     const std::string path = make_transcript(dir, n);
-    std::vector<double> whole_ms, page_ms;
-    std::size_t whole_parsed = 0, page_parsed = 0, got = 0;
+    std::vector<double> whole_ms, walk_ms, cold_ms, warm_ms, append_ms;
+    measured whole, walk, cold, warm, appended;
     for (int r = 0; r < reps; ++r) {
-      whole_ms.push_back(time_page(path, limit, true, whole_parsed, got));
-      page_ms.push_back(time_page(path, limit, false, page_parsed, got));
+      whole = time_page(path, limit, way::whole, nullptr);
+      walk = time_page(path, limit, way::walk, nullptr);
+      context_counts counts;  // a process that has read no page of this file yet
+      cold = time_page(path, limit, way::memo, &counts);
+      warm = time_page(path, limit, way::memo, &counts);
+      same_or_die(whole, walk, "walk");
+      same_or_die(whole, cold, "cold");
+      same_or_die(whole, warm, "warm");
+      whole_ms.push_back(whole.ms);
+      walk_ms.push_back(walk.ms);
+      cold_ms.push_back(cold.ms);
+      warm_ms.push_back(warm.ms);
     }
-    const double w = median(whole_ms), p = median(page_ms);
-    std::cerr << fmt::format("{:>8} {:>14.2f} {:>14.2f} {:>10.1f} {:>14} {:>14}\n", n, w, p, w / p, whole_parsed, page_parsed);
-    std::cout << fmt::format(R"({{"bench":"history_page","entries":{},"limit":{},"whole_ms_p50":{:.3f},"page_ms_p50":{:.3f},)"
-                             R"("whole_lines_parsed":{},"page_lines_parsed":{},"page_messages":{}}})" "\n",
-                             n, limit, w, p, whole_parsed, page_parsed, got);
+    // A turn appended after the counts were left: the page walks the new entries, then counts.
+    {
+      context_counts counts;
+      time_page(path, limit, way::memo, &counts);
+      for (int r = 0; r < reps; ++r) {
+        const int at = n + 2 * r;
+        append_lines(path, entry_line(at, kWords) + entry_line(at + 1, kWords));
+        appended = time_page(path, limit, way::memo, &counts);
+        append_ms.push_back(appended.ms);
+      }
+      same_or_die(time_page(path, limit, way::whole, nullptr), appended, "append");
+    }
+    const double w = median(whole_ms), k = median(walk_ms), c = median(cold_ms), h = median(warm_ms), a = median(append_ms);
+    std::cerr << fmt::format("{:>8} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.3f} {:>10.3f} {:>9} {:>9} {:>9}\n", n, w, k, c, h, a,
+                             walk.indexed, warm.indexed, appended.indexed);
+    std::cout << fmt::format(R"({{"bench":"history_page","entries":{},"limit":{},"whole_ms_p50":{:.3f},"walk_ms_p50":{:.3f},)"
+                             R"("cold_ms_p50":{:.3f},"warm_ms_p50":{:.3f},"append_ms_p50":{:.3f},"walk_lines_indexed":{},)"
+                             R"("warm_lines_indexed":{},"append_lines_indexed":{},"warm_lines_parsed":{},"page_messages":{}}})" "\n",
+                             n, limit, w, k, c, h, a, walk.indexed, warm.indexed, appended.indexed, warm.parsed, warm.page.size());
     ::unlink(path.c_str());
   }
   ::rmdir(dir.c_str());

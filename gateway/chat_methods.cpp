@@ -131,18 +131,23 @@ method_outcome chat_history(method_call& call) {
     out["defaults"] = defaults_json(d);
     return bj::value(std::move(out));
   }
-  // Only the page is read from the transcript, shown as a person should see it.
+  // Only the page is read from the transcript, shown as a person should see it: `limit` items
+  // ending `offset` items before the newest (OpenClaw's paging: the UI asks for older pages with
+  // the nextOffset it was given).
   const std::size_t limit = static_cast<std::size_t>(json::get_int(call.params, "limit").value_or(200));
-  auto h = call.core.rt->history(key->key, limit);
+  const auto offset = json::get_int(call.params, "offset").value_or(0);
+  if (offset < 0) return error_of("invalid chat.history params: at /offset: must be >= 0");
+  auto h = call.core.rt->history(key->key, limit, static_cast<std::size_t>(offset));
   if (!h.ok()) return from_status(h.error());
   bj::array messages;
   for (const auto& m : h->messages) messages.push_back(history_message(m));
   // Identities: __openclaw {id, seq, runId} (message_identity.hpp).
   std::string run;
-  attach_identities(messages, static_cast<std::int64_t>(h->total_messages - h->messages.size()) + 1, h->session_id, run);
+  attach_identities(messages, h->ids, h->seqs, run);
   out["sessionId"] = h->session_id;
   out["messages"] = std::move(messages);
-  out["hasMore"] = h->total_messages > h->messages.size();
+  out["hasMore"] = h->older > 0;
+  if (h->older > 0) out["nextOffset"] = static_cast<std::int64_t>(h->total_messages - h->older);
   out["totalMessages"] = static_cast<std::int64_t>(h->total_messages);
   out["defaults"] = defaults_json(d);
   runtime::session_row r{key->agent_id, key->key, std::move(**row)};

@@ -319,6 +319,23 @@ std::optional<http_response> control_ui::serve(std::string_view method, std::str
   return r;
 }
 
+namespace {
+
+// OpenClaw's parseOrigin: scheme://host with nothing after the host but an optional "/".
+bool valid_origin(const std::string& origin) {
+  const auto sep = origin.find("://");
+  if (sep == std::string::npos || sep == 0 || !std::isalpha(static_cast<unsigned char>(origin[0]))) return false;
+  for (std::size_t i = 1; i < sep; ++i) {
+    const char ch = origin[i];
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '+' && ch != '.' && ch != '-') return false;
+  }
+  std::string host = origin.substr(sep + 3);
+  if (!host.empty() && host.back() == '/') host.pop_back();
+  return !host.empty() && host.find_first_of("/?#\\@") == std::string::npos;
+}
+
+}  // namespace
+
 bool control_ui::origin_allowed(const std::map<std::string, std::string>& headers, std::string* why) const {
   const std::string origin = lower(header_of(headers, "origin"));
   if (origin.empty()) return true;  // not a browser
@@ -338,10 +355,24 @@ bool control_ui::origin_allowed(const std::map<std::string, std::string>& header
                       ((bind == "0.0.0.0" || bind == "::") && !name.empty());
     if (port_ok && ours) return true;
   }
-  if (why)
-    *why = "origin not allowed: " + origin +
-           " (open the Control UI from the gateway's own address or list it in gateway.controlUi.allowedOrigins)";
+  if (why) *why = valid_origin(origin) ? "origin not allowed" : "origin missing or invalid";
   return false;
+}
+
+connect_verdict with_origin_check(connect_verdict v, bool origin_ok, const std::string& reason) {
+  if (origin_ok) return v;
+  if (!v.ok) {
+    const auto* code = v.error.details.is_object() ? v.error.details.as_object().if_contains("code") : nullptr;
+    const bool credentials = code && code->is_string() && code->get_string().starts_with("AUTH_");
+    if (!credentials) return v;  // refused before OpenClaw looks at the Origin
+  }
+  connect_verdict out;
+  out.ok = false;
+  out.error.code = "INVALID_REQUEST";
+  out.error.message = kOriginRefusedMessage;
+  out.error.details = bj::object{{"code", "CONTROL_UI_ORIGIN_NOT_ALLOWED"}, {"reason", reason}};
+  out.close = close_request{close_code::policy, kOriginRefusedMessage};
+  return out;
 }
 
 namespace {

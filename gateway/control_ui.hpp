@@ -19,6 +19,9 @@
 // with one it passes when it is listed in gateway.controlUi.allowedOrigins ("*": any), or is the
 // gateway's own origin: http://<Host header> where that host is the bind address, localhost or
 // a loopback address (a DNS-rebinding page names its own host, which is none of these).
+// As in OpenClaw 2026.9.6 the check is made at the `connect` request, not at the upgrade: the
+// WebSocket opens, and a connect from a refused Origin is answered with OpenClaw's error and
+// the socket closed with 1008 (with_origin_check below).
 #pragma once
 #include <map>
 #include <optional>
@@ -26,6 +29,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "gateway/connection_state.hpp"
 
 namespace sessionrt::gateway {
 
@@ -60,12 +65,25 @@ class control_ui {
   // The UI's answer, or nullopt when the request is not the UI's.
   std::optional<http_response> serve(std::string_view method, std::string_view url,
                                      const std::map<std::string, std::string>& headers) const;
-  // Whether a WebSocket upgrade with these headers may proceed (the reason in `why` if not).
+  // Whether a connection whose upgrade had these headers may connect; if not, `why` gets
+  // OpenClaw's reason: "origin not allowed", or "origin missing or invalid" for an Origin that
+  // is not scheme://host (such as "null").
   bool origin_allowed(const std::map<std::string, std::string>& headers, std::string* why = nullptr) const;
 
  private:
   control_ui_options opt_;
 };
+
+// OpenClaw's answer to a connect from an Origin it refuses (message-handler's
+// rejectGatewayConnectOrigin): INVALID_REQUEST with this message and details
+// {code:"CONTROL_UI_ORIGIN_NOT_ALLOWED", reason}, then close 1008 with the message as reason.
+inline constexpr const char* kOriginRefusedMessage =
+    "origin not allowed (open the Control UI from the gateway host or allow it in gateway.controlUi.allowedOrigins)";
+// The verdict to answer a connect with, given the verdict on its params and credentials (`v`)
+// and the Origin check: OpenClaw checks the Origin after the protocol and role and before the
+// credentials, so a refused Origin replaces a success or a token refusal, not a protocol
+// mismatch, bad params or a refused role.
+connect_verdict with_origin_check(connect_verdict v, bool origin_ok, const std::string& reason);
 
 // The content type OpenClaw gives a file of this name ("application/octet-stream" if unknown).
 std::string control_ui_content_type(std::string_view file_name);

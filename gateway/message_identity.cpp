@@ -13,23 +13,19 @@ std::string run_of_user_message(const bj::object& m) {
   return {};
 }
 
-void attach_identities(bj::array& messages, std::int64_t first_seq, const std::string& session_id, std::string& run) {
-  std::int64_t seq = first_seq;
-  for (auto& v : messages) {
-    if (!v.is_object()) {
-      ++seq;
-      continue;
-    }
-    auto& m = v.get_object();
+void attach_identities(bj::array& messages, const std::vector<std::string>& ids, const std::vector<std::int64_t>& seqs,
+                       std::string& run) {
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (!messages[i].is_object()) continue;
+    auto& m = messages[i].get_object();
     const auto* role = m.if_contains("role");
     if (role && role->is_string() && role->get_string() == "user") run = run_of_user_message(m);
     bj::object meta;
     if (const auto* old = m.if_contains("__openclaw"); old && old->is_object()) meta = old->get_object();
-    meta["id"] = session_id + ":" + std::to_string(seq);
-    meta["seq"] = seq;
+    if (i < ids.size()) meta["id"] = ids[i];
+    if (i < seqs.size()) meta["seq"] = seqs[i];
     if (!run.empty()) meta["runId"] = run;
     m["__openclaw"] = std::move(meta);
-    ++seq;
   }
 }
 

@@ -9,10 +9,10 @@
 namespace sessionrt::gateway {
 namespace bj = boost::json;
 
-void session_messages::subscribe(std::uint64_t conn, const std::string& key, std::int64_t baseline_seq) {
+void session_messages::subscribe(std::uint64_t conn, const std::string& key, mark baseline) {
   std::lock_guard lock(mu_);
   auto [it, fresh] = by_key_.try_emplace(key);
-  if (fresh || it->second.conns.empty()) it->second.last_seq = std::max(it->second.last_seq, baseline_seq);
+  if (fresh || it->second.conns.empty()) it->second.last = std::move(baseline);
   if (!it->second.conns.insert(conn).second) return;
   order_.emplace_back(conn, key);
   while (order_.size() > kMaxSubscriptions) {
@@ -71,15 +71,15 @@ bool session_messages::end_read(const std::string& key) {
   return false;
 }
 
-std::int64_t session_messages::last_seq(const std::string& key) const {
+session_messages::mark session_messages::last(const std::string& key) const {
   std::lock_guard lock(mu_);
   auto it = by_key_.find(key);
-  return it == by_key_.end() ? 0 : it->second.last_seq;
+  return it == by_key_.end() ? mark{} : it->second.last;
 }
 
-void session_messages::set_last_seq(const std::string& key, std::int64_t seq) {
+void session_messages::set_last(const std::string& key, mark m) {
   std::lock_guard lock(mu_);
-  by_key_[key].last_seq = seq;
+  by_key_[key].last = std::move(m);
 }
 
 namespace {
@@ -92,38 +92,37 @@ void push_new_messages(gateway_core& core, const std::string& key, const std::st
   if (!reg.begin_read(key)) return;
   do {
     if (core.rt->stopped()) break;
-    const std::int64_t last = reg.last_seq(key);
+    const session_messages::mark last = reg.last(key);
     auto h = core.rt->history(key, kMaxPushedAtOnce);
     if (!h.ok()) continue;
-    const auto total = static_cast<std::int64_t>(h->total_messages);
-    if (total <= last) {
-      reg.set_last_seq(key, total);  // the context shrank (compaction, reset): renumbered from here
-      continue;
-    }
-    const std::int64_t first = total - static_cast<std::int64_t>(h->messages.size()) + 1;
+    // Another transcript (a reset): all of its messages are new.
+    const bool same = h->session_id == last.session_id;
     // The run of the page's first turn: the user message before the new ones, when on the page.
     std::string run;
-    attach_identities(h->messages, first, h->session_id, run);
+    attach_identities(h->messages, h->ids, h->seqs, run);
     bj::object session;
     if (auto row = core.rt->session(key, agent_id); row.ok() && row->has_value()) {
       const auto d = defaults_of(*core.rt, core.default_provider, core.default_model);
       session = session_row_json({agent_id, key, std::move(**row)}, d, core.runs->open_runs(key));
     }
+    session_messages::mark now{h->session_id, same ? last.offset : std::nullopt};
     for (std::size_t i = 0; i < h->messages.size(); ++i) {
-      const std::int64_t seq = first + static_cast<std::int64_t>(i);
-      if (seq <= last || !h->messages[i].is_object()) continue;
+      const std::uint64_t at = i < h->offsets.size() ? h->offsets[i] : 0;
+      if ((same && last.offset && at <= *last.offset) || !h->messages[i].is_object()) continue;
       const auto& m = h->messages[i].get_object();
+      if (const auto* role = m.if_contains("role"); role && *role == "compactionSummary") continue;  // not stored
       const auto& meta = m.at("__openclaw").get_object();
       bj::object payload{{"sessionKey", key},
                          {"agentId", agent_id},
                          {"message", m},
                          {"messageId", meta.at("id")},
-                         {"messageSeq", seq}};
+                         {"messageSeq", meta.at("seq")}};
       if (const auto* r = meta.if_contains("runId")) payload["runId"] = *r;
       if (!session.empty()) payload["session"] = session;
       for (auto conn : reg.subscribers(key)) core.sink->event_to(conn, "session.message", payload);
+      now.offset = std::max(now.offset.value_or(0), at);
     }
-    reg.set_last_seq(key, total);
+    reg.set_last(key, std::move(now));
   } while (reg.end_read(key));
 }
 

@@ -1,10 +1,13 @@
 // session_messages: sessions.messages.subscribe's subscribers and the session.message events they
 // get, one for every message stored in a session they subscribed to (the runtime's
 // message.appended lifecycle events say when; the messages are read back from the transcript on
-// a method worker, numbered as chat.history numbers them, message_identity.hpp).
-// Thread-safe. Per session it remembers the last seq pushed, so each stored message goes out once
-// however the appends and reads interleave (one reader per session at a time; appends that come
-// while it reads make it read again).
+// a method worker, with the identities chat.history gives them, message_identity.hpp).
+// Thread-safe. Per session it remembers the transcript and the byte offset of the newest message
+// pushed (or there at the subscription): a message is new when its entry lies beyond it (a
+// transcript is only appended to) or is in another transcript (a reset). So each stored message
+// goes out once however the appends and reads interleave (one reader per session at a time;
+// appends that come while it reads make it read again), and a compaction, which renumbers the
+// context, loses none. A compaction's summary is not a stored message: it is not pushed.
 // A connection that goes away without unsubscribing stays listed (the sink skips it) until the
 // registry holds kMaxSubscriptions pairs: the oldest are then dropped.
 #pragma once
@@ -12,6 +15,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,9 +29,15 @@ class session_messages {
  public:
   static constexpr std::size_t kMaxSubscriptions = 4096;
 
-  // Subscribes; `baseline_seq` is the session's message count now (what was stored before the
+  // Where a session's pushes stand: its transcript (session id) and the offset of the newest
+  // message pushed (none: every message of that transcript is new).
+  struct mark {
+    std::string session_id;
+    std::optional<std::uint64_t> offset;
+  };
+  // Subscribes; `baseline` is where the session stands now (what was stored before the
   // subscription is not pushed), used when nobody watched the session yet.
-  void subscribe(std::uint64_t conn, const std::string& key, std::int64_t baseline_seq);
+  void subscribe(std::uint64_t conn, const std::string& key, mark baseline);
   bool unsubscribe(std::uint64_t conn, const std::string& key);
   std::vector<std::uint64_t> subscribers(const std::string& key) const;
   bool watched(const std::string& key) const;
@@ -37,13 +47,13 @@ class session_messages {
   bool begin_read(const std::string& key);
   // true = appends came meanwhile: read again.
   bool end_read(const std::string& key);
-  std::int64_t last_seq(const std::string& key) const;
-  void set_last_seq(const std::string& key, std::int64_t seq);
+  mark last(const std::string& key) const;
+  void set_last(const std::string& key, mark m);
 
  private:
   struct session_state {
     std::set<std::uint64_t> conns;
-    std::int64_t last_seq = 0;
+    mark last;
     bool reading = false, again = false;
   };
   mutable std::mutex mu_;

@@ -49,8 +49,16 @@ method_outcome sessions_list(method_call& call) {
                             {{"limit", ptype::positive_integer}, {"offset", ptype::integer},
                              {"activeMinutes", ptype::positive_integer}, {"agentId", ptype::nonempty_string},
                              {"search", ptype::string}, {"includeDerivedTitles", ptype::boolean},
-                             {"includeLastMessage", ptype::boolean}, {"label", ptype::string}}))
+                             {"includeLastMessage", ptype::boolean}, {"label", ptype::string},
+                             {"archived", ptype::any}}))
     return *e;
+  // OpenClaw 2026.9: archived rows (archivedAt) are left out unless `archived` is true (only
+  // them) or "all".
+  const bj::value* archived_param = call.params.if_contains("archived");
+  if (archived_param && !archived_param->is_bool() && !(archived_param->is_string() && archived_param->get_string() == "all"))
+    return error_of("invalid sessions.list params: at /archived: must be boolean or \"all\"");
+  const bool all_rows = archived_param && archived_param->is_string();
+  const bool archived_only = archived_param && archived_param->is_bool() && archived_param->get_bool();
   auto rows = call.core.rt->sessions();
   if (!rows.ok()) return from_status(rows.error());
   const std::string agent(json::get_string(call.params, "agentId").value_or(""));
@@ -61,6 +69,7 @@ method_outcome sessions_list(method_call& call) {
   std::vector<runtime::session_row> kept;
   for (auto& r : *rows) {
     if (!agent.empty() && r.agent_id != agent) continue;
+    if (!all_rows && r.entry.json().contains("archivedAt") != archived_only) continue;
     if (active && now - r.entry.updated_at().value_or(0) > *active * 60000) continue;
     if (!label.empty() && r.entry.label().value_or("") != label) continue;
     if (!search.empty()) {

@@ -83,6 +83,10 @@ bj::object session_row_json(const runtime::session_row& row, const row_defaults&
   } else {
     o["pinned"] = false;
   }
+  // OpenClaw 2026.9's archive (session.maintenance.archiveDashboardAfter, sessions.patch).
+  o["archived"] = e.json().contains("archivedAt");
+  copy_if(o, e.json(), "archivedAt");
+  copy_if(o, e.json(), "archiveReason");
   o["hasActiveRun"] = running;
   bj::array ids;
   for (const auto& id : active_run_ids) ids.emplace_back(bj::string(id));

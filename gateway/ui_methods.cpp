@@ -1,26 +1,29 @@
 // The methods OpenClaw's web Control UI calls beyond the CLI's and the TUI's (issue #33), in the
 // shapes of OpenClaw 2026.9.6's server (dist/*.mjs):
-//   chat.startup             chat.history's params and answer, plus metadata {models, ...}
-//   chat.metadata            {models, runtimeSelectionLocked}
+//   chat.startup             chat.history's params and answer, plus metadata {models, commands, ...}
+//   chat.metadata            {models, commands, runtimeSelectionLocked}
+//   commands.list            {commands}: sessionrt's chat commands (command_catalog.hpp)
 //   agent.identity.get       {agentId, name, avatar}: OpenClaw's default identity ("Assistant")
 //   sessions.messages.subscribe / unsubscribe   session.message events (session_messages.hpp)
 //   sessions.resolve         {ok, key, agentId} by key, sessionId, label or shortId (the hex of
 //                            the uuid a dashboard key ends in, as the UI's /chat/<shortId> URLs)
 //   sessions.create          a new row (agent:<agent>:dashboard:<uuid> unless `key`); with
 //                            `message` its first turn starts as chat.send starts one; with
-//                            parentSessionKey + fork (and a message) it is a forked sub-agent
-//                            session (runtime::spawn_subagent with fork, fork_planner.hpp)
+//                            parentSessionKey + fork it starts from the parent's active branch
+//                            (runtime::fork_session, fork_planner.hpp)
 // and honest answers for features sessionrt does not have, each what is true here (empty lists,
 // nothing configured), listed in docs/PROTOCOL.md: question.list, exec/plugin/openclaw
 // approval lists, cron.list / cron.status, tasks.list, progressCard.get, sessions.branches.list,
 // sessions.companion.state, sessions.observer.visibility, models.authStatus, talk.catalog,
-// update.status, config.get, environments.list.
+// update.status, config.get, environments.list, users.list.
 #include <openssl/rand.h>
 
 #include <cctype>
 
 #include "actors/router/route_resolver.hpp"
+#include "actors/session/hygiene/display_projection.hpp"
 #include "gateway/chat_runs.hpp"
+#include "gateway/command_catalog.hpp"
 #include "gateway/method_table.hpp"
 #include "gateway/param_check.hpp"
 #include "gateway/session_keys.hpp"
@@ -58,11 +61,23 @@ method_outcome call_method(method_call& call, std::string_view name, const bj::o
   return m->handler(inner);
 }
 
+// The chat commands sessionrt answers, in commands.list's entry shape (command_catalog.hpp).
+bj::array commands_of(method_call& call) {
+  const auto& st = call.core.rt->settings();
+  std::vector<std::string> link_ids;
+  for (const auto& [name, ids] : st.routing.session.links) link_ids.insert(link_ids.end(), ids.begin(), ids.end());
+  return chat_command_catalog(st.session.reset.reset_triggers, link_ids);
+}
+
+// OpenClaw's chat metadata: the model catalog and the text commands with their arguments (what
+// its commands.list answers for {scope:"text", includeArgs:true}); the UI's command menu adds
+// those it does not know to its own.
 bj::object metadata_of(method_call& call) {
   bj::object md;
   auto models = call_method(call, "models.list", bj::object{});
   if (auto* v = std::get_if<bj::value>(&models); v && v->is_object())
     if (const auto* list = v->get_object().if_contains("models")) md["models"] = *list;
+  md["commands"] = commands_of(call);
   md["runtimeSelectionLocked"] = false;
   return md;
 }
@@ -195,6 +210,33 @@ method_outcome chat_metadata(method_call& call) {
   return bj::value(metadata_of(call));
 }
 
+// commands.list {sessionKey?, agentId?, provider?, scope?, includeArgs?}: {commands}. sessionrt's
+// commands are all text commands: scope "native" lists none; includeArgs:false drops `args`.
+method_outcome commands_list(method_call& call) {
+  if (auto e = check_params("commands.list", call.params,
+                            {{"sessionKey", ptype::nonempty_string}, {"agentId", ptype::nonempty_string},
+                             {"provider", ptype::nonempty_string}, {"scope", ptype::nonempty_string},
+                             {"includeArgs", ptype::boolean}}))
+    return *e;
+  const std::string scope(json::get_string(call.params, "scope").value_or("both"));
+  if (scope != "text" && scope != "native" && scope != "both")
+    return error_of("invalid commands.list params: at /scope: must be equal to one of the allowed values (text, native, both)");
+  if (auto key = json::get_string(call.params, "sessionKey")) {
+    auto r = resolve_session_key(*call.core.rt, std::string(*key), std::string(json::get_string(call.params, "agentId").value_or("")));
+    if (!r.ok()) return from_status(r.error());
+    auto row = call.core.rt->session(r->key, r->agent_id);
+    if (!row.ok()) return from_status(row.error());
+    if (!row->has_value()) return error_of("Session not found.");
+  }
+  bj::array commands;
+  if (scope != "native") {
+    commands = commands_of(call);
+    if (!json::get_bool(call.params, "includeArgs").value_or(true))
+      for (auto& c : commands) c.get_object().erase("args");
+  }
+  return bj::value(bj::object{{"commands", std::move(commands)}});
+}
+
 method_outcome agent_identity_get(method_call& call) {
   if (auto e = check_params("agent.identity.get", call.params,
                             {{"agentId", ptype::nonempty_string}, {"sessionKey", ptype::nonempty_string}}))
@@ -222,9 +264,13 @@ method_outcome messages_subscribe(method_call& call) {
     call.core.metrics->refused(refusal::bad_session_key);
     return from_status(key.error());
   }
-  std::int64_t baseline = 0;
-  if (auto h = call.core.rt->history(key->key, 1); h.ok()) baseline = static_cast<std::int64_t>(h->total_messages);
-  call.core.messages->subscribe(call.conn_id, key->key, baseline);
+  // Where the session stands: its transcript and its newest message (what is there is not pushed).
+  session_messages::mark baseline;
+  if (auto h = call.core.rt->history(key->key, 1); h.ok()) {
+    baseline.session_id = h->session_id;
+    if (!h->offsets.empty()) baseline.offset = h->offsets.back();
+  }
+  call.core.messages->subscribe(call.conn_id, key->key, std::move(baseline));
   bj::object out{{"subscribed", true}, {"key", key->key}};
   // No approvals exist here (exec / plugin approvals are OpenClaw's tools): nothing to replay.
   if (json::get_bool(call.params, "includeApprovals").value_or(false)) out["approvalReplay"] = bj::array{};
@@ -242,9 +288,9 @@ method_outcome messages_unsubscribe(method_call& call) {
   return bj::value(bj::object{{"subscribed", false}, {"key", key->key}});
 }
 
-// sessions.create: SessionsCreateParamsSchema's fields; sessionrt applies key, agentId, label
-// (displayName as its fallback), model, thinkingLevel, message (the first turn) and
-// parentSessionKey + fork; the rest (worktrees, catalogs, projects, permissions) name features it
+// sessions.create: SessionsCreateParamsSchema's fields; sessionrt applies key, agentId, label,
+// displayName (the title), model, thinkingLevel, message (the first turn) and parentSessionKey +
+// fork (+ forkFrom, accepted: the fork is at the parent's leaf); the rest (worktrees, catalogs, projects, permissions) name features it
 // does not have and are accepted without effect.
 method_outcome sessions_create(method_call& call) {
   if (auto e = check_params("sessions.create", call.params,
@@ -252,7 +298,8 @@ method_outcome sessions_create(method_call& call) {
                              {"agentId", ptype::nonempty_string}, {"label", ptype::string, false, 512},
                              {"displayName", ptype::string, false, 512}, {"model", ptype::nonempty_string},
                              {"thinkingLevel", ptype::nonempty_string}, {"parentSessionKey", ptype::nonempty_string},
-                             {"fork", ptype::boolean}, {"message", ptype::string}, {"task", ptype::string},
+                             {"fork", ptype::boolean}, {"forkFrom", ptype::nonempty_string}, {"message", ptype::string},
+                             {"task", ptype::string},
                              {"timeoutMs", ptype::integer}, {"attachments", ptype::array}}))
     return *e;
   auto& c = call.core;
@@ -273,45 +320,49 @@ method_outcome sessions_create(method_call& call) {
   std::string message(json::get_string(call.params, "message").value_or(json::get_string(call.params, "task").value_or("")));
   const auto d = defaults_of(*c.rt, c.default_provider, c.default_model);
 
-  // A fork: the parent's active branch as the new session's start, its first turn the message.
+  // A fork: the parent's active branch as the new session's start (runtime::fork_session); with
+  // a message, its first turn, as without a fork.
+  std::optional<runtime::session_row> forked;
   if (json::get_bool(call.params, "fork").value_or(false)) {
     const auto parent_raw = json::get_string(call.params, "parentSessionKey");
-    if (!parent_raw) return error_of("invalid sessions.create params: fork needs parentSessionKey");
-    if (message.empty())
-      return error_of("sessions.create with fork needs a message: sessionrt forks a session as a sub-agent whose "
-                      "first turn is that message");
+    if (!parent_raw) return error_of("invalid sessions.create params: fork requires parentSessionKey");
+    if (auto from = json::get_string(call.params, "forkFrom"); from && *from != "last-completed")
+      return error_of("invalid sessions.create params: at /forkFrom: must be equal to constant (last-completed)");
     auto parent = resolve_session_key(*c.rt, std::string(*parent_raw), agent);
     if (!parent.ok()) return from_status(parent.error());
-    actors::subagent_spec spec;
-    spec.task = message;
-    spec.fork = true;
-    spec.agent_id = parent->agent_id;
-    if (auto l = json::get_string(call.params, "label")) spec.label = std::string(*l);
-    auto out = c.rt->spawn_subagent(parent->key, spec).get();
-    if (!out.st.ok()) return from_status(out.st);
-    auto row = c.rt->session(out.session_key, parent->agent_id);
-    if (!row.ok() || !row->has_value()) return error_of("the forked session has no row", "UNAVAILABLE");
-    runtime::session_row r{parent->agent_id, out.session_key, std::move(**row)};
-    notify_session_changed(c, r, "create");
-    bj::object entry = entry_json(r);
-    entry["forkedFromParent"] = true;
-    return bj::value(bj::object{{"ok", true}, {"key", out.session_key}, {"sessionId", out.session_id},
-                                {"entry", std::move(entry)}, {"runStarted", false},
-                                {"resolved", resolved_json(r, d)}});
+    std::optional<std::string> label;
+    if (auto l = json::get_string(call.params, "label"); l && !l->empty()) label = std::string(*l);
+    auto row = c.rt->fork_session(parent->key, resolved->key, label);
+    if (!row.ok()) return from_status(row.error());
+    forked = std::move(*row);
+  } else if (json::get_string(call.params, "forkFrom")) {
+    return error_of("invalid sessions.create params: forkFrom requires fork=true");
   }
 
   runtime::runtime::session_patch patch;
-  if (auto l = json::get_string(call.params, "label"); l && !l->empty()) patch.label = std::string(*l);
-  else if (auto n = json::get_string(call.params, "displayName"); n && !n->empty()) patch.label = std::string(*n);
+  if (!forked)
+    if (auto l = json::get_string(call.params, "label"); l && !l->empty()) patch.label = std::string(*l);
+  // The title (OpenClaw's displayName, not unique). A dashboard session made with its first
+  // message and no title is named by that message as shown (the title sessions.list derives),
+  // where OpenClaw names it by a model call: the Sessions page shows a dashboard session's
+  // displayName, not its derivedTitle.
+  if (auto n = json::get_string(call.params, "displayName"); n && !n->empty())
+    patch.display_name = std::string(*n);
+  else if (!forked && !patch.label && !message.empty() && resolved->key.find(":dashboard:") != std::string::npos)
+    if (auto title = actors::hygiene::display_title(bj::object{{"role", "user"}, {"content", message}}))
+      patch.display_name = *title;
   if (auto m = json::get_string(call.params, "model")) patch.model = std::string(*m);
   if (auto t = json::get_string(call.params, "thinkingLevel")) patch.thinking_level = std::string(*t);
-  auto row = c.rt->patch_session(resolved->key, patch);
+  const bool patched = !forked || patch.model || patch.thinking_level || patch.display_name;
+  auto row = patched ? c.rt->patch_session(resolved->key, patch) : result<runtime::session_row>(std::move(*forked));
   if (!row.ok()) return from_status(row.error());
   notify_session_changed(c, *row, "create");
+  bj::object entry = entry_json(*row);
+  if (row->entry.forked_from_parent().value_or(false)) entry["forkedFromParent"] = true;
   bj::object out{{"ok", true},
                  {"key", resolved->key},
                  {"sessionId", std::string(row->entry.session_id().value_or(""))},
-                 {"entry", entry_json(*row)},
+                 {"entry", std::move(entry)},
                  {"runStarted", false},
                  {"resolved", resolved_json(*row, d)}};
   if (!message.empty()) {
@@ -373,6 +424,10 @@ method_outcome update_status(method_call&) {
   return bj::value(bj::object{{"sentinel", nullptr}, {"updateAvailable", nullptr}});
 }
 
+// No user profiles: the gateway knows one operator, by its token (the Sessions page's session
+// menu lists profiles to assign a session to).
+method_outcome users_list(method_call&) { return bj::value(bj::object{{"profiles", bj::array{}}}); }
+
 // No execution environments (sandboxes, remote machines): turns run in the gateway's process.
 method_outcome environments_list(method_call&) { return bj::value(bj::object{{"environments", bj::array{}}}); }
 
@@ -390,6 +445,7 @@ void add_ui_methods(std::vector<method_entry>& t) {
   t.push_back({"chat.startup", method_scope::read, false, chat_startup});
   t.push_back({"chat.metadata", method_scope::read, false, chat_metadata});
   t.push_back({"agent.identity.get", method_scope::read, false, agent_identity_get});
+  t.push_back({"commands.list", method_scope::read, false, commands_list});
   t.push_back({"sessions.messages.subscribe", method_scope::read, false, messages_subscribe});
   t.push_back({"sessions.messages.unsubscribe", method_scope::read, false, messages_unsubscribe});
   t.push_back({"sessions.create", method_scope::write, false, sessions_create});
@@ -411,6 +467,7 @@ void add_ui_methods(std::vector<method_entry>& t) {
   t.push_back({"update.status", method_scope::read, true, update_status});
   t.push_back({"config.get", method_scope::read, true, config_get});
   t.push_back({"environments.list", method_scope::read, true, environments_list});
+  t.push_back({"users.list", method_scope::read, true, users_list});
 }
 
 }  // namespace sessionrt::gateway

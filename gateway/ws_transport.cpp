@@ -498,6 +498,8 @@ struct ws_transport::impl {
     }
     if (f.method == "connect") {
       auto v = c->state.check_connect(f.params, opt.token);
+      if (std::string why; core.ui && !core.ui->origin_allowed(c->req.headers(), &why))  // control-ui hook
+        v = with_origin_check(std::move(v), false, why);                                  // control-ui hook
       if (!v.ok) {
         const bj::value* dc = f.error.details.is_object() ? f.error.details.as_object().if_contains("code") : nullptr;
         const bj::value* vc = v.error.details.is_object() ? v.error.details.as_object().if_contains("code") : nullptr;
@@ -781,11 +783,6 @@ struct ws_transport::impl {
       http_reply(c, 400, "Bad Request", "text/plain", "a WebSocket upgrade needs Upgrade: websocket, Sec-WebSocket-Key and Sec-WebSocket-Version: 13\n");
       return;
     }
-    if (std::string why; core.ui && !core.ui->origin_allowed(c->req.headers(), &why)) {  // control-ui hook
-      core.metrics->refused(refusal::bad_http);                                          // control-ui hook
-      http_reply(c, 403, "Forbidden", "text/plain", why + "\n");                          // control-ui hook
-      return;                                                                            // control-ui hook
-    }                                                                                    // control-ui hook
     write_raw(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
                      websocket_accept(key) + "\r\n\r\n");
     if (wslay_event_context_server_init(&c->ws, &callbacks, c) != 0) {

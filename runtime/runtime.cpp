@@ -13,6 +13,8 @@
 #include <thread>
 
 #include "actors/session/session_model.hpp"
+#include "actors/session/fork_planner.hpp"
+#include "actors/session/compaction_planner.hpp"
 #include "actors/caf_types.hpp"
 #include "actors/events/event_bus.hpp"
 #include "messages/lifecycle_payloads.hpp"
@@ -42,6 +44,7 @@
 #include "storage/write_lock.hpp"
 #include "storage/archive_names.hpp"
 #include "storage/context_builder.hpp"
+#include "storage/context_page.hpp"
 #include "messages/ids.hpp"
 #include "actors/session/queue_settings.hpp"
 
@@ -82,6 +85,7 @@ struct runtime::impl {
   caf::actor subagents;  // spawns sub-agent sessions (subagent_actor.hpp)
   std::map<std::string, caf::actor> stores;
   bool stopped = false;
+  storage::context_counts history_counts;  // what history pages counted (history())
 };
 
 namespace {
@@ -278,6 +282,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     mc.self_scheduling = !options.virtual_time;
     mc.feed = st->feed.get();
     mc.keep_picture = st->keep_maintenance_picture;
+    mc.probe = st->probe;  // the transcript write lock cold storage takes
     st->maintenance = spawn_io(sys, options.files_block, maintenance_actor, mc);
   }
   for (auto& [agent, file] : loaded) {
@@ -721,6 +726,7 @@ result<session_row> runtime::patch_session(const std::string& key, const session
     if (*change) set(**change); else clear();
   };
   apply(patch.label, [&](const std::string& v) { entry.set_label(v); }, [&] { entry.clear_label(); });
+  apply(patch.display_name, [&](const std::string& v) { entry.set_display_name(v); }, [&] { entry.clear_display_name(); });
   apply(patch.thinking_level, [&](const std::string& v) { entry.set_thinking_level(v); },
         [&] { entry.clear_thinking_level(); });
   apply(patch.queue_mode, [&](const std::string&) { entry.set_queue_mode(actors::queue_mode_name(*mode)); },
@@ -786,6 +792,52 @@ result<std::string> transcript_of_row(storage::fs& files, const std::string& sta
 }
 }  // namespace
 
+result<session_row> runtime::fork_session(const std::string& parent_key, const std::string& key,
+                                          const std::optional<std::string>& label) {
+  const std::string parent_agent = agent_of_key(parent_key, impl_->settings);
+  auto parent = session(parent_key, parent_agent);
+  if (!parent.ok()) return parent.error();
+  if (!parent->has_value()) return status(errc::not_found, "no session " + parent_key + " to fork");
+  auto parent_path = transcript_of_row(*impl_->files, impl_->state_dir, parent_agent, **parent);
+  if (!parent_path.ok()) return parent_path.error();
+  host_self self{*impl_->sys};
+  auto target = take_for_admin(self, key);
+  if (!target.ok()) return target.error();
+  if (target->row) return status(errc::already_exists, "the session " + key + " exists: a fork starts a new one");
+  const std::string& agent = target->agent;
+  auto dir = storage::agent_sessions_dir(impl_->state_dir, agent);
+  if (!dir.ok()) return dir.error();
+  const std::int64_t now = impl_->time->now_ms();
+  session_entry entry;
+  entry.set_session_id(impl_->ids.next(key, now, "", "fork"));
+  const std::string session_id(*entry.session_id());
+  auto child = storage::successor_transcript_path(*dir, session_id, now);  // as a sub-agent's fork is named
+  if (!child.ok()) return child.error();
+  actors::fork_request fr;
+  fr.parent_path = *parent_path;
+  fr.child_path = *child;
+  fr.child_header.id = session_id;
+  fr.child_header.timestamp_ms = now;
+  fr.child_header.cwd = impl_->settings.workspace_dir.empty() ? *dir : impl_->settings.workspace_dir;
+  fr.child_header.session_key = key;
+  const std::int64_t window = actors::resolve_session_model(impl_->settings, agent, &entry).context_window;
+  fr.max_tokens = actors::fork_token_limit(window, actors::effective_reserve(impl_->settings.compaction, window));
+  auto forked = actors::write_fork(*impl_->files, fr);
+  if (!forked.ok()) return forked.error();
+  entry.set_session_file(*child);
+  entry.set_parent_session_key(parent_key);
+  if (forked->mode != actors::fork_mode::isolated) entry.set_forked_from_parent(true);
+  if (label && !label->empty()) entry.set_label(*label);
+  entry.set_session_started_at(now);
+  entry.set_updated_at(now);
+  status failed;
+  self->request(target->store, caf::infinite, put_atom::value, key, entry, flush_atom::value)
+      .receive([&](bool ok) { if (!ok) failed = status(errc::io_error, "writing the store of agent " + agent + " failed"); },
+               [&](caf::error& e) { failed = status(errc::io_error, "writing the row of " + key + ": " + self->system().render(e)); });
+  if (!failed.ok()) return failed;
+  return session_row{agent, key, std::move(entry)};
+}
+
 result<std::optional<std::string>> runtime::derived_title(const std::string& key) {
   const std::string agent = agent_of_key(key, impl_->settings);
   auto row = session(key, agent);
@@ -803,7 +855,7 @@ result<std::optional<std::string>> runtime::derived_title(const std::string& key
   return actors::hygiene::display_title(**first);
 }
 
-result<runtime::session_history> runtime::history(const std::string& key, std::size_t limit) {
+result<runtime::session_history> runtime::history(const std::string& key, std::size_t limit, std::size_t offset) {
   const std::string agent = agent_of_key(key, impl_->settings);
   auto row = session(key, agent);
   if (!row.ok()) return row.error();
@@ -820,10 +872,25 @@ result<runtime::session_history> runtime::history(const std::string& key, std::s
     if (reader.error().code() == errc::not_found) return out;  // no turn yet
     return reader.error();
   }
-  auto ctx = storage::build_context(**reader, storage::leaf_selector::active(), limit);
-  if (!ctx.ok()) return ctx.error();
-  out.messages = actors::hygiene::display_messages(ctx->messages);
-  out.total_messages = ctx->total_messages;
+  // What earlier pages of this file counted (storage/context_counts.hpp).
+  std::shared_ptr<storage::context_counts::file> counts;
+  // A cold transcript's reader reads an in-memory copy: its fd is not one of impl_->files.
+  auto info = (*reader)->cold() ? impl_->files->lstat(*path + ".zst") : impl_->files->fstat((*reader)->fd());
+  if (info.ok())
+    counts = impl_->history_counts.of({*path, info->dev, info->ino}, (*reader)->data_end());
+  auto page = storage::read_context_page(**reader, {limit, offset}, counts);
+  if (!page.ok()) return page.error();
+  const bool own_ids = (*reader)->source_version() >= 2;  // version 1 ids are made up at each read
+  boost::json::array shown;
+  for (auto& item : page->items) {
+    shown.push_back(std::move(item.message));
+    out.ids.push_back(own_ids ? item.entry_id : "@" + std::to_string(item.entry_offset));
+    out.seqs.push_back(item.seq);
+    out.offsets.push_back(item.entry_offset);
+  }
+  out.messages = actors::hygiene::display_messages(shown);
+  out.total_messages = page->total;
+  out.older = page->older;
   return out;
 }
 

@@ -171,12 +171,21 @@ class runtime {
   struct session_patch {
     // Outer optional: change the field; inner nullopt: clear it (JSON null).
     std::optional<std::optional<std::string>> label, model, thinking_level, queue_mode;
+    // OpenClaw's displayName: a session's title, which unlike a label is not unique.
+    std::optional<std::optional<std::string>> display_name;
     // OpenClaw's pin: true sets pinnedAt (kept when already pinned), false removes it.
     std::optional<bool> pinned;
   };
   // Patches the key's row (a missing row is created with a new sessionId); model is
   // "provider/model" or a model id; queue_mode must be a queue mode's name. Returns the row.
   result<session_row> patch_session(const std::string& key, const session_patch& patch);
+  // A new session `key` that starts from the active branch of `parent_key`'s transcript by the
+  // fork rules (actors/session/fork_planner.hpp: the branch copied, or isolated when too large),
+  // with no turn: OpenClaw's sessions.create {parentSessionKey, fork:true}. Its row names the
+  // parent (parentSessionKey) and, when something was copied, forkedFromParent; `label` when
+  // given. Errors: the parent has no row (not_found), `key` has one (already_exists).
+  result<session_row> fork_session(const std::string& parent_key, const std::string& key,
+                                   const std::optional<std::string>& label = std::nullopt);
   struct deleted_session {
     bool deleted = false;                // there was a row
     std::vector<std::string> archived;   // transcripts renamed to <file>.deleted.<ts>
@@ -186,13 +195,24 @@ class runtime {
   struct session_history {
     std::string session_id;
     boost::json::array messages;  // the model context (pi's buildSessionContext shape), oldest first
-    std::size_t total_messages = 0;  // in the whole context (messages holds the last `limit`)
+    // Per message: the transcript entry it comes from (the compaction's for its summary), an
+    // identity a compaction does not change; in a version 1 file, whose entries have no ids of
+    // their own, "@<byte offset>" of its line.
+    std::vector<std::string> ids;
+    std::vector<std::int64_t> seqs;  // per message: its place in the whole context, 1 = the oldest
+    // Per message: the byte offset of its entry in the transcript (a message stored later is
+    // further on: the file is only appended to).
+    std::vector<std::uint64_t> offsets;
+    std::size_t total_messages = 0;  // items in the whole context (messages holds a page of them)
+    std::size_t older = 0;           // items before the page (0: it starts with the first)
   };
   // The messages of the key's current transcript as a person should see them (read only):
   // user turns without the runtime context older transcripts stored in front of the words
-  // (actors/session/hygiene/display_projection.hpp). `limit` > 0: only the last that many,
-  // reading only those (storage::build_context's page). No row: not_found.
-  result<session_history> history(const std::string& key, std::size_t limit = 0);
+  // (actors/session/hygiene/display_projection.hpp). `limit` > 0: a page of at most that many,
+  // ending `offset` items before the newest, reading only those (storage::read_context_page: the
+  // cost follows the page, not the transcript, once a first page of it was read). No row:
+  // not_found.
+  result<session_history> history(const std::string& key, std::size_t limit = 0, std::size_t offset = 0);
   // A title for a session without one (sessions.list includeDerivedTitles): its row's label,
   // displayName or subject, else its first user message as shown (display projection, white
   // space collapsed, a /command skipped), cut to 60 characters; read from the transcript's first

@@ -44,7 +44,7 @@ fault_window_fs::window* fault_window_fs::active(const std::string& path, std::i
 
 std::string fault_window_fs::path_of(int fd) const {
   auto it = fds_.find(fd);
-  return it == fds_.end() ? std::string() : it->second;
+  return it == fds_.end() ? std::string() : it->second.path;
 }
 
 result<int> fault_window_fs::open(const std::string& path, int flags, mode_t mode) {
@@ -60,8 +60,13 @@ result<int> fault_window_fs::open(const std::string& path, int flags, mode_t mod
   auto fd = inner_.open(path, flags, mode);
   if (fd.ok()) {
     std::lock_guard<std::mutex> g(mu_);
-    fds_[*fd] = path;
-    if (!existed || (flags & O_TRUNC)) touch(path);
+    open_fd& entry = fds_[*fd];
+    entry.path = path;
+    if (stamp_) {
+      if (!existed) mtimes_[path] = std::make_shared<std::int64_t>(time_.now_ms());  // a new file
+      else if (flags & O_TRUNC) touch(path);
+      if (auto it = mtimes_.find(path); it != mtimes_.end()) entry.mtime = it->second;
+    }
   }
   return fd;
 }
@@ -87,7 +92,7 @@ result<std::size_t> fault_window_fs::write(int fd, const char* data, std::size_t
   auto r = inner_.write(fd, data, n);
   if (r.ok() && stamp_) {
     std::lock_guard<std::mutex> g(mu_);
-    if (auto p = path_of(fd); !p.empty()) touch(p);
+    if (auto it = fds_.find(fd); it != fds_.end()) touch(it->second);
   }
   return r;
 }
@@ -140,9 +145,9 @@ status fault_window_fs::rename(const std::string& from, const std::string& to) {
   if (!stamp_) return {};
   std::lock_guard<std::mutex> g(mu_);
   if (auto it = mtimes_.find(from); it != mtimes_.end()) {
-    const std::int64_t t = it->second;  // a rename keeps the file's mtime
+    mtime_cell cell = std::move(it->second);  // a rename keeps the file's mtime
     mtimes_.erase(it);
-    mtimes_[to] = t;
+    mtimes_[to] = std::move(cell);
   } else {
     mtimes_.erase(to);
   }
@@ -153,7 +158,7 @@ status fault_window_fs::link(const std::string& from, const std::string& to) {
   SRT_RETURN_IF_ERROR(inner_.link(from, to));
   if (!stamp_) return {};
   std::lock_guard<std::mutex> g(mu_);
-  if (auto it = mtimes_.find(from); it != mtimes_.end()) mtimes_[to] = it->second;
+  if (auto it = mtimes_.find(from); it != mtimes_.end()) mtimes_[to] = it->second;  // one file, two names
   return {};
 }
 
@@ -169,32 +174,53 @@ status fault_window_fs::ftruncate(int fd, std::uint64_t length) {
   SRT_RETURN_IF_ERROR(inner_.ftruncate(fd, length));
   if (!stamp_) return {};
   std::lock_guard<std::mutex> g(mu_);
-  if (auto p = path_of(fd); !p.empty()) touch(p);
+  if (auto it = fds_.find(fd); it != fds_.end()) touch(it->second);
   return {};
 }
 
 void fault_window_fs::touch(const std::string& path) {
-  if (stamp_) mtimes_[path] = time_.now_ms();
+  mtime_cell& cell = mtimes_[path];
+  if (!cell) cell = std::make_shared<std::int64_t>();
+  *cell = time_.now_ms();
 }
 
-result<storage::file_info> fault_window_fs::with_mtime(result<storage::file_info> info, const std::string& path) const {
-  if (!stamp_ || !info.ok() || path.empty()) return info;
-  std::lock_guard<std::mutex> g(mu_);
-  if (auto it = mtimes_.find(path); it != mtimes_.end()) info->mtime_ns = info->ctime_ns = it->second * 1'000'000;
+void fault_window_fs::touch(open_fd& fd) {
+  if (!fd.mtime) {
+    // A file this fs had not stamped yet: it gets a time of its own, under the name it was
+    // opened by unless that name is another file's now.
+    fd.mtime = std::make_shared<std::int64_t>();
+    mtimes_.try_emplace(fd.path, fd.mtime);
+  }
+  *fd.mtime = time_.now_ms();
+}
+
+result<storage::file_info> fault_window_fs::with_mtime(result<storage::file_info> info, const mtime_cell& mtime) {
+  if (info.ok() && mtime) info->mtime_ns = info->ctime_ns = *mtime * 1'000'000;
   return info;
 }
 
 result<storage::file_info> fault_window_fs::fstat(int fd) {
   if (!stamp_) return inner_.fstat(fd);
-  std::string path;
-  {
-    std::lock_guard<std::mutex> g(mu_);
-    path = path_of(fd);
-  }
-  return with_mtime(inner_.fstat(fd), path);
+  auto info = inner_.fstat(fd);
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = fds_.find(fd);
+  return with_mtime(std::move(info), it == fds_.end() ? nullptr : it->second.mtime);
 }
 
-result<storage::file_info> fault_window_fs::stat(const std::string& path) { return with_mtime(inner_.stat(path), path); }
-result<storage::file_info> fault_window_fs::lstat(const std::string& path) { return with_mtime(inner_.lstat(path), path); }
+result<storage::file_info> fault_window_fs::stat(const std::string& path) {
+  if (!stamp_) return inner_.stat(path);
+  auto info = inner_.stat(path);
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = mtimes_.find(path);
+  return with_mtime(std::move(info), it == mtimes_.end() ? nullptr : it->second);
+}
+
+result<storage::file_info> fault_window_fs::lstat(const std::string& path) {
+  if (!stamp_) return inner_.lstat(path);
+  auto info = inner_.lstat(path);
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = mtimes_.find(path);
+  return with_mtime(std::move(info), it == mtimes_.end() ? nullptr : it->second);
+}
 
 }  // namespace sessionrt::sim

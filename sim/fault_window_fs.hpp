@@ -12,11 +12,16 @@
 // lstat, fstat), so rules that order files by age (the disk budget evicts the oldest first)
 // follow virtual time, not the order in which the machine's threads happened to write. An inner
 // memory_fs on the same clock stamps its files so already: without stamp_mtimes this fs keeps no
-// per-path times and adds no lookups. Thread-safe.
+// per-path times and adds no lookups. A virtual mtime belongs to the file, not to a name: its
+// names (rename, link) and its open descriptors share it, so fstat on a descriptor opened under
+// a temp name that was since renamed answers what stat of the new name answers, as a real file
+// system does (a store that compares the two would otherwise take its own write for another
+// program's). Thread-safe.
 #pragma once
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -54,8 +59,15 @@ class fault_window_fs final : public storage::forwarding_fs {
   result<storage::file_info> lstat(const std::string& path) override;
 
  private:
+  // A file's virtual mtime (ms), shared by its names and descriptors.
+  using mtime_cell = std::shared_ptr<std::int64_t>;
+  struct open_fd {
+    std::string path;  // as opened (the fault targets match on it)
+    mtime_cell mtime;  // with stamp_: the file's, once it has one
+  };
   void touch(const std::string& path);  // under mu_
-  result<storage::file_info> with_mtime(result<storage::file_info> info, const std::string& path) const;
+  void touch(open_fd& fd);              // under mu_
+  static result<storage::file_info> with_mtime(result<storage::file_info> info, const mtime_cell& mtime);
   struct window {
     fault_spec spec;
     std::int64_t from = 0, until = 0;
@@ -69,8 +81,8 @@ class fault_window_fs final : public storage::forwarding_fs {
   const bool stamp_;
   mutable std::mutex mu_;
   std::vector<window> windows_;
-  std::map<int, std::string> fds_;
-  std::map<std::string, std::int64_t> mtimes_;  // with stamp_: path -> virtual ms of its last change
+  std::map<int, open_fd> fds_;
+  std::map<std::string, mtime_cell> mtimes_;  // with stamp_: path -> its file's virtual mtime
   std::atomic<bool> any_{false};
   std::atomic<int> syncs_{0};
   struct syncing {

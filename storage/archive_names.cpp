@@ -183,6 +183,7 @@ const char* artifact_kind_name(artifact_kind kind) noexcept {
     case artifact_kind::topic_transcript: return "topic_transcript";
     case artifact_kind::successor_transcript: return "successor_transcript";
     case artifact_kind::checkpoint_transcript: return "checkpoint_transcript";
+    case artifact_kind::cold_transcript: return "cold_transcript";
     case artifact_kind::trajectory: return "trajectory";
     case artifact_kind::trajectory_pointer: return "trajectory_pointer";
     case artifact_kind::reset_archive: return "reset_archive";
@@ -315,12 +316,23 @@ artifact_name classify(std::string_view name) {
     return out;
   }
   if (ends_with(name, kJsonl)) return classify_jsonl(name);
+  // A transcript kept compressed: "<transcript>.jsonl.zst", named as the transcript it holds.
+  if (ends_with(name, ".jsonl.zst")) {
+    out = classify_jsonl(name.substr(0, name.size() - 4));
+    if (!is_transcript_kind(out.kind)) return {};
+    out.kind = artifact_kind::cold_transcript;
+    return out;
+  }
   return out;
 }
 
 bool is_transcript_kind(artifact_kind kind) noexcept {
   return kind == artifact_kind::primary_transcript || kind == artifact_kind::topic_transcript ||
          kind == artifact_kind::successor_transcript || kind == artifact_kind::checkpoint_transcript;
+}
+
+bool holds_transcript(artifact_kind kind) noexcept {
+  return is_transcript_kind(kind) || kind == artifact_kind::cold_transcript;
 }
 
 bool is_archive_kind(artifact_kind kind) noexcept {
@@ -407,9 +419,10 @@ std::string trajectory_pointer_name(std::string_view session_id) {
 }
 std::string write_lock_name(std::string_view file) { return fmt::format("{}.lock", file); }
 
-result<std::string> archive_transcript(fs& files, clock& time, const std::string& path, archive_reason reason) {
-  auto source = files.lstat(path);
-  if (!source.ok()) return source.error().with_context(fmt::format("archiving {} ({})", path, archive_reason_name(reason)));
+namespace {
+
+// Renames `path` to its archive name (the first free millisecond from now).
+result<std::string> archive_one(fs& files, clock& time, const std::string& path, archive_reason reason) {
   std::int64_t ts = time.now_ms();
   // rename(2) replaces its target silently; an older archive with the same millisecond must
   // survive, so the timestamp moves on until the name is free.
@@ -423,6 +436,31 @@ result<std::string> archive_transcript(fs& files, clock& time, const std::string
   }
   return status(errc::already_exists,
                 fmt::format("archiving {}: every archive name for 1000 ms from {} is taken", path, time.now_ms()));
+}
+
+}  // namespace
+
+result<std::string> archive_transcript(fs& files, clock& time, const std::string& given, archive_reason reason) {
+  std::string path = given;
+  const std::string cold = given + ".zst";
+  auto source = files.lstat(path);
+  bool leftover_cold = false;
+  if (!source.ok() && source.error().code() == errc::not_found && !ends_with(given, ".zst")) {
+    // Kept compressed: the .zst is the transcript, archived as it is.
+    if (auto found = files.lstat(cold); found.ok()) {
+      path = cold;
+      source = std::move(found);
+    }
+  } else if (source.ok() && !ends_with(given, ".zst")) {
+    leftover_cold = files.lstat(cold).ok();
+  }
+  if (!source.ok()) return source.error().with_context(fmt::format("archiving {} ({})", given, archive_reason_name(reason)));
+  auto archived = archive_one(files, time, path, reason);
+  if (archived.ok() && leftover_cold) {
+    status gone = files.unlink(cold);
+    if (!gone.ok() && gone.code() != errc::not_found) return gone.with_context("removing the leftover copy " + cold);
+  }
+  return archived;
 }
 
 }  // namespace sessionrt::storage

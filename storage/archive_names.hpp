@@ -30,6 +30,7 @@ enum class artifact_kind {
   topic_transcript,       // <sessionId>-topic-<encodeURIComponent(topic)>.jsonl
   successor_transcript,   // <ISO with [:.]->'-'>_<sessionId>.jsonl
   checkpoint_transcript,  // <sessionId>.checkpoint.<uuid>.jsonl
+  cold_transcript,        // <transcript>.jsonl.zst: a transcript kept compressed (cold_transcript.hpp)
   trajectory,             // <sessionId>.trajectory.jsonl
   trajectory_pointer,     // <sessionId>.trajectory-path.json
   reset_archive,          // <file>.reset.<archive ts>
@@ -64,6 +65,8 @@ struct artifact_name {
 artifact_name classify(std::string_view name);
 
 bool is_transcript_kind(artifact_kind kind) noexcept;  // primary, topic, successor, checkpoint
+// A transcript in either form: is_transcript_kind, or one kept compressed (cold_transcript).
+bool holds_transcript(artifact_kind kind) noexcept;
 // The timestamped archives disk budget Phase B may delete ([R§5.4]): reset, deleted, .bak.<ts>,
 // sessions.json.bak.N, and (ours) the lines a repair removed.
 bool is_archive_kind(artifact_kind kind) noexcept;
@@ -97,8 +100,11 @@ std::string trajectory_pointer_name(std::string_view session_id);
 std::string write_lock_name(std::string_view file);  // "<file>.lock"
 
 // Renames `path` to archive_name(path, reason, now) (or 1 ms later while that name is taken)
-// and returns the new path. Errors: not_found when `path` does not exist, io errors from
-// rename; the message names both paths.
+// and returns the new path. A transcript kept compressed (only "<path>.zst" exists) is archived
+// as it is ("<path>.zst.<reason>.<ts>"); when both exist the .zst is a leftover copy of the
+// .jsonl (cold_transcript.hpp) and is removed after the .jsonl is archived. The file is
+// fdatasync'd before the rename (the commit log's records name it by path). Errors: not_found
+// when neither exists, io errors from fdatasync or rename; the message names both paths.
 result<std::string> archive_transcript(fs& files, clock& time, const std::string& path, archive_reason reason);
 
 }  // namespace sessionrt::storage

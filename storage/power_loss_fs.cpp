@@ -158,12 +158,17 @@ status power_loss_fs::rename(const std::string& from, const std::string& to) {
   std::optional<inode> node;
   if (auto it = by_name_.find(from); it != by_name_.end()) node = it->second;
   name_gone(to);  // a replaced file's inode loses that name
-  name_gone(from);
   if (node) {
-    auto [f, fresh] = files_.try_emplace(*node);
-    (void)fresh;
-    f->second.names.insert(to);
+    // The file keeps its lengths under the new name. (name_gone(from) would drop them with its
+    // last name, and the next open would then take a synced file's whole length as unsynced.)
+    if (auto d = new_names_.find(path_dirname(from)); d != new_names_.end()) d->second.erase(from);
+    by_name_.erase(from);
+    file_state& f = files_[*node];
+    f.names.erase(from);
+    f.names.insert(to);
     by_name_[to] = *node;
+  } else {
+    name_gone(from);
   }
   // Replacing an existing name is taken as durable (the old file is gone from this model);
   // a new name vanishes at a power loss unless its directory is synced first.

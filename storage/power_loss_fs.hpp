@@ -4,6 +4,7 @@
 // - A file's durable length is what it had when first seen (files present before are durable)
 //   and what it had at its last fsync / fdatasync, or at a syncfs of anything; writes are
 //   taken as appends (storage/ only appends or writes fresh files), ftruncate sets the length.
+//   Both lengths belong to the file (its inode) and stay with it through a rename.
 // - A directory entry created (open O_CREAT of a new name, rename or link to a new name) is
 //   durable once its directory is fsync'd (or at a syncfs).
 // - kill(): the process is dead; every later call except close fails with EIO naming the power

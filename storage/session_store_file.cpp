@@ -633,8 +633,7 @@ result<store_load_report> session_store_file::load() {
       saved_version_.reset();
       loaded_fingerprint_.reset();
       on_disk_.reset();
-      refused_file_.reset();
-      refused_ = {};
+      unusable_.reset();
       unsaved_.clear();
       report.file_existed = false;
       report.trailing_newline = true;
@@ -659,8 +658,7 @@ result<store_load_report> session_store_file::load() {
   // one syscall, at start-up).
   auto info = fs_.stat(path_);
   on_disk_ = info.ok() ? std::optional<file_info>(*info) : std::nullopt;
-  refused_file_.reset();
-  refused_ = {};
+  unusable_.reset();
   unsaved_.clear();
   report.trailing_newline = trailing_newline_;
   report.entry_count = store_.size();
@@ -699,8 +697,7 @@ result<store_load_report> session_store_file::quarantine_and_rebuild(std::string
   saved_version_ = store_.text_version();
   loaded_fingerprint_.reset();
   if (auto info = fs_.stat(path_); info.ok()) on_disk_ = *info;
-  refused_file_.reset();
-  refused_ = {};
+  unusable_.reset();
   unsaved_.clear();
   report.trailing_newline = true;
   report.entry_count = store_.size();
@@ -721,10 +718,12 @@ status session_store_file::write(const std::string& bytes, bool durable, int* ke
 status session_store_file::save() {
   const std::uint64_t version = store_.text_version();
   if (saved_version_ == version) return {};
-  if (refused_file_) {
-    // Still the edit that does not parse? Then it stays as the other program left it.
+  if (unusable_) {
+    // An edit that does not parse stays as the other program left it, and so does whatever
+    // replaced it since: reload_if_changed() must look at that first (a save in between would
+    // write over an edit still being written). Only a file removed meanwhile is written again.
     auto now = fs_.stat(path_);
-    if (now.ok() && same_file(*now, *refused_file_)) return refused_;
+    if (now.ok() || now.error().code() != errc::not_found) return unusable_->why;
   }
   std::string bytes;
   SRT_RETURN_IF_ERROR(store_.append_pretty(bytes).with_context("saving " + path_));
@@ -742,8 +741,7 @@ status session_store_file::save() {
   SRT_RETURN_IF_ERROR(write(bytes, options_.durable, &fd));
   saved_version_ = version;
   unsaved_.clear();
-  refused_file_.reset();
-  refused_ = {};
+  unusable_.reset();
   // The file just written holds the rows; shed_rows() may keep only their place in it.
   auto backing = store_backing::adopt(fs_, fd, path_);
   if (backing.ok()) {
@@ -763,9 +761,15 @@ result<std::optional<store_merge_report>> session_store_file::reload_if_changed(
     return now.error().with_context("checking " + path_);
   }
   if (on_disk_ && same_file(*now, *on_disk_)) return std::optional<store_merge_report>();
-  if (refused_file_ && same_file(*now, *refused_file_)) return std::optional<store_merge_report>();
   store_merge_report report;
   report.path = path_;
+  if (unusable_ && same_file(*now, unusable_->file)) {
+    // Unchanged since the last check found it unusable: not a write in progress. Said once.
+    if (unusable_->reported) return std::optional<store_merge_report>();
+    unusable_->reported = true;
+    report.refused = unusable_->why;
+    return std::optional<store_merge_report>(std::move(report));
+  }
   auto text = read_identified(fs_, path_, options_.max_bytes);
   if (!text.ok()) {
     if (text.error().code() == errc::not_found) return std::optional<store_merge_report>();
@@ -773,14 +777,16 @@ result<std::optional<store_merge_report>> session_store_file::reload_if_changed(
   }
   auto parsed = text.ok() ? load_from_text(text->text, limits_of(options_)) : result<parsed_store>(text.error());
   if (!parsed.ok()) {
-    refused_file_ = text.ok() ? text->info : *now;
-    refused_ = status(parsed.error().code(),
-                      fmt::format("{} was changed by another program and cannot be used ({}); it is left as it is "
-                                  "and not written over: the runtime keeps its rows and changes in memory and writes "
-                                  "them once the file is fixed or removed",
-                                  path_, parsed.error().message()));
-    report.refused = refused_;
-    return std::optional<store_merge_report>(std::move(report));
+    // Not taken, and not written over (save() refuses). It may be an editor's save in progress
+    // (truncate, then write): it is reported only if the next check finds it unchanged.
+    unusable_ = unusable_edit{text.ok() ? text->info : *now,
+                              status(parsed.error().code(),
+                                     fmt::format("{} was changed by another program and cannot be used ({}); it is left "
+                                                 "as it is and not written over: the runtime keeps its rows and changes "
+                                                 "in memory and writes them once the file is fixed or removed",
+                                                 path_, parsed.error().message())),
+                              false};
+    return std::optional<store_merge_report>();
   }
   session_store merged = merge_store_edit(store_, std::move(parsed->store), unsaved_, report);
   report.changes = std::move(parsed->changes);
@@ -792,8 +798,7 @@ result<std::optional<store_merge_report>> session_store_file::reload_if_changed(
   if (report.changes.empty() && unsaved_.empty())
     loaded_fingerprint_.emplace(text->text.size(), fingerprint_hash(text->text));
   on_disk_ = text->info;
-  refused_file_.reset();
-  refused_ = {};
+  unusable_.reset();
   return std::optional<store_merge_report>(std::move(report));
 }
 

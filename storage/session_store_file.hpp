@@ -18,10 +18,16 @@
 //   mtime) as this object last read or wrote it is kept; when the file at the path is another
 //   one, its rows are read and merged three ways with the store (merge_store_edit): a row this
 //   object's owner changed or erased since the last save (note_changed) keeps the owner's
-//   version; every other row takes the file's version (added, changed or removed by hand). A
-//   file that no longer parses is never taken nor written over: save() refuses until the file
-//   changes again (the owner's changes wait in memory). A missing file is not an edit (the next
-//   save writes it again).
+//   version; every other row takes the file's version (added, changed or removed by hand). Only
+//   a complete JSON object is taken: a file that does not parse (or is over a limit) is never
+//   taken nor written over; save() refuses until a later check takes a file that parses (the
+//   owner's changes wait in memory) or the file is removed. Such a file may be an editor's save
+//   in progress (truncate, then write in place: no prefix of an object's text that stops before
+//   its closing brace parses), so it is reported (store_merge_report::refused) only when the next
+//   check finds it unchanged, and once. A missing file is not an edit (the next save writes it
+//   again). The identity compared is the file's as this object's own write left it (fstat of
+//   the descriptor it wrote, before and after its rename the same file), so its own saves are
+//   never taken for edits.
 // The caller owns the serialization of calls (one store actor per file).
 #pragma once
 #include <cstddef>
@@ -102,8 +108,9 @@ std::string serialize_store(const session_store& store, bool trailing_newline);
 // What a hand edit of the file changed, and what the merge kept.
 struct store_merge_report {
   std::string path;
-  // The edited file does not parse (or is over a limit): nothing of it was taken, and the store
-  // writes nothing over it until it changes again. ok() when the edit was merged.
+  // The edited file does not parse (or is over a limit), and did not change between two checks:
+  // nothing of it was taken, and the store writes nothing over it until a check takes a file
+  // that parses. ok() when the edit was merged.
   status refused;
   std::vector<std::string> added, changed, removed;  // by the other program, taken
   // Rows the owner changed or erased since its last save: its version stays, whatever the
@@ -144,10 +151,11 @@ class session_store_file {
   // merged before the next save keeps this row as the owner has it.
   void note_changed(std::string_view key) { unsaved_.emplace(key); }
   // See the contract above. nullopt: the file is as this object last read or wrote it (or is
-  // missing, or is the edit already refused). Errors: the file could not be read or stat'ed.
+  // missing, or does not parse and is waited on, or was already reported). Errors: the file
+  // could not be read or stat'ed.
   result<std::optional<store_merge_report>> reload_if_changed();
-  // The file on disk is a hand edit that did not parse: save() refuses to write over it.
-  const status& refused_edit() const { return refused_; }
+  // Why save() refuses: the file on disk is a hand edit that does not parse (ok() when none).
+  status refused_edit() const { return unusable_ ? unusable_->why : status(); }
 
  private:
   status write(const std::string& bytes, bool durable, int* keep_fd = nullptr);
@@ -169,9 +177,14 @@ class session_store_file {
   std::pair<std::shared_ptr<const store_backing>, std::uint64_t> backing_;
   // The file as this object last read or wrote it (unset: none yet, or it was missing).
   std::optional<file_info> on_disk_;
-  // A hand edit that did not parse: its identity, and why (save() refuses while it is there).
-  std::optional<file_info> refused_file_;
-  status refused_;
+  // A hand edit that did not parse: its identity, why, and whether a check reported it (the
+  // second check to find it unchanged does). save() refuses while it is set.
+  struct unusable_edit {
+    file_info file;
+    status why;
+    bool reported = false;
+  };
+  std::optional<unusable_edit> unusable_;
   std::unordered_set<std::string> unsaved_;  // note_changed since the last save
 };
 

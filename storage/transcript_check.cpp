@@ -8,6 +8,7 @@
 #include "messages/json_access.hpp"
 #include "messages/json_reader.hpp"
 #include "messages/transcript_entry.hpp"
+#include "storage/cold_transcript.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/transcript_reader.hpp"
 
@@ -25,7 +26,7 @@ struct line_info {
 }  // namespace
 
 result<transcript_check_report> check_transcript(fs& f, const std::string& path, std::size_t max_bytes) {
-  auto text = read_file(f, path, max_bytes);
+  auto text = read_transcript_bytes(f, path, max_bytes);  // either form (cold_transcript.hpp)
   if (!text.ok()) return text.error();
   transcript_check_report rep;
   rep.path = path;

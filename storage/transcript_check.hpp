@@ -2,7 +2,8 @@
 // changing it (for `sessionrt transcript check` and for people debugging a file): header,
 // entry count, active leaf, and problems — malformed lines (with line numbers), a torn final
 // line, duplicate ids, parents that point nowhere, parent cycles, compactions whose
-// firstKeptEntryId is not among their ancestors, message entries without a role.
+// firstKeptEntryId is not among their ancestors, message entries without a role. A transcript
+// kept compressed (cold_transcript.hpp) is checked from its .zst.
 #pragma once
 #include <string>
 #include <vector>

@@ -11,6 +11,7 @@
 #include "messages/js_text.hpp"
 #include "messages/json_access.hpp"
 #include "messages/json_reader.hpp"
+#include "storage/cold_transcript.hpp"
 
 namespace sessionrt::storage {
 
@@ -43,14 +44,11 @@ bool is_plausible_header_key(std::string_view key) {
 }
 
 result<std::optional<boost::json::object>> read_first_user_message(fs& f, const std::string& path, std::size_t window) {
-  auto fd = f.open(path, O_RDONLY);
-  if (!fd.ok()) {
-    if (fd.error().code() == errc::not_found) return std::optional<boost::json::object>();
-    return fd.error();
+  auto head = read_transcript_head(f, path, window);  // either form (cold_transcript.hpp)
+  if (!head.ok()) {
+    if (head.error().code() == errc::not_found) return std::optional<boost::json::object>();
+    return head.error().with_context(path);
   }
-  auto head = pread_all(f, *fd, window, 0);
-  (void)f.close(*fd);
-  if (!head.ok()) return head.error().with_context(path);
   const std::string_view text(*head);
   for (std::size_t pos = 0, nl; (nl = text.find('\n', pos)) != std::string_view::npos; pos = nl + 1) {
     auto line = json::parse_object(text.substr(pos, nl - pos));

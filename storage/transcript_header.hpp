@@ -27,7 +27,8 @@ result<std::string> read_first_line(fs& f, const std::string& path, std::size_t 
 result<transcript_header_info> read_transcript_header(fs& f, const std::string& path);
 // The first user message of a transcript (its `message` object), looked for in the file's
 // first `window` bytes only (a title, not a context: a line the window cuts is not read);
-// nullopt when none is there. A missing file is nullopt too.
+// nullopt when none is there. A missing file is nullopt too; a transcript kept compressed is
+// read from its .zst (cold_transcript.hpp).
 result<std::optional<boost::json::object>> read_first_user_message(fs& f, const std::string& path,
                                                                    std::size_t window = 64 * 1024);
 // A header "sessionKey" we accept as a store key: 1..512 bytes, trimmed, no control characters.

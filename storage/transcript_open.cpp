@@ -6,6 +6,13 @@ result<opened_transcript> open_or_create_transcript(fs& f, clock& c, const std::
                                                     const header_fields& header, const transcript_options& opt,
                                                     const open_check& check) {
   opened_transcript out;
+  auto form = transcript_form_of(f, path);
+  if (!form.ok()) return form.error();
+  if (*form == transcript_form::cold || *form == transcript_form::both) {
+    auto restored = restore_transcript(f, path);
+    if (!restored.ok()) return restored.error();
+    out.restored = restored->done;
+  }
   auto exists = f.lstat(path);
   if (!exists.ok() && exists.error().code() == errc::not_found) {
     auto created = transcript_file::create(f, c, path, header, opt);

@@ -10,6 +10,10 @@
 // - a file whose first readable line is not a session header is recovered
 //   (recover_corrupt_transcript: the original kept as "<file>.corrupt-...", the parseable
 //   lines kept after a header from `header`), reported the same way;
+// - a transcript kept compressed ("<path>.zst", cold_transcript.hpp) is first restored to
+//   <path> durably (and the .zst removed), so the first append lands in the whole old file;
+//   a leftover .zst beside <path> is removed. A .zst that does not decompress is an error
+//   naming it, and nothing is created in its place;
 // - then opened with transcript_file::open (legacy versions are migrated there).
 // The check runs at open only: the writer's own appends afterwards are trusted, so a turn
 // never rescans the file. The caller holds the write lock.
@@ -17,6 +21,7 @@
 #include <memory>
 #include <optional>
 
+#include "storage/cold_transcript.hpp"
 #include "storage/transcript_file.hpp"
 #include "storage/transcript_repair.hpp"
 
@@ -27,6 +32,7 @@ struct opened_transcript {
   bool created = false;
   std::optional<repair_report> repair;  // present when a repair changed the file
   std::uint64_t checked_bytes = 0;      // bytes the damage check read (0 for a new file)
+  bool restored = false;                // restored from its compressed copy just now
 };
 
 struct open_check {

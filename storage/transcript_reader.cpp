@@ -10,6 +10,8 @@
 #include "messages/ids.hpp"
 #include "messages/json_access.hpp"
 #include "messages/json_reader.hpp"
+#include "storage/cold_transcript.hpp"
+#include "storage/durable_file.hpp"
 #include "storage/line_skim.hpp"
 
 namespace sessionrt::storage {
@@ -42,10 +44,32 @@ bool blank(std::string_view line) {
 
 result<std::unique_ptr<transcript_reader>> transcript_reader::open(fs& f, const std::string& path,
                                                                    const reader_limits& limits, int fd_flags) {
-  std::unique_ptr<transcript_reader> r(new transcript_reader(f, path, limits));
-  auto fd = f.open(path, fd_flags ? fd_flags : O_RDONLY);
+  // A transcript kept compressed is read from a decompressed copy in memory; a writer must
+  // restore it first (transcript_open.hpp).
+  std::unique_ptr<fs> view;
+  std::string view_path;
+  if (fd_flags == 0) {
+    bool cold = is_cold_path(path);
+    if (!cold) {
+      auto hot = f.lstat(path);
+      cold = !hot.ok() && hot.error().code() == errc::not_found;
+    }
+    if (cold) {
+      view_path = "/cold/" + path_basename(path);
+      auto opened = open_cold_view(f, path, view_path, limits.max_cold_bytes);
+      if (!opened.ok()) {
+        if (opened.error().code() == errc::not_found) return status(errc::not_found, path + ": no such file");
+        return opened.error();
+      }
+      view = std::move(*opened);
+    }
+  }
+  fs& from = view ? *view : f;
+  std::unique_ptr<transcript_reader> r(new transcript_reader(from, path, limits));
+  r->view_ = std::move(view);
+  auto fd = from.open(r->view_ ? view_path : path, fd_flags ? fd_flags : O_RDONLY);
   if (!fd.ok()) return fd.error();
-  r->fd_ = std::make_shared<const shared_fd>(f, *fd);
+  r->fd_ = std::make_shared<const shared_fd>(from, *fd);
   SRT_RETURN_IF_ERROR(r->read_header());
   if (r->version_ < kTranscriptVersion) SRT_RETURN_IF_ERROR(r->load_legacy());
   return r;

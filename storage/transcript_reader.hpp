@@ -6,6 +6,9 @@
 // (transcript_repair fixes the file; this class never modifies it).
 // Legacy files (header version 1 or 2) are read whole and migrated in memory [R§3.2].
 // The reader owns its fd (shared with whoever must keep it open: shared()). Not thread-safe.
+// A transcript kept compressed ("<path>.zst" without "<path>", or a path ending ".jsonl.zst";
+// cold_transcript.hpp) is opened read-only from a decompressed copy in memory (cold());
+// opening one for writing is not_found: restore it first.
 #pragma once
 #include <boost/json/object.hpp>
 #include <cstdint>
@@ -25,6 +28,7 @@ struct reader_limits {
   std::size_t max_line_bytes = 64u << 20;    // a longer line is an error naming this limit
   std::size_t max_legacy_bytes = 1u << 30;   // v1/v2 files are read whole
   std::size_t block_bytes = 256u << 10;      // backward scan granularity
+  std::uint64_t max_cold_bytes = 4ull << 30;  // a compressed transcript inflating past this is refused
 };
 
 struct reader_stats {
@@ -54,6 +58,7 @@ class transcript_reader {
   const boost::json::object& header() const { return header_; }
   int source_version() const { return version_; }  // the file's version before migration
   bool migrated() const { return version_ < kTranscriptVersion; }
+  bool cold() const { return view_ != nullptr; }  // read from its compressed copy
 
   transcript_index& index() { return index_; }
   const reader_stats& stats() const { return stats_; }
@@ -93,9 +98,10 @@ class transcript_reader {
   // Adds the line [off, off+len) (already in memory) to the front of the index.
   void index_line_front(std::string_view line, std::uint64_t off);
 
-  fs& fs_;
+  fs& fs_;  // the caller's, or *view_
   std::string path_;
   reader_limits limits_;
+  std::unique_ptr<fs> view_;  // a cold transcript's decompressed copy; outlives fd_ (declared first)
   shared_fd_ptr fd_;
   boost::json::object header_;
   int version_ = kTranscriptVersion;

@@ -94,7 +94,7 @@ maintenance_plan plan_cron_reaper(const std::vector<maintenance_row>& rows, cons
     a.mtime_ms = f.mtime_ms;
     if (!session_id.empty() && gone.count(session_id)) {
       a.session_id = session_id;
-      if (storage::is_transcript_kind(f.kind)) {
+      if (storage::holds_transcript(f.kind)) {  // a compressed one is archived as it is
         std::int64_t ts = now_ms;
         std::string target = storage::archive_name(f.name, storage::archive_reason::deleted, ts);
         while (files.find(target) || made.count(target))

@@ -1,24 +1,32 @@
 #include "actors/maintenance/maintenance_actor.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <unordered_set>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "actors/events/event_bus.hpp"
+#include "actors/maintenance/cold_storage_planner.hpp"
 #include "actors/maintenance/cron_retention.hpp"
+#include "actors/maintenance/dashboard_archive.hpp"
 #include "actors/maintenance/dir_listing.hpp"
 #include "actors/maintenance/maintenance_pass.hpp"
 #include "actors/maintenance/plan_applier.hpp"
 #include "actors/maintenance/row_cache.hpp"
 #include "actors/router/session_key.hpp"
 #include "actors/store/store_actor.hpp"
+#include "storage/cold_transcript.hpp"
+#include "storage/durable_file.hpp"
 #include "storage/system_clock.hpp"
+#include "storage/write_lock.hpp"
 
 namespace sessionrt::actors {
 namespace {
@@ -83,7 +91,33 @@ void queue_jobs(maintenance_state& st, bool force_reaper) {
     j.agent_id = agent;
     j.sessions_dir = dir;
     st.todo.push_back(std::move(j));
+    if (st.cfg.settings->maintenance.cold_storage_enabled) {
+      maintenance_job c;
+      c.agent_id = agent;
+      c.sessions_dir = dir;
+      c.cold = true;
+      st.todo.push_back(std::move(c));
+    }
   }
+}
+
+// One info line per pass for cold storage, when it did or skipped anything.
+void log_cold_storage(const std::vector<maintenance_job>& jobs) {
+  std::size_t planned = 0, compressed = 0, deleted = 0, skipped = 0;
+  std::uint64_t before = 0, after = 0;
+  for (const auto& j : jobs) {
+    if (!j.cold) continue;
+    planned += j.plan.actions.size();
+    compressed += j.files_compressed;
+    deleted += j.files_deleted;
+    skipped += j.skipped.size();
+    before += j.cold_bytes_before;
+    after += j.cold_bytes_after;
+  }
+  if (planned == 0) return;
+  spdlog::info("maintenance: cold storage: {} transcript(s) compressed, {} -> {} bytes ({} saved), {} leftover(s) "
+               "removed, {} skipped",
+               compressed, before, after, before - after, deleted, skipped);
 }
 
 void start_cleanup(self_ptr self, const state_ptr& st);
@@ -113,6 +147,7 @@ cleanup_result cleanup_answer(const maintenance_state& st) {
 void finish_pass(self_ptr self, const state_ptr& st) {
   const maintenance_mode mode = st->cleanup ? st->cleanup->req.mode : settings_of(*st).mode;
   auto event = maintenance_report_event(st->done, mode, st->trigger, now_ms(*st));
+  log_cold_storage(st->done);
   publish(self, st->cfg.bus, *st->cfg.hub, event);
   for (auto& rp : st->report_waiters) rp.deliver(event);
   for (auto& rp : st->settle_waiters) rp.deliver(true);
@@ -150,6 +185,13 @@ void plan_job(maintenance_state& st, maintenance_job& job, const std::vector<mai
     // The reaper is cron.sessionRetention's, not session.maintenance's: it runs in either mode,
     // as OpenClaw's does [R§5.6] (cron.sessionRetention: false turns it off).
     job.plan = plan_cron_reaper(mrows, files, st.cfg.settings->cron, now_ms(st), {}, maintenance_mode::enforce);
+  } else if (job.cold) {
+    cold_storage_input in;
+    in.rows = &mrows;
+    in.index = &files;
+    in.settings = settings_of(st);
+    in.now_ms = now_ms(st);
+    job.plan = plan_cold_storage(in);
   } else {
     planner_input in;
     in.rows = &mrows;
@@ -191,7 +233,7 @@ void apply_files(self_ptr self, const state_ptr& st, const maintenance_batch& ba
   const auto keep = sessions_to_keep(job, batch, checks);
   for (std::size_t i = batch.begin; i < batch.end; ++i) {
     const auto& a = job.plan.actions[i];
-    if (a.kind == action_kind::remove_row) continue;
+    if (a.kind == action_kind::remove_row || a.kind == action_kind::archive_row) continue;
     if (!a.session_id.empty() && keep.count(a.session_id)) {
       job.skipped.push_back(fmt::format("{}: session {} is live or referenced again; left alone", a.file, a.session_id));
       continue;
@@ -256,10 +298,74 @@ void check_keys(self_ptr self, const state_ptr& st, std::shared_ptr<maintenance_
   }
 }
 
+// Runs `fn(done)` with `key` held by the router (no live actor has its row; what arrives for
+// it waits), releasing the key when `done` is called; `fn` is not called when the hold fails.
+void with_key_held(self_ptr self, const state_ptr& st, const std::string& key,
+                   std::function<void(std::function<void()> done)> fn, std::function<void()> failed) {
+  auto router = st->links.router;
+  self->request(router, caf::infinite, hold_atom::value, key)
+      .then([self, router, key, fn](bool) { fn([self, router, key] { self->send(router, release_atom::value, key); }); },
+            [failed](caf::error&) { failed(); });
+}
+
+// Archives the batch's stale dashboard rows in place, one key at a time, then goes on to the
+// file actions. A row that changed since the plan (or is gone, or archived meanwhile) stays.
+void archive_rows(self_ptr self, const state_ptr& st, std::shared_ptr<maintenance_batch> batch, std::size_t at) {
+  if (at >= batch->archive_rows.size()) return check_keys(self, st, batch);
+  auto& job = st->todo.front();
+  const plan_action& a = job.plan.actions[batch->archive_rows[at]];
+  auto next = [self, st, batch, at] { archive_rows(self, st, batch, at + 1); };
+  auto skip = [st, key = a.key, next](const std::string& why) {
+    st->todo.front().skipped.push_back(fmt::format("row {} {}; not archived", key, why));
+    next();
+  };
+  const auto store = st->links.stores.at(job.agent_id);
+  with_key_held(
+      self, st, a.key,
+      [self, st, store, a, next, skip](std::function<void()> done) {
+        self->request(store, caf::infinite, get_atom::value, a.key)
+            .then(
+                [self, st, store, a, next, skip, done](entry_reply& r) {
+                  if (!r.found) {
+                    done();
+                    return skip("is gone");
+                  }
+                  if (r.entry.updated_at() != a.updated_at) {
+                    done();
+                    return skip("was updated after the plan was made");
+                  }
+                  if (r.entry.json().contains("archivedAt")) {
+                    done();
+                    return skip("is archived already");
+                  }
+                  archive_row_in_place(r.entry, a.at_ms);
+                  self->request(store, caf::infinite, put_atom::value, a.key, r.entry, flush_atom::value)
+                      .then(
+                          [st, a, next, skip, done](bool ok) {
+                            done();
+                            if (!ok) return skip("could not be written");
+                            auto& job = st->todo.front();
+                            job.applied.push_back(a);
+                            ++job.rows_archived;
+                            next();
+                          },
+                          [skip, done](caf::error&) {
+                            done();
+                            skip("could not be written");
+                          });
+                },
+                [skip, done](caf::error&) {
+                  done();
+                  skip("could not be read");
+                });
+      },
+      [skip] { skip("could not be held"); });
+}
+
 void apply_batch(self_ptr self, const state_ptr& st) {
   auto& job = st->todo.front();
   auto batch = std::make_shared<maintenance_batch>(batch_of(job, st->cfg.batch_actions, erase_no_updated_at));
-  if (batch->erase_keys.empty()) return check_keys(self, st, batch);
+  if (batch->erase_keys.empty()) return archive_rows(self, st, batch, 0);
   const auto store = st->links.stores.at(job.agent_id);
   self->request(store, caf::infinite, erase_atom::value, batch->erase_keys, batch->erase_updated_at, list_atom::value)
       .then(
@@ -274,7 +380,7 @@ void apply_batch(self_ptr self, const state_ptr& st) {
             if (removed < batch->erase_keys.size())
               j.skipped.push_back(fmt::format("{} row(s) were updated or gone since the plan; kept",
                                               batch->erase_keys.size() - removed));
-            check_keys(self, st, batch);
+            archive_rows(self, st, batch, 0);
           },
           [self, st](caf::error& err) {
             // Nothing of the batch moved: its files wait for the next pass.
@@ -396,6 +502,103 @@ void list_and_plan_cleanup(self_ptr self, const state_ptr& st) {
           });
 }
 
+// ---- cold storage ---------------------------------------------------------------------------
+
+// Compresses the transcript of `a` (its key held, its row read back): under its write lock,
+// taken without waiting and not reentrant, so a session of this process or a program that
+// holds it keeps the file hot until a later pass.
+void compress_one(maintenance_state& st, maintenance_job& job, const plan_action& a) {
+  const std::string path = storage::path_join(job.sessions_dir, a.file);
+  storage::write_lock_options lo = st.cfg.settings->session.write_lock;
+  lo.reentrant = false;
+  storage::process_probe& probe = st.cfg.probe ? *st.cfg.probe : storage::real_process_probe();
+  auto lock = storage::try_acquire_write_lock(*st.cfg.files, *st.cfg.time, probe, path, lo);
+  if (!lock.ok() || std::holds_alternative<storage::lock_busy>(*lock)) {
+    job.skipped.push_back(fmt::format("{}: its write lock is held; left uncompressed", a.file));
+    return;
+  }
+  storage::compress_options co;
+  co.expect_size = a.bytes;
+  co.expect_mtime_ms = a.mtime_ms;
+  auto moved = storage::compress_transcript(*st.cfg.files, path, co);
+  (void)std::get<storage::write_lock>(*lock).release();
+  if (!moved.ok()) {
+    job.skipped.push_back(fmt::format("{}: {}", a.file, moved.error().message()));
+    return;
+  }
+  if (!moved->done) {
+    job.skipped.push_back(moved->skipped);
+    return;
+  }
+  job.applied.push_back(a);
+  ++job.files_compressed;
+  job.cold_bytes_before += moved->raw_bytes;
+  job.cold_bytes_after += moved->cold_bytes;
+}
+
+// A delete of the cold storage plan: a leftover .zst (only while its .jsonl is still there:
+// without it the .zst is the transcript) or a stale temp.
+void delete_leftover(maintenance_state& st, maintenance_job& job, const plan_action& a) {
+  if (storage::is_cold_path(a.file)) {
+    auto hot = st.cfg.files->lstat(storage::path_join(job.sessions_dir, a.file.substr(0, a.file.size() - 4)));
+    if (!hot.ok()) {
+      job.skipped.push_back(fmt::format("{}: its .jsonl is gone, so it is the transcript; kept", a.file));
+      return;
+    }
+  }
+  std::string skipped;
+  auto done = apply_file_action(*st.cfg.files, job.sessions_dir, a, skipped);
+  if (!done.ok()) {
+    job.skipped.push_back(fmt::format("{}: {}", a.file, done.error().message()));
+  } else if (!*done) {
+    job.skipped.push_back(std::move(skipped));
+  } else {
+    job.applied.push_back(a);
+    ++job.files_deleted;
+  }
+}
+
+// The cold storage plan's actions one at a time (each compression holds its key), a few per
+// message so the actor keeps answering.
+void apply_cold(self_ptr self, const state_ptr& st, std::size_t left) {
+  auto& job = st->todo.front();
+  if (job.next >= job.plan.actions.size() || left == 0) return self->send(self, mstep_atom::value);
+  const plan_action a = job.plan.actions[job.next++];
+  auto next = [self, st, left] { apply_cold(self, st, left - 1); };
+  if (a.kind != action_kind::compress_file) {
+    delete_leftover(*st, job, a);
+    return next();
+  }
+  const auto store = st->links.stores.at(job.agent_id);
+  auto skip = [st, next](std::string why) {
+    st->todo.front().skipped.push_back(std::move(why));
+    next();
+  };
+  with_key_held(
+      self, st, a.key,
+      [self, st, store, a, next, skip](std::function<void()> done) {
+        self->request(store, caf::infinite, get_atom::value, a.key)
+            .then(
+                [st, a, next, skip, done](entry_reply& r) {
+                  // Only as planned: the row still names the session and nothing happened since.
+                  if (!r.found || r.entry.session_id() != std::optional<std::string_view>(a.session_id) ||
+                      r.entry.updated_at() != a.updated_at) {
+                    done();
+                    return skip(fmt::format("{}: the row of {} changed after the plan was made; left uncompressed",
+                                            a.file, a.key));
+                  }
+                  compress_one(*st, st->todo.front(), a);
+                  done();
+                  next();
+                },
+                [a, skip, done](caf::error&) {
+                  done();
+                  skip(fmt::format("{}: the row of {} could not be read; left uncompressed", a.file, a.key));
+                });
+      },
+      [a, skip] { skip(fmt::format("{}: {} could not be held; left uncompressed", a.file, a.key)); });
+}
+
 // The front job's next move: plan it, apply a batch, or finish it.
 void step(self_ptr self, const state_ptr& st) {
   if (st->todo.empty()) return finish_pass(self, st);
@@ -403,9 +606,10 @@ void step(self_ptr self, const state_ptr& st) {
   if (!job.planned) return st->cleanup ? list_and_plan_cleanup(self, st) : list_and_plan(self, st);
   // warn reports and changes nothing, except for the cron reaper (see plan_job); a cleanup
   // applies when it was asked to.
-  const bool applies =
-      st->cleanup ? st->cleanup->req.apply : job.reaper || settings_of(*st).mode == maintenance_mode::enforce;
+  const bool applies = st->cleanup ? st->cleanup->req.apply
+                                   : job.reaper || job.cold || settings_of(*st).mode == maintenance_mode::enforce;
   if (!applies || job.next >= job.plan.actions.size()) return next_job(self, st);
+  if (job.cold) return apply_cold(self, st, std::min<std::size_t>(8, st->cfg.batch_actions));
   apply_batch(self, st);
 }
 

@@ -7,7 +7,14 @@
 // session is passivated before a file of its session moves, and a row that came back with the
 // session keeps its files. Mode warn plans and reports, and changes nothing. Each pass ends
 // with one `maintenance.report` event (maintenance_report_event), also the answer to
-// (maintain). Spawn it detached: it lists directories and renames files.
+// (maintain). Spawn it detached: it lists directories, renames and compresses files.
+// Rows archived in place (archiveDashboardAfter) are written with their key held by the router
+// (no live session holds the row meanwhile; a message that arrives waits) when the row is as
+// planned. With session.maintenance.coldStorage on, each pass also runs a cold storage plan per
+// agent (cold_storage_planner.hpp), in any mode: each transcript is compressed with its key held,
+// its row read back (still naming the session, not updated since the plan) and the
+// transcript's write lock taken (not reentrant: any holder, in this process or another, makes
+// it wait for a later pass); one info line per pass says what it compressed and saved.
 //   (spawned, maintenance_links)     the stores and the router (once, before any pass)
 //   (tick)                           the schedule (self-scheduled every interval_ms, real time)
 //   (tick, settle) -> bool           virtual time: a pass when one is due, answered after it
@@ -32,6 +39,7 @@
 #include "actors/runtime_settings.hpp"
 #include "storage/change_feed_fs.hpp"
 #include "storage/fs.hpp"
+#include "storage/process_probe.hpp"
 
 namespace sessionrt::actors {
 
@@ -61,6 +69,7 @@ struct maintenance_actor_config {
   // the store (list), and drops both once planned: nothing per session is held between
   // passes. The runtime sets it from storage.keepMaintenancePicture (runtime_settings.hpp).
   bool keep_picture = true;
+  storage::process_probe* probe = nullptr;  // the write lock's (nullptr: the real processes)
 };
 
 struct maintenance_links {

@@ -22,6 +22,10 @@ maintenance_batch batch_of(const maintenance_job& job, std::size_t batch_actions
       b.erase_updated_at.push_back(a.updated_at.value_or(no_updated_at));
       continue;
     }
+    if (a.kind == action_kind::archive_row) {
+      b.archive_rows.push_back(i);
+      continue;
+    }
     if (a.session_id.empty()) continue;
     auto it = job.keys_of_session.find(a.session_id);
     if (it == job.keys_of_session.end()) continue;
@@ -36,7 +40,7 @@ std::unordered_set<std::string> sessions_to_keep(const maintenance_job& job, con
   std::unordered_set<std::string> keep;
   for (std::size_t i = batch.begin; i < batch.end; ++i) {
     const auto& a = job.plan.actions[i];
-    if (a.kind == action_kind::remove_row || a.session_id.empty()) continue;
+    if (a.kind == action_kind::remove_row || a.kind == action_kind::archive_row || a.session_id.empty()) continue;
     auto it = job.keys_of_session.find(a.session_id);
     if (it == job.keys_of_session.end()) continue;
     for (const auto& k : it->second) {
@@ -52,7 +56,7 @@ boost::json::object action_json(const plan_action& a, std::string_view kind_key)
   boost::json::object o;
   o["step"] = maintenance_step_name(a.step);
   o[kind_key] = action_kind_name(a.kind);
-  if (a.kind == action_kind::remove_row) {
+  if (a.kind == action_kind::remove_row || a.kind == action_kind::archive_row) {
     o["key"] = a.key;
     o["label"] = row_action_label(a.step);
   } else {
@@ -70,13 +74,14 @@ boost::json::object job_json(const maintenance_job& job, bool applied, std::size
   const auto& p = job.plan;
   boost::json::object o;
   o["agentId"] = job.agent_id;
-  o["plan"] = job.reaper ? "cron-reaper" : "maintenance";
+  o["plan"] = job.reaper ? "cron-reaper" : job.cold ? "cold-storage" : "maintenance";
   o["beforeCount"] = p.before_count;
   o["afterCount"] = p.after_count;
   o["modelRunPruned"] = p.model_run_pruned;
   o["pruned"] = p.pruned;
   o["capped"] = p.capped;
   o["evicted"] = p.evicted;
+  o["dashboardsArchived"] = p.dashboards_archived;
   o["archivedFiles"] = p.archived_files;
   o["deletedFiles"] = p.deleted_files;
   o["totalBytesBefore"] = p.total_bytes_before;
@@ -98,6 +103,12 @@ boost::json::object job_json(const maintenance_job& job, bool applied, std::size
     o["rowsRemoved"] = job.rows_removed;
     o["filesArchived"] = job.files_archived;
     o["filesDeleted"] = job.files_deleted;
+    o["rowsArchived"] = job.rows_archived;
+    if (job.cold) {
+      o["filesCompressed"] = job.files_compressed;
+      o["bytesBeforeCompression"] = job.cold_bytes_before;
+      o["bytesAfterCompression"] = job.cold_bytes_after;
+    }
     boost::json::array skipped;
     for (std::size_t i = 0; i < job.skipped.size() && i < max_actions; ++i) skipped.emplace_back(job.skipped[i]);
     o["skipped"] = job.skipped.size();
@@ -119,7 +130,8 @@ lifecycle_event maintenance_report_event(const std::vector<maintenance_job>& job
                                          const std::string& trigger, std::int64_t now_ms, std::size_t max_actions) {
   payloads::maintenance_report e;
   const bool applied = mode == maintenance_mode::enforce;
-  std::size_t planned = 0, rows = 0, archived = 0, deleted = 0, skipped = 0;
+  std::size_t planned = 0, rows = 0, archived = 0, deleted = 0, skipped = 0, rows_archived = 0, compressed = 0;
+  std::uint64_t cold_before = 0, cold_after = 0;
   boost::json::array stores;
   for (const auto& j : jobs) {
     planned += j.plan.actions.size();
@@ -127,7 +139,12 @@ lifecycle_event maintenance_report_event(const std::vector<maintenance_job>& job
     archived += j.files_archived;
     deleted += j.files_deleted;
     skipped += j.skipped.size();
-    stores.emplace_back(job_json(j, applied || j.reaper, max_actions));  // the reaper applies in warn too
+    rows_archived += j.rows_archived;
+    compressed += j.files_compressed;
+    cold_before += j.cold_bytes_before;
+    cold_after += j.cold_bytes_after;
+    // The reaper and cold storage apply in warn too.
+    stores.emplace_back(job_json(j, applied || j.reaper || j.cold, max_actions));
   }
   e.body["mode"] = maintenance_mode_name(mode);
   e.body["trigger"] = trigger;
@@ -137,6 +154,10 @@ lifecycle_event maintenance_report_event(const std::vector<maintenance_job>& job
   e.body["rowsRemoved"] = rows;
   e.body["filesArchived"] = archived;
   e.body["filesDeleted"] = deleted;
+  e.body["rowsArchived"] = rows_archived;
+  e.body["filesCompressed"] = compressed;
+  e.body["bytesBeforeCompression"] = cold_before;
+  e.body["bytesAfterCompression"] = cold_after;
   e.body["skipped"] = skipped;
   e.body["stores"] = std::move(stores);
   return payloads::make_event({}, now_ms, e);

@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "actors/maintenance/dashboard_archive.hpp"
 #include "actors/router/session_key.hpp"
 #include "messages/json_access.hpp"
 #include "storage/archive_names.hpp"
@@ -27,6 +28,8 @@ const char* maintenance_step_name(maintenance_step step) noexcept {
     case maintenance_step::budget_files: return "budget-files";
     case maintenance_step::budget_rows: return "budget-rows";
     case maintenance_step::cron_reaper: return "cron-reaper";
+    case maintenance_step::archive_dashboards: return "archive-dashboards";
+    case maintenance_step::cold_storage: return "cold-storage";
   }
   return "?";
 }
@@ -40,6 +43,7 @@ const char* row_action_label(maintenance_step step) noexcept {
     case maintenance_step::cap: return "cap-overflow";
     case maintenance_step::budget_rows: return "evict-budget";
     case maintenance_step::cron_reaper: return "reap-cron-run";
+    case maintenance_step::archive_dashboards: return "archive-dashboard";
     default: return "keep";
   }
 }
@@ -49,6 +53,8 @@ const char* action_kind_name(action_kind kind) noexcept {
     case action_kind::remove_row: return "remove-row";
     case action_kind::archive_file: return "archive-file";
     case action_kind::delete_file: return "delete-file";
+    case action_kind::archive_row: return "archive-row";
+    case action_kind::compress_file: return "compress-file";
   }
   return "?";
 }
@@ -103,6 +109,11 @@ maintenance_row maintenance_row_of(std::string_view key, const session_entry& en
     model = *m2;
   maintenance_row row(key, session_id, file_name, entry.label().value_or(""), model);
   row.updated_at = entry.updated_at();
+  const auto& o = entry.json();
+  row.archived = o.contains("archivedAt");
+  row.pinned = o.contains("pinnedAt") && is_pinnable_row(key, entry);
+  row.model_locked = json::get_bool(o, "modelSelectionLocked") == std::optional<bool>(true);
+  row.running = entry.status() == std::optional<std::string_view>("running");
   for (std::string_view field : {"lastInteractionAt", "lastActivityAt", "sessionStartedAt", "updatedAt"})
     if (const auto* v = entry.json().if_contains(field))
       if (auto n = json::as_number(*v); n && *n > double(row.activity_at) && *n < 9e15)
@@ -140,9 +151,13 @@ bool is_per_peer_direct_key(std::string_view key) {
 }
 
 const char* row_label_in(const maintenance_plan& plan, std::string_view key) {
-  for (const auto& a : plan.actions)
-    if (a.kind == action_kind::remove_row && a.key == key) return row_action_label(a.step);
-  return "keep";
+  const char* label = "keep";
+  for (const auto& a : plan.actions) {
+    if (a.key != key) continue;
+    if (a.kind == action_kind::remove_row) return row_action_label(a.step);
+    if (a.kind == action_kind::archive_row) label = row_action_label(a.step);
+  }
+  return label;
 }
 
 namespace {
@@ -182,6 +197,7 @@ class planner {
     plan_.before_count = rows_.size();
     removed_.assign(rows_.size(), false);
     keep_always_.assign(rows_.size(), false);
+    archived_bytes_.assign(rows_.size(), 0);
     std::unordered_set<std::string_view> preserve(in.preserve_keys.begin(), in.preserve_keys.end());
     if (!in.active_key.empty()) preserve.insert(in.active_key);
     std::uint64_t text_sum = 0;
@@ -213,6 +229,7 @@ class planner {
     if (in_.forced ? static_cast<std::int64_t>(live_rows_) > in_.settings.max_entries
                    : static_cast<std::int64_t>(live_rows_) >= hw)
       step_cap();
+    if (in_.settings.archive_dashboard_after_ms) step_archive_dashboards();
     step_unreferenced();
     step_archive_retention();
     if (in_.settings.max_disk_bytes) step_budget();
@@ -260,7 +277,7 @@ class planner {
     const auto& r = rows_[i];
     removed_[i] = true;
     --live_rows_;
-    store_text_sum_ -= r.text_bytes;
+    store_text_sum_ -= r.text_bytes + archived_bytes_[i];  // an archived row takes its new fields along
     for (auto id : ids_of(r)) {
       auto it = id.empty() ? refs_.end() : refs_.find(id);
       if (it != refs_.end() && --it->second == 0) orphaned_.emplace_back(id);
@@ -326,7 +343,7 @@ class planner {
       file_state& f = files_[fi];
       if (!f.alive) continue;
       const auto k = f.kind.kind;
-      if (storage::is_transcript_kind(k)) {
+      if (storage::holds_transcript(k)) {
         file_action(fi, step, delete_outright ? action_kind::delete_file : action_kind::archive_file);
       } else if (k == storage::artifact_kind::trajectory || k == storage::artifact_kind::trajectory_pointer) {
         file_action(fi, step, action_kind::delete_file);
@@ -343,7 +360,8 @@ class planner {
       if (!removable(i)) continue;
       const auto& r = rows_[i];
       const std::string file = r.transcript_name();
-      bool missing = file.empty() || !listed(file) ||
+      // A transcript kept compressed is there (and never empty: cold storage takes only old ones).
+      bool missing = file.empty() || (!listed(file) && !listed(file + ".zst")) ||
                      (in_.empty_transcripts && in_.empty_transcripts->count(file));
       if (missing) remove_row(i, maintenance_step::fix_missing);
     }
@@ -397,6 +415,28 @@ class planner {
     for (std::size_t n = 0; n < drop; ++n) remove_row(order[n], maintenance_step::cap);
   }
 
+  // After the removals (OpenClaw archives before its stale step, which here removes instead of
+  // archiving): the stale dashboard rows that stay are archived in place.
+  void step_archive_dashboards() {
+    const std::int64_t after = *in_.settings.archive_dashboard_after_ms;
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      const auto& r = rows_[i];
+      if (!removable(i) || !is_stale_dashboard(r, after, in_.now_ms)) continue;
+      plan_action a;
+      a.step = maintenance_step::archive_dashboards;
+      a.kind = action_kind::archive_row;
+      a.key = std::string(r.key());
+      a.updated_at = r.updated_at;
+      a.session_id = std::string(r.session_id());
+      a.at_ms = in_.now_ms;
+      a.bytes = archived_row_extra_bytes(in_.now_ms);
+      store_text_sum_ += a.bytes;
+      archived_bytes_[i] = a.bytes;
+      plan_.actions.push_back(std::move(a));
+      ++plan_.dashboards_archived;
+    }
+  }
+
   // The files of sessions orphaned by the row removals so far, under `step`.
   void flush_files(maintenance_step step, bool delete_outright = false) {
     auto orphans = std::move(orphaned_);
@@ -426,7 +466,7 @@ class planner {
         }
         continue;
       }
-      bool transcript = storage::is_transcript_kind(k);
+      bool transcript = storage::holds_transcript(k);
       bool sidecar = k == storage::artifact_kind::trajectory || k == storage::artifact_kind::trajectory_pointer;
       if (!(transcript || sidecar) || f.kind.session_id.empty() || referenced(f.kind.session_id)) continue;
       if (f.mtime_ms >= cutoff) continue;
@@ -472,7 +512,7 @@ class planner {
   bool budget_removable_file(storage::artifact_kind k, std::string_view session_id, std::int64_t mtime_ms) const {
     if (k == storage::artifact_kind::store_temp) return storage::is_stale_store_temp(k, mtime_ms, in_.now_ms);
     if (storage::is_archive_kind(k)) return true;
-    if (storage::is_transcript_kind(k) || k == storage::artifact_kind::trajectory ||
+    if (storage::holds_transcript(k) || k == storage::artifact_kind::trajectory ||
         k == storage::artifact_kind::trajectory_pointer)
       return !session_id.empty() && !referenced(session_id);
     return false;
@@ -534,6 +574,7 @@ class planner {
   maintenance_plan plan_;
   std::vector<bool> removed_;
   std::vector<bool> keep_always_;
+  std::vector<std::uint64_t> archived_bytes_;  // what archiving a row added to its text (0: not archived here)
   std::size_t live_rows_ = 0;
   std::uint64_t store_text_sum_ = 0;
   std::uint64_t files_bytes_ = 0;

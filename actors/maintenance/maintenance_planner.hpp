@@ -7,7 +7,9 @@
 // [R§5.5] for the steps only `sessions cleanup` runs):
 //   fix_missing, fix_dm_scope (cleanup flags only), model_run (forced or count >= high water),
 //   stale (updatedAt < now - pruneAfter), cap (forced or count >= highWater(maxEntries): keep
-//   the newest maxEntries - protected - preserved), unreferenced (the transcripts of removed
+//   the newest maxEntries - protected - preserved), archive_dashboards (session.maintenance.
+//   archiveDashboardAfter: the stale dashboard rows that remain are archived in place,
+//   dashboard_archive.hpp), unreferenced (the transcripts of removed
 //   rows no remaining row references are archived as `.deleted.<ts>`, their trajectory
 //   sidecars deleted; forced: also orphan transcripts older than pruneAfter, and stale store
 //   temps deleted), archive_retention (`.deleted.<ts>` older than pruneAfter and `.reset.<ts>`
@@ -20,6 +22,10 @@
 // session id a remaining row references. Synthetic rows (cron, hook, heartbeat, ACP, sub-agent)
 // are never protected. Rows without updatedAt are never age-pruned; the cap and phase C take
 // them first.
+//
+// Transcripts kept compressed (<file>.jsonl.zst, cold_transcript.hpp) are transcripts to every
+// step: a row whose transcript is compressed is not missing, and an unreferenced one is
+// archived as it is. Compressing them is not this plan's (cold_storage_planner.hpp).
 //
 // Applying a plan (the maintenance actor, or plan_applier for offline use): actions in order,
 // in batches of any size. Within a batch, write the row removals to the store first (one
@@ -70,6 +76,11 @@ class maintenance_row {
   std::uint64_t text_bytes = 0;  // its bytes in sessions.json (session_store::append_row_text)
   bool is_protected = false;     // is_protected_key(key, row)
   bool synthetic = false;        // is_synthetic_key(key)
+  // OpenClaw 2026.9's flags the dashboard and cold storage rules look at (dashboard_archive.hpp):
+  bool archived = false;      // archivedAt set
+  bool pinned = false;        // pinnedAt set on a pinnable row
+  bool model_locked = false;  // modelSelectionLocked: true
+  bool running = false;       // status "running"
 
  private:
   std::string_view part(std::size_t i) const {
@@ -98,25 +109,31 @@ enum class maintenance_step {
   budget_files,  // phase B (and A)
   budget_rows,   // phase C
   cron_reaper,   // cron_retention.hpp
+  archive_dashboards,  // archiveDashboardAfter (dashboard_archive.hpp)
+  cold_storage,        // coldStorage (cold_storage_planner.hpp)
 };
 const char* maintenance_step_name(maintenance_step step) noexcept;
 // The per-row label of [R§5.5] for a row removed by `step`: prune-missing, retire-dm-scope,
-// prune-model-run, prune-stale, cap-overflow, evict-budget; "reap-cron-run" for the reaper.
+// prune-model-run, prune-stale, cap-overflow, evict-budget; "reap-cron-run" for the reaper;
+// "archive-dashboard" for a row archived in place.
 const char* row_action_label(maintenance_step step) noexcept;
 
-enum class action_kind { remove_row, archive_file, delete_file };
+// archive_row: the row stays, archived in place (dashboard_archive.hpp); compress_file: a
+// transcript kept compressed from now on (cold_transcript.hpp).
+enum class action_kind { remove_row, archive_file, delete_file, archive_row, compress_file };
 const char* action_kind_name(action_kind kind) noexcept;
 
 struct plan_action {
   maintenance_step step = maintenance_step::stale;
   action_kind kind = action_kind::remove_row;
-  std::string key;                         // remove_row: the row
-  std::optional<std::int64_t> updated_at;  // remove_row: the row's updatedAt when planned
+  std::string key;                         // remove_row, archive_row: the row (compress_file: the row that holds it)
+  std::optional<std::int64_t> updated_at;  // those rows' updatedAt when planned
   std::string file;                        // files: base name in the sessions dir
   std::string target;                      // archive_file: the archive's base name
   std::string session_id;                  // the session of the row / transcript ("" for others)
   std::uint64_t bytes = 0;                 // files: size; rows: text bytes
   std::int64_t mtime_ms = 0;               // files: mtime when planned
+  std::int64_t at_ms = 0;                  // archive_row: the archivedAt it writes
 };
 
 struct disk_budget_report {
@@ -150,6 +167,8 @@ struct maintenance_plan {
   std::size_t capped = 0;
   std::size_t evicted = 0;          // phase C
   std::size_t dashboards_archived = 0;  // archiveDashboardAfter: rows marked archived in place
+  std::size_t cold_files = 0;            // coldStorage: transcripts to compress
+  std::uint64_t cold_raw_bytes = 0;      // their size now
   std::size_t archived_files = 0;   // .deleted.<ts> archives made
   std::size_t deleted_files = 0;
   std::uint64_t total_bytes_before = 0;  // the dir as listed (store projected)
@@ -187,7 +206,7 @@ struct planner_input {
 
 maintenance_plan plan_maintenance(const planner_input& input);
 
-// The row label of a key in `plan` ("keep" when no action removes it).
+// The row label of a key in `plan` ("keep" when no action removes or archives it).
 const char* row_label_in(const maintenance_plan& plan, std::string_view key);
 // True when `rest` of an agent key is a per-peer direct key (fix-dm-scope's rule).
 bool is_per_peer_direct_key(std::string_view key);

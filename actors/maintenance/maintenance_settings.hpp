@@ -33,12 +33,13 @@ struct maintenance_settings {
   // lastInteractionAt, lastActivityAt, sessionStartedAt, updatedAt) are never removed by the
   // age, model-run, count or disk-budget steps; synthetic rows stay eligible. Unset/false: none.
   std::optional<std::int64_t> preserve_recent_ms;
-  // archiveDashboardAfter: OpenClaw archives `agent:<id>:dashboard:...` rows inactive this long
-  // in place (archivedAt = now, archiveReason "stale-dashboard"); nullopt (false or 0) = never.
-  // Read, not applied yet (docs/maintenance.md).
+  // archiveDashboardAfter: `agent:<id>:dashboard:...` rows inactive this long are archived in
+  // place (archivedAt = now, archiveReason "stale-dashboard"; dashboard_archive.hpp), in mode
+  // enforce; nullopt (false or 0) = never.
   std::optional<std::int64_t> archive_dashboard_after_ms = 7 * day_ms;
-  // coldStorage {enabled, afterDays}: OpenClaw compresses the transcripts of rows inactive for
-  // afterDays days and keeps them. Read, not applied yet (docs/maintenance.md).
+  // coldStorage {enabled, afterDays}: the transcripts of rows inactive (and not written) for
+  // afterDays days are kept compressed as <file>.jsonl.zst (cold_storage_planner.hpp); runs
+  // whatever the mode, as OpenClaw's has its own switch. Off by default.
   bool cold_storage_enabled = false;
   std::int64_t cold_storage_after_days = 30;
 };

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "actors/maintenance/dashboard_archive.hpp"
 #include "storage/archive_names.hpp"
+#include "storage/cold_transcript.hpp"
 #include "storage/durable_file.hpp"
 
 namespace sessionrt::actors {
@@ -80,6 +82,16 @@ result<bool> apply_file_action(storage::fs& files, const std::string& sessions_d
     SRT_RETURN_IF_ERROR(files.rename(path, target));
     return true;
   }
+  if (a.kind == action_kind::compress_file) {
+    storage::compress_options co;
+    co.expect_size = a.bytes;
+    co.expect_mtime_ms = a.mtime_ms;
+    auto moved = storage::compress_transcript(files, path, co);
+    if (!moved.ok()) return moved.error();
+    if (!moved->done) skipped = moved->skipped;
+    return moved->done;
+  }
+  if (a.kind != action_kind::delete_file) return status(errc::invalid_argument, fmt::format("{} is not a file action", action_kind_name(a.kind)));
   status done = files.unlink(path);
   if (!done.ok() && done.code() == errc::not_found) {
     skipped = fmt::format("{} is gone already", a.file);
@@ -104,6 +116,19 @@ apply_report apply_plan_range(storage::fs& files, storage::session_store_file& s
   bool rows_changed = false;
   for (std::size_t i = begin; i < end; ++i) {
     const auto& a = plan.actions[i];
+    if (a.kind == action_kind::archive_row) {
+      const session_entry* row = store.store().find(a.key);
+      if (!row || row->updated_at() != a.updated_at || row->json().contains("archivedAt")) {
+        rep.skipped.push_back(fmt::format("row {} is gone, archived or updated since the plan; not archived", a.key));
+        continue;
+      }
+      session_entry archived = *row;
+      archive_row_in_place(archived, a.at_ms);
+      store.store().upsert(a.key, std::move(archived));
+      rows_changed = true;
+      rep.applied.push_back(a);
+      continue;
+    }
     if (a.kind != action_kind::remove_row) continue;
     const session_entry* row = store.store().find(a.key);
     if (!row) {
@@ -128,7 +153,8 @@ apply_report apply_plan_range(storage::fs& files, storage::session_store_file& s
   // The session ids the store still references (a file of one of them is never moved).
   std::unordered_set<std::string> referenced;
   bool any_file = false;
-  for (std::size_t i = begin; i < end && !any_file; ++i) any_file = plan.actions[i].kind != action_kind::remove_row;
+  auto is_row_action = [](action_kind k) { return k == action_kind::remove_row || k == action_kind::archive_row; };
+  for (std::size_t i = begin; i < end && !any_file; ++i) any_file = !is_row_action(plan.actions[i].kind);
   if (any_file) {
     for (auto r : store.store()) {
       if (auto id = r.entry.session_id()) referenced.emplace(*id);
@@ -141,8 +167,9 @@ apply_report apply_plan_range(storage::fs& files, storage::session_store_file& s
   for (std::size_t i = begin; i < end; ++i) {
     const auto& a = plan.actions[i];
     rep.next = i + 1;
-    if (a.kind == action_kind::remove_row) continue;
-    if (!a.session_id.empty() && referenced.count(a.session_id)) {
+    if (is_row_action(a.kind)) continue;
+    // A compression is of a referenced transcript by definition (its row keeps it).
+    if (a.kind != action_kind::compress_file && !a.session_id.empty() && referenced.count(a.session_id)) {
       rep.skipped.push_back(fmt::format("{}: session {} is referenced by a row again; left alone", a.file, a.session_id));
       continue;
     }

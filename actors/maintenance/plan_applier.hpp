@@ -12,8 +12,10 @@
 //   bytes without a message record ([R§5.5] --fix-missing). A file that cannot be read is an
 //   error naming it.
 // - apply_plan_range: actions [begin, end) of a plan made in enforce mode, in the plan's
-//   order: first its row removals (a row whose updatedAt changed since the plan, or that is
-//   gone, is skipped), one store save, then its file actions. A file action is skipped (and
+//   order: first its row removals and rows archived in place (a row whose updatedAt changed
+//   since the plan, or that is gone, or is archived already, is skipped), one store save, then
+//   its file actions (a compress_file is not this applier's: the runtime's maintenance actor
+//   applies the cold storage plan). A file action is skipped (and
 //   noted) when a row of the store still references its session, the file is gone or its size
 //   or mtime changed, or an archive's target name is taken. It stops at the first error: the
 //   report says what was applied before it (the saved rows stay removed; a file left behind is
@@ -51,7 +53,7 @@ struct apply_report {
 };
 
 // One file action of an enforce plan (no row check: the caller made sure no row references
-// its session). True when done; false with `skipped` set when the file is gone, changed since
+// its session, or, for a compress_file, holds the transcript's write lock). True when done; false with `skipped` set when the file is gone, changed since
 // the plan (size, mtime, not regular) or the archive name is taken; an error otherwise.
 result<bool> apply_file_action(storage::fs& files, const std::string& sessions_dir, const plan_action& a,
                                std::string& skipped);

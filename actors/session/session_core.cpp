@@ -25,6 +25,7 @@
 #include "messages/transcript_entry.hpp"
 #include "messages/utf8.hpp"
 #include "storage/archive_names.hpp"
+#include "storage/cold_transcript.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/session_paths.hpp"
 #include "messages/iso_time.hpp"
@@ -260,7 +261,8 @@ status session_core::start_new_session(const std::string& old_id, core_effects& 
   if (old_path.empty() && !old_id.empty()) {
     if (auto path = storage::transcript_path(deps_->sessions_dir, old_id); path.ok()) old_path = *path;
   }
-  if (!old_path.empty() && deps_->files->lstat(old_path).ok()) {
+  // Either form: a transcript kept compressed is archived as it is (cold_transcript.hpp).
+  if (!old_path.empty() && storage::transcript_exists(*deps_->files, old_path)) {
     auto archived = storage::archive_transcript(*deps_->files, *deps_->time, old_path, storage::archive_reason::reset);
     if (!archived.ok()) return archived.error().with_context("archiving the previous transcript");
   }

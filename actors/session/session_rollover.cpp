@@ -44,7 +44,8 @@ constexpr std::string_view known_keys[] = {
     "pendingFinalDeliveryAttemptCount", "pendingFinalDeliveryLastError", "pendingFinalDeliveryText",
     "pendingFinalDeliveryIntentId", "pendingFinalDeliveryContext", "restartRecoveryDeliveryContext",
     "restartRecoveryDeliveryRunId", "origin", "acp",
-    "elevatedLevel", "execHost", "execSecurity", "execAsk", "execNode"};
+    "elevatedLevel", "execHost", "execSecurity", "execAsk", "execNode",
+    "archivedAt", "archivedBy", "archiveReason"};
 constexpr int known_key_count = static_cast<int>(std::size(known_keys));
 
 consteval int known_key_index(std::string_view name) {
@@ -385,10 +386,14 @@ void put_lifecycle(row_patch& p, const rollover_input& in, const turn_decision& 
     p.set("sessionId", boost::json::string(in.new_session_id));
   p.set("updatedAt", in.now_ms);
   put_started_at(p, in, d);
-  if (is_system_event(in.kind))
+  if (is_system_event(in.kind)) {
     p.carry(base, "lastInteractionAt");  // system events do not extend idle life
-  else
+  } else {
     p.set("lastInteractionAt", in.now_ms);
+    // A message takes an archived session out of the archive (OpenClaw's
+    // restoreArchivedDispatchSession): it is listed and maintained as any other again.
+    p.unset({"archivedAt", "archivedBy", "archiveReason"});
+  }
   for (field key : field_list{"systemSent", "abortedLastRun"}) {
     const auto* v = d.reuse ? p.row_value(key) : nullptr;
     p.set(key, nullish(v) ? boost::json::value(false) : *v);  // `entry.key ?? false`

@@ -11,7 +11,9 @@
 //   reuse iff no /new|/reset (and no forced run) && fresh && canReuse; otherwise a new session,
 //   and the previous session ends (archive + drop queued events) when it was reset or stale.
 // System events (heartbeat, cron-event, exec-event) never roll a session and never extend
-// lastInteractionAt; they do update updatedAt.
+// lastInteractionAt; they do update updatedAt. A message (not a system event) to an archived row
+// (archivedAt, e.g. session.maintenance.archiveDashboardAfter) restores it: archivedAt,
+// archivedBy and archiveReason are deleted.
 //
 // The row is built the way JavaScript's `{...row, ...patch}` builds it: keys already in the row
 // keep their position, a key the patch leaves undefined is deleted, new keys are appended in the

@@ -73,12 +73,11 @@ void take_hand_edits(self_ptr self) {
             payloads::make_event({"", st.cfg.agent_id, ""}, now_ms(st), store_edit_refused{rep.path, rep.refused.message()}));
     return;
   }
+  // The merged store is a new one, built from the file: its rows' order numbers start over, so
+  // the maintenance picture (keyed by them) is read again whole, not only the edited keys.
+  st.changes.replaced();
   std::vector<std::string> edited;
-  for (const auto* keys : {&rep.added, &rep.changed, &rep.removed})
-    for (const auto& k : *keys) {
-      st.changes.note(k, st.file->store().size());
-      edited.push_back(k);
-    }
+  for (const auto* keys : {&rep.added, &rep.changed, &rep.removed}) edited.insert(edited.end(), keys->begin(), keys->end());
   if (!rep.edited() && rep.kept_ours.empty()) return;
   spdlog::info("{} was changed by another program: took {} added, {} changed, {} removed row(s); kept the runtime's "
                "{} unsaved row(s)",

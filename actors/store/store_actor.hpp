@@ -22,13 +22,15 @@
 // and erase, and every edit_check_ms (real time; under virtual time at each flush), the store
 // stats its file; when another program changed it, session_store_file::reload_if_changed()
 // merges it (rows the runtime changed since its last write keep the runtime's version, the
-// others take the file's: added, changed or removed by hand), the changed keys go to the
-// change log (maintenance's picture), `store.reloaded` is published, and each live session
-// whose row was edited is passivated through the router (after its running turn), so its next
-// turn reads the edited row. A running turn's own row write still wins over an edit of the
-// same row made before it. An edit that does not parse is reported once (`store.edit_refused`,
-// an error log line), never taken and never written over; the runtime's changes wait in memory
-// (durable acks fail meanwhile) until the file changes again.
+// others take the file's: added, changed or removed by hand), the change log says "full" (the
+// merged store numbers its rows anew, so maintenance's picture is read again whole),
+// `store.reloaded` is published, and each live session whose row was edited is passivated
+// through the router (after its running turn), so its next turn reads the edited row. A running turn's own row write still wins over an edit of the
+// same row made before it. Only a complete JSON object is taken: a file that does not parse is
+// never taken nor written over (the runtime's changes wait in memory, durable acks fail
+// meanwhile, writes retry each window) until a check finds a file that parses; it may be an
+// editor's save in progress, so it is reported (`store.edit_refused`, an error log line) only
+// when the next check finds it unchanged, and once.
 // After a put that brings the row count to high_water_rows (0: never), it sends
 // (high_water, agent_id) to `maintenance` once, and again only after an erase.
 // self_flushing false (virtual time): there is no window; the host writes with (flush, stop)
@@ -59,10 +61,9 @@ struct store_actor_config {
   caf::actor maintenance;          // told when the row count reaches high_water_rows
   std::size_t high_water_rows = 0;
   bool self_flushing = true;       // false: no window, the host flushes (see above)
-  // storage.watchStoreEdits: take hand edits of sessions.json while running (opt-in: an on-disk
-  // crash simulation still finds a torn sessions.json with it on; off, an edit in place makes
-  // the rows kept on disk fail until a restart, as before).
-  bool watch_edits = false;
+  // storage.watchStoreEdits (default on): take hand edits of sessions.json while running. Off,
+  // an edit in place makes the rows kept on disk fail until a restart.
+  bool watch_edits = true;
   std::int64_t edit_check_ms = 1000;  // hand-edit check while idle (self_flushing only; 0: only on use)
 };
 

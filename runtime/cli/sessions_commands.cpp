@@ -27,6 +27,7 @@
 #include "runtime/cli/offline_stores.hpp"
 #include "runtime/cli/sessions_view.hpp"
 #include "storage/archive_names.hpp"
+#include "storage/cold_transcript.hpp"
 #include "storage/context_builder.hpp"
 #include "storage/session_paths.hpp"
 #include "storage/transcript_reader.hpp"
@@ -52,7 +53,8 @@ struct list_options {
 std::optional<result<std::vector<session_entry>>> rows_from_gateway(const list_options& o, const offline_context& ctx,
                                                                    cli_state& st) {
   if (!st.gateway || !o.where.store.empty() || o.where.all_agents) return std::nullopt;
-  bj::object params{{"limit", std::int64_t{1} << 40}};
+  // Archived rows too: the offline listing (and OpenClaw's `sessions`) shows every row.
+  bj::object params{{"limit", std::int64_t{1} << 40}, {"archived", "all"}};
   if (!o.where.agent.empty()) params["agentId"] = o.where.agent;
   auto answer = st.gateway(st.io, ctx.state_dir, o.token, "sessions.list", params);
   if (!answer) return std::nullopt;
@@ -268,6 +270,7 @@ void print_plan_text(std::ostream& out, const store_cleanup& c, std::int64_t now
   out << fmt::format("Would prune missing transcripts: {}\n", p.missing);
   out << fmt::format("Would retire stale direct DM sessions: {}\n", p.dm_scope_retired);
   out << fmt::format("Would prune stale model-run probes: {}\n", p.model_run_pruned);
+  if (p.dashboards_archived > 0) out << fmt::format("Would archive inactive sessions: {}\n", p.dashboards_archived);
   out << fmt::format("Would prune stale: {}\n", p.pruned);
   out << fmt::format("Would cap overflow: {}\n", p.capped);
   if (p.forced) out << fmt::format("Would prune unreferenced artifacts: {}\n", p.unreferenced.removed_files);
@@ -284,7 +287,7 @@ void print_plan_text(std::ostream& out, const store_cleanup& c, std::int64_t now
   out << pad("Action", 19) << pad("Key", key_width) << pad("Age", 9) << pad("Model", 14) << "Flags\n";
   std::map<std::string_view, const actors::plan_action*> removal;
   for (const auto& a : p.actions)
-    if (a.kind == actors::action_kind::remove_row) removal.emplace(a.key, &a);
+    if (a.kind == actors::action_kind::remove_row || a.kind == actors::action_kind::archive_row) removal[a.key] = &a;
   std::vector<const actors::maintenance_row*> order;
   for (const auto& r : c.rows) order.push_back(&r);
   std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) {
@@ -302,7 +305,8 @@ void print_plan_text(std::ostream& out, const store_cleanup& c, std::int64_t now
         << pad(r->model().empty() ? "-" : r->model(), 14)
         << flags << "\n";
     auto& counts = by_label[r->label().empty() ? "(unlabeled)" : std::string(r->label())];
-    if (it == removal.end()) {
+    // An archived row stays (OpenClaw counts archive-* as kept).
+    if (it == removal.end() || it->second->kind == actors::action_kind::archive_row) {
       ++counts.first;
       ++kept;
     } else {
@@ -312,7 +316,7 @@ void print_plan_text(std::ostream& out, const store_cleanup& c, std::int64_t now
   }
   bool any_file = false;
   for (const auto& a : p.actions) {
-    if (a.kind == actors::action_kind::remove_row) continue;
+    if (a.kind == actors::action_kind::remove_row || a.kind == actors::action_kind::archive_row) continue;
     if (!any_file) {
       out << "\nPlanned file actions:\n" << pad("Action", 19) << pad("Step", 18) << "File\n";
       any_file = true;
@@ -563,8 +567,8 @@ std::optional<std::vector<removal_result>> remove_through_gateway(const removal_
         if (const bj::array* a = json::get_array(done->value().as_object(), "archived"); a && !a->empty() && (*a)[0].is_string())
           r.archived_to = std::string((*a)[0].as_string());
       } else if (!r.transcript.empty()) {
-        // The row is gone and its session passivated: the file is nobody's now.
-        status gone = st.io.files->unlink(r.transcript);
+        // The row is gone and its session passivated: the file is nobody's now (either form).
+        status gone = storage::remove_transcript(*st.io.files, r.transcript);
         r.transcript_deleted = gone.ok();
         if (!gone.ok() && gone.code() != errc::not_found) r.error = gone.message();
       }
@@ -625,7 +629,8 @@ void removal_command(const removal_options& o, cli_state& st) {
       r.found = true;
       r.session_id = std::string(row->session_id().value_or(""));
       r.transcript = storage::row_transcript_path(*st.io.files, store.sessions_dir, r.session_id, row->session_file());
-      if (!r.transcript.empty() && !st.io.files->lstat(r.transcript).ok()) r.transcript.clear();
+      if (!r.transcript.empty() && !storage::transcript_exists(*st.io.files, r.transcript))
+        r.transcript.clear();
       if (!o.dry_run) file.store().erase(r.key);
     }
     out.push_back(std::move(r));
@@ -641,7 +646,7 @@ void removal_command(const removal_options& o, cli_state& st) {
         if (moved.ok()) r.archived_to = *moved;
         else r.error = moved.error().message();
       } else {
-        status gone = st.io.files->unlink(r.transcript);
+        status gone = storage::remove_transcript(*st.io.files, r.transcript);  // either form
         r.transcript_deleted = gone.ok();
         if (!gone.ok()) r.error = gone.message();
       }

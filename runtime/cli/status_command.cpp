@@ -87,7 +87,7 @@ void status_command(const status_options& o, cli_state& st) {
     for (const auto& f : *listing) {
       total += f.size;
       auto kind = storage::classify(f.name).kind;
-      if (storage::is_transcript_kind(kind)) transcripts += f.size;
+      if (storage::holds_transcript(kind)) transcripts += f.size;  // compressed ones too
       else if (storage::is_archive_kind(kind)) archives += f.size;
       if (kind == storage::artifact_kind::dropped_lines) dropped.emplace_back(f.name, f.size);
     }

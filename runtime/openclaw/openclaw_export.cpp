@@ -13,6 +13,7 @@
 #include "messages/json_writer.hpp"
 #include "runtime/openclaw/openclaw_schema.hpp"
 #include "runtime/openclaw/sqlite_db.hpp"
+#include "storage/cold_transcript.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/session_paths.hpp"
 #include "storage/session_store_file.hpp"
@@ -234,7 +235,8 @@ class agent_exporter {
       if (!p.ok()) return p.error();
       path = *p;
     }
-    auto text = storage::read_file(fs_, path, std::size_t(4) << 30);
+    // Either form: a transcript kept compressed is read from its .zst (cold_transcript.hpp).
+    auto text = storage::read_transcript_bytes(fs_, path, std::size_t(4) << 30);
     if (!text.ok()) return text.error().with_context(fmt::format("session {}", session_id));
     auto tr = parse_transcript(*text, session_id, now);
     if (!tr.ok()) return tr.error().with_context(fmt::format("session {} ({})", session_id, path));

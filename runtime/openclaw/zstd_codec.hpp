@@ -1,4 +1,6 @@
-// zstd_codec: the two zstd uses of an OpenClaw agent database (CAF-free).
+// zstd_codec: the two zstd uses of an OpenClaw agent database (CAF-free). The codec itself is
+// storage's (storage/zstd_codec.hpp: one encoder and decoder for the import, the export and
+// cold transcripts); this header names it for runtime/openclaw and adds the archive digest.
 // - transcript_events.event_zstd: one zstd frame of the event's UTF-8 JSON; event_utf8_bytes is
 //   its exact decompressed size (OpenClaw refuses a payload whose size differs). decompress_exact
 //   fails with errc::corrupt ("torn or corrupt zstd payload: <zstd error>" or the size mismatch).
@@ -8,17 +10,16 @@
 // - compress(): one frame with its content size, for the exporter and the tests.
 // - sha256_hex(): lowercase hex SHA-256 (cold archive names and their verification).
 #pragma once
-#include <cstddef>
 #include <string>
 #include <string_view>
 
-#include "messages/status.hpp"
+#include "storage/zstd_codec.hpp"
 
 namespace sessionrt::openclaw {
 
-result<std::string> decompress_exact(std::string_view frame, std::size_t expected_bytes);
-result<std::string> decompress_stream(std::string_view data, std::size_t max_bytes);
-std::string compress(std::string_view data, int level = 1);
+using storage::compress;
+using storage::decompress_exact;
+using storage::decompress_stream;
 std::string sha256_hex(std::string_view data);
 
 }  // namespace sessionrt::openclaw

@@ -3,7 +3,8 @@
 // control_ui_browser.sh starts the fake provider and the gateway and seeds two sessions; this
 // script then checks, with a screenshot per step in OUT:
 //   1. login with the token (#token=...): the sidebar lists the seeded session, the main session
-//      shows its history;
+//      shows its history; "/do" in the composer: the command menu lists /dock-telegram (from
+//      sessionrt's chat metadata, metadata.commands: the UI's own list has no dock commands);
 //   2. a message typed in the composer gets a reply that grows (streamed pieces seen), then ends
 //      with one user and one assistant message more (no duplicate) and no "Working…";
 //   3. a second client (a plain gateway client) sends into the open session: the UI shows that
@@ -11,6 +12,12 @@
 //   4. Stop during a reply: the run ends, the full reply never shows, no "Working…" stays;
 //   5. "+" (new session) then a first message: a new session exists, the UI is on it;
 //   6. pin a session, reload: it is still pinned (the UI's Unpin control, and sessions.list);
+//   8. the Sessions page: (a) the session "+" made, which has no label, is named by its first
+//      message: sessions.list's derivedTitle (the sidebar's name for it) and displayName (the
+//      title the table shows by a dashboard session's key); (b) each row's token figures and context meter are the
+//      row's totalTokens / contextTokens from sessions.list; (c) "Fork conversation" in a
+//      session's menu (sessions.create {parentSessionKey, fork:true}) makes a session holding the
+//      parent's messages with the parent's message ids, and the UI opens it;
 //   7. after at least 60 s of use, /metrics counts 0 "unknown method" refusals.
 // Usage: node control_ui_browser.mjs BROWSER URL TOKEN OUT
 import { spawn } from "node:child_process";
@@ -25,6 +32,7 @@ const log = (...a) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)
 let b;
 function fail(msg) {
   console.error(`FAILED: ${msg}`);
+  if (b) fs.writeFileSync(path.join(out, "ws-frames.jsonl"), b.frames.map((f) => JSON.stringify(f)).join("\n") + "\n");
   if (b) b.close();
   process.exit(1);
 }
@@ -170,6 +178,22 @@ await until("the main session shows its history", async () => (await bodyText())
 await shot("01-login-main-history.png");
 log("1. logged in; sidebar lists sessions; main history shown");
 
+// ---- 1b. the command menu lists sessionrt's commands (chat metadata's `commands`) ---------------
+await evaluate(`(() => { const t = document.querySelector('textarea[aria-label="Chat composer"]'); t.focus(); return true; })()`);
+await b.send("Input.insertText", { text: "/do" });
+await until("the command menu offers /dock-telegram with sessionrt's description", async () => {
+  const t = await bodyText();
+  return t.includes("/dock-telegram") && t.includes("Move this direct session's replies to telegram.");
+}, 15);
+await shot("01b-command-menu.png");
+await b.send("Input.dispatchKeyEvent", { type: "keyDown", key: "Escape", code: "Escape", windowsVirtualKeyCode: 27 });
+await b.send("Input.dispatchKeyEvent", { type: "keyUp", key: "Escape", code: "Escape", windowsVirtualKeyCode: 27 });
+for (let i = 0; i < 3; ++i)
+  for (const type of ["keyDown", "keyUp"])
+    await b.send("Input.dispatchKeyEvent", { type, key: "Backspace", code: "Backspace", windowsVirtualKeyCode: 8 });
+await until("the composer is empty again", () => evaluate(`document.querySelector('textarea[aria-label="Chat composer"]').value === ""`), 10);
+log("1b. the command menu lists /dock-telegram, a command only sessionrt's metadata.commands names");
+
 // ---- 2. send, the reply grows, then ends once ----------------------------------------------
 const before = await counts();
 const m1 = `browser ${Date.now()}`;
@@ -271,6 +295,82 @@ await until("the pin survives the reload (an Unpin control)", () =>
 await shot("06-pinned-after-reload.png");
 log(`6. pinned ${pinnedRow.key}; still pinned after the reload`);
 
+// ---- 8. the Sessions page: derived titles, context figures, fork -------------------------------
+const listParams = { includeGlobal: true, includeUnknown: true, limit: 200, includeDerivedTitles: true };
+const rowsByKey = async () => new Map((await other.request("sessions.list", listParams)).sessions.map((s) => [s.key, s]));
+await b.send("Page.navigate", { url: `${base}/sessions#token=${encodeURIComponent(token)}` });
+await until("the UI connects on the Sessions page", async () => /Connected/.test(await bodyText()), 60);
+// One row of the page's table by session key: its text and its context meter.
+const pageRow = (key) => evaluate(`(() => {
+  const tr = [...document.querySelectorAll('tr.session-data-row')].find((r) =>
+    [...r.querySelectorAll('a.session-link')].some((a) => a.textContent.trim() === ${JSON.stringify(key)}) ||
+    r.querySelector('input[aria-label="Select session: ${key}"]'));
+  if (!tr) return null;
+  const meter = tr.querySelector('.session-context-meter');
+  const fill = tr.querySelector('.session-context-meter__fill');
+  return { text: tr.innerText, meter: meter ? meter.getAttribute('aria-label') : null,
+           value: tr.querySelector('.session-tokens__value')?.textContent.trim() ?? null, fill: fill ? fill.style.width : null };
+})()`);
+await until("the Sessions page lists the sessions", async () => (await pageRow("agent:main:main")) && (await pageRow(created.key)), 30);
+const rows = await rowsByKey();
+// (a) the session "+" made has no label: sessionrt derives its title from its first message
+// (derivedTitle, which the sidebar shows) and, for a dashboard session, keeps it as its
+// displayName (OpenClaw names one by a model call), which the Sessions table shows by its key.
+const madeRow = rows.get(created.key);
+if (madeRow?.derivedTitle !== m4 || madeRow?.displayName !== m4)
+  fail(`sessions.list ${created.key}: derivedTitle ${JSON.stringify(madeRow?.derivedTitle)}, displayName ${JSON.stringify(madeRow?.displayName)}, want ${JSON.stringify(m4)}`);
+await until(`the Sessions table shows the title ${JSON.stringify(m4)}`, () => evaluate(`(() => {
+  const tr = [...document.querySelectorAll('tr.session-data-row')].find((r) => r.querySelector('input[aria-label="Select session: ${created.key}"]'));
+  return tr?.querySelector('.session-key-display-name')?.textContent.trim() === ${JSON.stringify(m4)};
+})()`), 15);
+await until(`the sidebar names the session ${JSON.stringify(m4)}`, () => evaluate(`[...document.querySelectorAll('nav a, aside a, [class*="sidebar"] a, [class*="sidebar"] button')].some((e) => (e.innerText || '').includes(${JSON.stringify(m4)}) || (e.title || '').includes(${JSON.stringify(m4)}))`), 15);
+// (b) token figures and the context meter from sessionrt's totalTokens / contextTokens.
+const fmt = (n) => n.toLocaleString("en-US");
+for (const key of ["agent:main:main", "agent:main:other", created.key]) {
+  const r = rows.get(key);
+  if (!(r?.contextTokens > 0) || !(r.totalTokens > 0)) fail(`sessions.list row ${key}: totalTokens ${r?.totalTokens}, contextTokens ${r?.contextTokens}`);
+  const want = `(${fmt(r.totalTokens)} / ${fmt(r.contextTokens)} tokens)`;
+  const shown = await until(`the context meter of ${key} shows ${want}`, async () => {
+    const p = await pageRow(key);
+    return p?.meter?.includes(want) ? p : null;
+  }, 15);
+  const pct = Number(shown.meter.match(/^(\d+)% of context used/)?.[1]);
+  const expectPct = Math.round((r.totalTokens / r.contextTokens) * 100);
+  if (Math.abs(pct - expectPct) > 1 || shown.fill !== `${pct}%`) fail(`the meter of ${key}: ${shown.meter}, fill ${shown.fill} (want about ${expectPct}%)`);
+  log(`   ${key}: "${shown.value}", meter "${shown.meter}"`);
+}
+await shot("08-sessions-page.png");
+log(`8a. the Sessions table and the sidebar name the "+" session by its derived title ${JSON.stringify(m4)}`);
+log("8b. token figures and context meters are sessionrt's totalTokens / contextTokens");
+// (c) "Fork conversation" from the main session's menu: sessions.create {parentSessionKey, fork}.
+const keysBeforeFork = new Set(rows.keys());
+const opened = await evaluate(`(() => {
+  const tr = [...document.querySelectorAll('tr.session-data-row')].find((r) => r.querySelector('input[aria-label="Select session: agent:main:main"]'));
+  const menu = tr && tr.querySelector('button[aria-label="Open session menu"]');
+  if (!menu) return false;
+  menu.click();
+  return true;
+})()`);
+if (!opened) fail("no session menu on the main session's row");
+await until("the Fork conversation menu item", () => evaluate(`(() => {
+  const item = [...document.querySelectorAll('[role="menuitem"]')].find((e) => /^fork conversation/i.test(e.innerText.trim()));
+  if (!item) return false;
+  item.click();
+  return true;
+})()`), 10, 100);
+const forked = await until("a forked session in sessions.list", async () => [...(await rowsByKey()).values()].find((s) => !keysBeforeFork.has(s.key)), 30);
+const parentPage = await other.request("chat.history", { sessionKey: "agent:main:main" });
+const forkPage = await other.request("chat.history", { sessionKey: forked.key });
+const ids = (p) => p.messages.map((m) => m.__openclaw?.id).join(",");
+if (!forkPage.messages.length || ids(forkPage) !== ids(parentPage))
+  fail(`the fork ${forked.key} holds ${forkPage.messages.length} messages (ids ${ids(forkPage).slice(0, 80)}), the parent ${parentPage.messages.length}`);
+await until("the UI opens the forked session with the parent's history", async () => {
+  const href = await evaluate("location.pathname");
+  return /^\/chat\//.test(href) && (await bodyText()).includes(echoOf("seed main hello"));
+}, 30);
+await shot("09-forked-session.png");
+log(`8c. "Fork conversation" made ${forked.key} (${forkPage.messages.length} messages with the parent's ids); the UI opened it`);
+
 // ---- 7. a minute of use: no unknown method -----------------------------------------------------
 const rest = 60000 - (Date.now() - started);
 if (rest > 0) await sleep(rest);  // the UI keeps polling (question.list, agent.identity.get, ...) meanwhile
@@ -285,5 +385,5 @@ if (b.problems.length) log(`page exceptions: ${b.problems.join(" | ")}`);
 if (!(unknown === 0)) fail(`${unknown} unknown-method refusals in a minute of use`);
 other.close();
 b.close();
-console.log("control UI in Chromium: login, sessions, history, streamed reply, second client, Stop, new session, pin: ok");
+console.log("control UI in Chromium: login, sessions, history, streamed reply, second client, Stop, new session, pin, Sessions page (titles, context meters, fork): ok");
 process.exit(0);

@@ -4,7 +4,9 @@
 # Chromium (Debian's chromium-headless-shell) over the DevTools protocol by
 # control_ui_browser.mjs (on the compat Node 24: its built-in WebSocket). The model is
 # tests/providers/fake_provider.mjs's echo, streamed in pieces 100 ms apart so that a reply
-# visibly grows and can be stopped. Two sessions are seeded first through the gateway.
+# visibly grows and can be stopped. Two sessions are seeded first through the gateway. An identity
+# link to a telegram id gives sessionrt a /dock-telegram command, which OpenClaw's UI does not
+# know by itself: its command menu lists it only from sessionrt's chat metadata.
 # Screenshots and the UI's WebSocket frames are kept in $SESSIONRT_CONTROL_UI_OUT (default
 # build/control-ui-browser/ next to the binary).
 # Exit 77 (CTest "Skipped") when no Chromium is installed or npm is unreachable for the install.
@@ -45,7 +47,8 @@ cat >"$config" <<JSON
 {
   "models": {"providers": {"fake": {"baseUrl": "http://127.0.0.1:$fake_port/v1", "apiKey": "\${FAKE_KEY}",
     "api": "openai-completions", "models": [{"id": "echo", "contextWindow": 32000, "maxTokens": 1024}]}}},
-  "agents": {"defaults": {"model": {"primary": "fake/echo"}}}
+  "agents": {"defaults": {"model": {"primary": "fake/echo"}}},
+  "session": {"identityLinks": {"alice": ["telegram:123"]}}
 }
 JSON
 

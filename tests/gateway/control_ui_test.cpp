@@ -189,12 +189,15 @@ TEST_CASE("control ui: the Origin check passes non-browsers, the gateway's own o
   CHECK(ui.origin_allowed({{"origin", "HTTPS://OPS.EXAMPLE.COM"}, {"host", "127.0.0.1:18789"}}));
   // Another site's page.
   CHECK_FALSE(ui.origin_allowed({{"origin", "https://evil.example"}, {"host", "127.0.0.1:18789"}}, &why));
-  CHECK(why.find("gateway.controlUi.allowedOrigins") != std::string::npos);
+  CHECK(why == "origin not allowed");  // OpenClaw's reason (with_origin_check carries it)
   // DNS rebinding: the Host is the attacker's name, not this gateway's address.
   CHECK_FALSE(ui.origin_allowed({{"origin", "http://evil.example:18789"}, {"host", "evil.example:18789"}}));
   // A loopback page on another port is another origin.
   CHECK_FALSE(ui.origin_allowed({{"origin", "http://127.0.0.1:5173"}, {"host", "127.0.0.1:18789"}}));
-  CHECK_FALSE(ui.origin_allowed({{"origin", "null"}, {"host", "127.0.0.1:18789"}}));
+  CHECK_FALSE(ui.origin_allowed({{"origin", "null"}, {"host", "127.0.0.1:18789"}}, &why));
+  CHECK(why == "origin missing or invalid");
+  CHECK_FALSE(ui.origin_allowed({{"origin", "https://evil.example/path"}, {"host", "127.0.0.1:18789"}}, &why));
+  CHECK(why == "origin missing or invalid");
   auto any = d.ui({"*"});
   CHECK(any.origin_allowed({{"origin", "https://anything.example"}, {"host", "127.0.0.1:18789"}}));
 }

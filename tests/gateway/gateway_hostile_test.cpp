@@ -5,6 +5,7 @@
 // timeouts are made small (tens of ms) through the gateway.* settings instead.
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/resource.h>
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <set>
 #include <dirent.h>
 #include <thread>
@@ -79,7 +81,20 @@ TEST_CASE("gateway: a connection flooding 3,000 sessions.list gets UNAVAILABLE p
           "while another client's health answers before the flood drains", "[hostile]") {
   // 1,000 in flight for the flood connection: a backlog far longer than health's wait, which
   // the queue's turn between connections lets health jump; the 2,000 past it are refused.
-  running_gateway g([](gateway_options& o) { o.runtime.settings.gateway.max_requests_in_flight = 1000; });
+  // 2,000 rows make each sessions.list cost a sort of them all (~1 ms), so the flood's 1,000
+  // admitted calls take far longer to drain than writing them and sending health does: with
+  // cheap calls the flood could drain before health was even sent, and the test would show
+  // nothing about the queue's turn.
+  running_gateway g([](gateway_options& o) {
+    o.runtime.settings.gateway.max_requests_in_flight = 1000;
+    const std::string dir = o.runtime.settings.state_dir + "/agents/main/sessions";
+    std::filesystem::create_directories(dir);
+    std::string rows = "{";
+    for (int i = 0; i < 2000; ++i)
+      rows += (i ? ",\n" : "\n") + fmt::format(R"("agent:main:direct:u{0}": {{"sessionId": "00000000-0000-4000-8000-{0:012d}", "updatedAt": {1}}})", i,
+                                                1796000000000LL + i);
+    sessionrt::testing::write_text(dir + "/sessions.json", rows + "\n}\n");
+  });
   raw_socket flood(g.server->port());
   connect_raw(flood);
   auto other = g.client({"operator.read"});

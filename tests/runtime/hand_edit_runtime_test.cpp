@@ -1,8 +1,9 @@
 // sessions.json edited by hand while a runtime owns it (OpenClaw documents the file as safe to
 // edit): the edit is taken at the store's next read or write, the runtime's own later changes
 // to other rows are kept, a live session whose row was edited starts again from the edited row,
-// a hand-deleted row stays deleted until its session talks again, and an edit that does not
-// parse is reported and neither taken nor written over.
+// a hand-deleted row stays deleted until its session talks again, an edit written in place
+// over rows the runtime keeps only on disk is taken (it made their turns fail until a restart),
+// and an edit that does not parse is reported and neither taken nor written over.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -29,12 +30,13 @@ struct edit_harness {
   std::mutex mu;
   std::vector<lifecycle_event> events;
 
-  std::unique_ptr<runtime::runtime> start() {
+  std::unique_ptr<runtime::runtime> start(const std::function<void(actors::runtime_settings&)>& tweak = {}) {
     runtime_options o;
     o.settings.state_dir = dir.path();
     o.settings.session.reset.timezone = "UTC";
     o.settings.routing.session.direct_message_scope = actors::dm_scope::per_peer;
-    o.settings.storage.watch_store_edits = true;  // opt-in (actors/runtime_settings.hpp)
+    // storage.watchStoreEdits is left at its default: on.
+    if (tweak) tweak(o.settings);
     o.runner = model;
     o.time = &clk;
     o.virtual_time = true;
@@ -113,6 +115,7 @@ TEST_CASE("a hand edit of sessions.json survives the runtime's next write, with 
   auto row = rt->session(key("zed"));
   REQUIRE(row.ok());
   CHECK(row->has_value());
+  rt->settle();  // the store's events reach the subscriber through the bus
   auto reloaded = h.of_type("store.reloaded");
   REQUIRE(reloaded.size() == 1);
   CHECK(json::get_int(reloaded[0].data, "addedCount") == 1);
@@ -172,6 +175,7 @@ TEST_CASE("a malformed hand edit is reported, not written over, and nothing is l
   CHECK_FALSE(flushed.ok());
   CHECK(flushed.message().find("changed by another program") != std::string::npos);
   CHECK(testing::read_text(h.store()) == broken);
+  rt->settle();  // the store's event reaches the subscriber through the bus, after flush() answered
   REQUIRE(h.of_type("store.edit_refused").size() == 1);
   CHECK(rt->session(key("alice")).ok());
 
@@ -185,6 +189,36 @@ TEST_CASE("a malformed hand edit is reported, not written over, and nothing is l
   auto disk = h.on_disk();
   CHECK(label(disk, key("alice")) == "fixed");
   CHECK(disk.contains(key("bob")));
-  CHECK(h.of_type("store.edit_refused").size() == 1);
+  rt->settle();
+  CHECK(h.of_type("store.edit_refused").size() == 1);  // the fixed file is not reported
+  REQUIRE(rt->stop().ok());
+}
+
+// The issue's case: rows of passivated sessions live only in sessions.json (spilled), and an
+// edit written in place (same inode, truncate + write) moved their bytes. Without the watch
+// each such session's next turn failed ("changed in place by another program") until a
+// restart; with it the edit is merged first and the turn goes on from the edited row.
+TEST_CASE("an edit written in place over rows kept only on disk is taken, and their sessions go on") {
+  edit_harness h;
+  auto rt = h.start([](actors::runtime_settings& s) {
+    s.session.passivate_idle_ms = 60000;
+    s.storage.store_spill_min_bytes = 0;  // rows spilled at any size
+  });
+  talk(*rt, "alice", "hello");
+  talk(*rt, "bob", "hello");
+  REQUIRE(rt->flush().ok());
+  REQUIRE(rt->advance(61000).ok());  // both passivated: their rows live only in sessions.json
+  CHECK_THAT(rt->stats(), Catch::Contains("live=0"));
+
+  auto s = h.on_disk();
+  s.find_for_update(key("bob"))->set_label("relabelled in place");
+  testing::write_text(h.store(), storage::serialize_store(s, true));  // same inode: truncate + write
+
+  talk(*rt, "alice", "again");
+  REQUIRE(rt->flush().ok());
+  auto disk = h.on_disk();
+  CHECK(label(disk, key("bob")) == "relabelled in place");
+  CHECK(disk.find(key("alice"))->updated_at() > disk.find(key("bob"))->updated_at());
+  CHECK(h.of_type("store.edit_refused").empty());
   REQUIRE(rt->stop().ok());
 }

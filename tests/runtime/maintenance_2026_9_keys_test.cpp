@@ -1,6 +1,8 @@
 // OpenClaw 2026.9's session.maintenance keys: archiveDashboardAfter, preserveRecent and
-// coldStorage {enabled, afterDays} are read (no unknown-key warning) with OpenClaw's defaults,
-// and preserveRecent keeps recently active rows from the age and count steps.
+// coldStorage {enabled, afterDays} are read (no unknown-key warning) with OpenClaw's defaults
+// and shown by `config show`, and preserveRecent keeps recently active rows from the age and
+// count steps. (archiveDashboardAfter and coldStorage applied: tests/actors/maintenance/
+// dashboard_archive_test.cpp, cold_storage_planner_test.cpp, tests/runtime/cold_storage_runtime_test.cpp.)
 #include <catch2/catch.hpp>
 
 #include "actors/maintenance/maintenance_planner.hpp"
@@ -43,7 +45,20 @@ TEST_CASE("config: session.maintenance archiveDashboardAfter, preserveRecent and
   REQUIRE(zero.ok());
   CHECK_FALSE(zero->settings.maintenance.archive_dashboard_after_ms.has_value());
 
+  auto zero_text = load_config_text(R"({"session": {"maintenance": {"archiveDashboardAfter": "0"}}})", no_env);
+  REQUIRE(zero_text.ok());
+  CHECK_FALSE(zero_text->settings.maintenance.archive_dashboard_after_ms.has_value());
+
+  // As `config show` prints them.
+  const auto shown = settings_to_json(set->settings);
+  const auto& maintenance = shown.at("session").at("maintenance").as_object();
+  CHECK(maintenance.at("archiveDashboardAfter") == "14d");
+  CHECK(maintenance.at("coldStorage") == boost::json::value(boost::json::object{{"enabled", true}, {"afterDays", 10}}));
+  CHECK(settings_to_json(off->settings).at("session").at("maintenance").at("archiveDashboardAfter") == false);
+
   CHECK_FALSE(load_config_text(R"({"session": {"maintenance": {"coldStorage": {"afterDays": 0}}}})", no_env).ok());
+  CHECK_FALSE(load_config_text(R"({"session": {"maintenance": {"coldStorage": {"afterDays": 1.5}}}})", no_env).ok());
+  CHECK_FALSE(load_config_text(R"({"session": {"maintenance": {"coldStorage": {"enabled": "yes"}}}})", no_env).ok());
   CHECK_FALSE(load_config_text(R"({"session": {"maintenance": {"coldStorage": {"later": 1}}}})", no_env)->warnings.empty());
 }
 

@@ -419,6 +419,7 @@ TEST_CASE("a session row that cannot be read back fails its turn with the reason
     s.session.passivate_idle_ms = 60000;
     s.storage.store_durable_ack = true;  // acked once sessions.json has the row (and the row is spilled)
     s.storage.store_spill_min_bytes = 0;  // spilled at any size
+    s.storage.watch_store_edits = false;  // on, the edit is merged (tests/runtime/hand_edit_runtime_test.cpp)
     actors::reset_config off;
     off.mode = actors::reset_mode::none;
     s.session.reset.reset = off;

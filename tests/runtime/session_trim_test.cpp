@@ -263,6 +263,7 @@ TEST_CASE("trim: a trimmed session whose row cannot be read back fails its turn 
   auto rt = h.start(30000, [](auto& s) {
     s.storage.store_durable_ack = true;  // acked once sessions.json has the row (then it is spilled)
     s.storage.store_spill_min_bytes = 0;  // spilled at any size
+    s.storage.watch_store_edits = false;  // on, the edit is merged (tests/runtime/hand_edit_runtime_test.cpp)
   });
   auto first = turn(*rt, "first");
   REQUIRE(first.st.ok());

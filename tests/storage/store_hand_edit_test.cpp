@@ -1,6 +1,8 @@
 // Hand edits of sessions.json while a store owns it (session_store_file::reload_if_changed and
 // merge_store_edit): the other program's rows are taken, the owner's unsaved changes kept, a
-// malformed edit neither taken nor written over.
+// malformed edit neither taken nor written over (reported when a second check finds it
+// unchanged), an edit written in place taken only once complete, and the store's own durable
+// save whole after a power loss however often the file was read since.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -10,6 +12,9 @@
 
 #include <string>
 
+#include "storage/durable_file.hpp"
+#include "storage/memory_fs.hpp"
+#include "storage/power_loss_fs.hpp"
 #include "storage/session_store_file.hpp"
 #include "tests/test_support.hpp"
 
@@ -154,7 +159,11 @@ TEST_CASE("a malformed hand edit is refused once, never written over, and merged
   replace_by_rename(file.path(), broken);
   file.store().upsert("agent:main:b", row("id-b", 2));
   file.note_changed("agent:main:b");
-  auto rep = file.reload_if_changed();
+  // The first check cannot tell it from an editor's save in progress: nothing said yet.
+  auto first = file.reload_if_changed();
+  REQUIRE(first.ok());
+  CHECK_FALSE(first->has_value());
+  auto rep = file.reload_if_changed();  // unchanged at the next check: reported
   REQUIRE(rep.ok());
   REQUIRE(rep->has_value());
   CHECK_FALSE((*rep)->refused.ok());
@@ -181,4 +190,92 @@ TEST_CASE("a malformed hand edit is refused once, never written over, and merged
   REQUIRE(again.load().ok());
   CHECK(label_of(again.store(), "agent:main:a") == "fixed");
   CHECK(again.store().contains("agent:main:b"));
+}
+
+// An editor that saves in place (truncate, then write) may be caught half-way by a check: the
+// empty file and the cut one are neither taken (no row of the runtime's is removed for a row the
+// editor has not written yet) nor reported, and the store does not write over them (its rename
+// would swallow the rest of the editor's writes). The whole text is merged at the next check.
+TEST_CASE("a hand edit written in place is taken only once complete, never half-written, nor written over") {
+  manual_clock clk(1789041600000);
+  storage::memory_fs mem(clk);
+  REQUIRE(mem.mkdir("/s", 0700).ok());
+  session_store_file file(mem, clk, "/s/sessions.json");
+  for (int i = 0; i < 6; ++i) file.store().upsert(fmt::format("agent:main:k{}", i), row(fmt::format("id-{}", i), i));
+  REQUIRE(file.save().ok());
+
+  // The runtime changes k5 (unsaved); the operator labels k1 and adds k9.
+  file.store().upsert("agent:main:k5", row("id-5", 500));
+  file.note_changed("agent:main:k5");
+  session_store hand;
+  for (int i = 0; i < 6; ++i) hand.upsert(fmt::format("agent:main:k{}", i), row(fmt::format("id-{}", i), i, i == 1 ? "one" : ""));
+  hand.upsert("agent:main:k9", row("id-9", 9));
+  const std::string text = serialize_store(hand, true);
+
+  auto editor = mem.open(file.path(), O_WRONLY | O_TRUNC);
+  REQUIRE(editor.ok());
+  auto looks_untouched = [&](const std::string& on_disk) {
+    auto seen = file.reload_if_changed();
+    REQUIRE(seen.ok());
+    CHECK_FALSE(seen->has_value());  // nothing taken, nothing reported
+    CHECK(file.store().size() == 6);
+    CHECK(label_of(file.store(), "agent:main:k1").empty());
+    CHECK(file.store().find("agent:main:k5")->updated_at() == 500);
+    CHECK_FALSE(file.save().ok());  // not written over...
+    CHECK(*read_file(mem, file.path(), 1 << 20) == on_disk);  // ...the editor's bytes stay
+  };
+  clk.advance(10);
+  looks_untouched("");  // truncated, nothing written yet
+  const std::size_t half = text.size() / 2;
+  REQUIRE(write_all(mem, *editor, text.data(), half).ok());
+  clk.advance(10);
+  looks_untouched(text.substr(0, half));
+  REQUIRE(write_all(mem, *editor, text.data() + half, text.size() - half).ok());
+  REQUIRE(mem.close(*editor).ok());
+
+  auto rep = file.reload_if_changed();
+  REQUIRE(rep.ok());
+  REQUIRE(rep->has_value());
+  CHECK((*rep)->refused.ok());
+  CHECK((*rep)->added == std::vector<std::string>{"agent:main:k9"});
+  CHECK((*rep)->changed == std::vector<std::string>{"agent:main:k1"});
+  CHECK((*rep)->kept_ours == std::vector<std::string>{"agent:main:k5"});
+  REQUIRE(file.save().ok());
+  session_store_file again(mem, clk, file.path());
+  REQUIRE(again.load().ok());
+  CHECK(again.store().size() == 7);
+  CHECK(label_of(again.store(), "agent:main:k1") == "one");
+  CHECK(again.store().find("agent:main:k5")->updated_at() == 500);
+}
+
+// The store's save is durable (temp file fsync'd, renamed, directory fsync'd): a power loss
+// keeps it whole, also after the file was opened again by its name (a hand-edit check reading
+// an edit, a CLI listing the sessions). power_loss_fs once lost a file's synced length when it
+// was renamed, so the next open took the whole file as unsynced and a crash cut it.
+TEST_CASE("the store's durable save survives a power loss whole after it was read again by name") {
+  manual_clock clk(1789041600000);
+  storage::memory_fs mem(clk);
+  REQUIRE(mem.mkdir("/s", 0700).ok());
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    (void)mem.unlink("/s/sessions.json");
+    storage::power_loss_fs power(mem, seed, /*forward_syncs=*/false);
+    session_store_file file(power, clk, "/s/sessions.json");
+    for (int i = 0; i < 20; ++i) file.store().upsert(fmt::format("agent:main:k{}", i), row(fmt::format("id-{}", i), i));
+    REQUIRE(file.save().ok());
+    file.store().upsert("agent:main:k3", row("id-3", 300));
+    REQUIRE(file.save().ok());  // replaces the first save's file
+    auto read_back = read_file(power, file.path(), 1 << 20);
+    REQUIRE(read_back.ok());
+    CHECK(power.unsynced_bytes() == 0);
+    power.kill();
+    auto lost = power.power_loss();
+    REQUIRE(lost.ok());
+    CHECK(lost->files_torn == 0);
+    CHECK(*read_file(mem, file.path(), 1 << 20) == *read_back);
+    session_store_file after(mem, clk, file.path());
+    auto loaded = after.load();
+    REQUIRE(loaded.ok());
+    CHECK_FALSE(loaded->quarantine.has_value());
+    CHECK(after.store().find("agent:main:k3")->updated_at() == 300);
+  }
 }
