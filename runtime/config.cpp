@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -13,6 +12,8 @@
 
 #include "messages/json_access.hpp"
 #include "messages/json_reader.hpp"
+#include "runtime/config_table.hpp"
+#include "runtime/config_table_load.hpp"
 #include "runtime/config_values.hpp"
 #include "runtime/logging.hpp"
 #include "storage/session_paths.hpp"
@@ -21,165 +22,41 @@
 namespace sessionrt::runtime {
 namespace {
 
-namespace bj = boost::json;
-using actors::runtime_settings;
-
-// ---- the key walker ----------------------------------------------------------------------------
-
-// A model ref of agents.*.model, checked once the whole file is read (the providers may come later).
-struct pending_ref {
-  std::string path;
-  std::string ref;
-};
-
-// agents.defaults.models.<ref>.alias, given to its model once models.providers is read.
-struct pending_alias {
-  std::string path;  // agents.defaults.models["<ref>"].alias
-  std::string ref;
-  std::string alias;
-};
-
-struct load_state {
-  std::vector<std::string>& warnings;
-  const env_lookup& env;        // ${VAR} in secrets, ~ in prompt file paths
-  storage::fs& files;           // {file: ...} values
-  const std::string& base_dir;  // ... relative to this ("" = the working directory)
-  const bj::value* compaction_block = nullptr;  // `compaction`, read after the walk
-  const bj::value* compaction_alias = nullptr;  // `agents.defaults.compaction`, read before it
-  bool defaults_model_set = false;              // agents.defaults.model is in the file
-  bool replace_mode = false;                    // models.mode "replace": no built-in providers
-  std::vector<pending_ref> model_refs;
-  std::vector<pending_alias> aliases;
-  // Unknown keys with no close known key (an OpenClaw config has many sessionrt does not
-  // use): their paths, and where their warning lines are, to fold them into one line.
-  std::vector<std::string> unused_keys;
-  std::vector<std::size_t> unused_lines;
-};
-
-// At most this many unknown keys get a line each; more become one summary line.
-constexpr std::size_t kUnusedKeysListed = 3;
-
-// One known key of an object: its name and how its value is read into the target.
-template <class Target>
-struct config_key {
-  std::string_view name;
-  status (*read)(const bj::value& value, const std::string& path, Target& target, load_state& state);
-};
-
-template <class Field, class Value>
-status assign(Field& field, result<Value> read) {
-  if (!read.ok()) return std::move(read).take_error();
-  field = std::move(*read);
-  return {};
-}
-
-template <class Target, std::size_t N>
-void warn_unknown_key(load_state& state, const std::string& parent, std::string_view key,
-                      const config_key<Target> (&keys)[N]) {
-  std::vector<std::string_view> names;
-  for (const auto& known : keys) names.push_back(known.name);
-  std::string warning = "unknown config key " + child_key_path(parent, key);
-  if (auto suggestion = closest_key(key, names)) {
-    warning += " (did you mean " + child_key_path(parent, *suggestion) + "?)";  // a typo: always its own line
-  } else {
-    state.unused_keys.push_back(child_key_path(parent, key));
-    state.unused_lines.push_back(state.warnings.size());
-  }
-  state.warnings.push_back(std::move(warning));
-}
-
-// Many unknown keys without a near miss (an OpenClaw config: channels, plugins, tools, ...)
-// become one line: their count and the first few, in file order.
-void fold_unused_keys(load_state& state) {
-  if (state.unused_keys.size() <= kUnusedKeysListed) return;
-  for (auto it = state.unused_lines.rbegin(); it != state.unused_lines.rend(); ++it)
-    state.warnings.erase(state.warnings.begin() + static_cast<std::ptrdiff_t>(*it));
-  std::string first;
-  for (std::size_t i = 0; i < 5 && i < state.unused_keys.size(); ++i)
-    first += (i ? ", " : "") + state.unused_keys[i];
-  state.warnings.push_back(fmt::format("{} config keys sessionrt does not use are ignored: {}{}",
-                                       state.unused_keys.size(), first,
-                                       state.unused_keys.size() > 5 ? ", ..." : ""));
-}
-
-// Reads every member of the object at `path` with its key's reader, in file order. Unknown
-// keys are warned about; null values keep the default.
-template <class Target, std::size_t N>
-status read_keys(const bj::value& value, const std::string& path, const config_key<Target> (&keys)[N], Target& target,
-                 load_state& state) {
-  if (!value.is_object()) return config_key_error(path, "expected an object, got " + describe_json_value(value));
-  for (const auto& member : value.get_object()) {
-    const auto* known = std::find_if(std::begin(keys), std::end(keys),
-                                     [&](const config_key<Target>& k) { return k.name == member.key(); });
-    if (known == std::end(keys)) {
-      warn_unknown_key(state, path, member.key(), keys);
-      continue;
-    }
-    if (member.value().is_null()) continue;
-    SRT_RETURN_IF_ERROR(known->read(member.value(), child_key_path(path, member.key()), target, state));
-  }
-  return {};
-}
-
-// Reads an array item by item; `read_item` appends to `target`.
-template <class Target, class ReadItem>
-status read_items(const bj::value& value, const std::string& path, Target& target, ReadItem read_item) {
-  if (!value.is_array()) return config_key_error(path, "expected an array, got " + describe_json_value(value));
-  const auto& items = value.get_array();
-  for (std::size_t i = 0; i < items.size(); ++i)
-    SRT_RETURN_IF_ERROR(read_item(items[i], item_key_path(path, i), target));
-  return {};
-}
-
-status missing_key(const std::string& parent, std::string_view key, std::string_view what) {
-  return config_key_error(child_key_path(parent, key), fmt::format("is required ({})", what));
-}
-
-std::string ascii_trimmed(std::string_view text) {
-  constexpr std::string_view blanks = " \t\n\r\f\v";
-  auto first = text.find_first_not_of(blanks);
-  if (first == std::string_view::npos) return {};
-  return std::string(text.substr(first, text.find_last_not_of(blanks) - first + 1));
-}
-
-std::string ascii_lower_trimmed(std::string_view text) {
-  constexpr std::string_view blanks = " \t\n\r\f\v";
-  auto first = text.find_first_not_of(blanks);
-  if (first == std::string_view::npos) return {};
-  std::string out(text.substr(first, text.find_last_not_of(blanks) - first + 1));
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
+using namespace config_tables;
 
 // ---- session.reset-shaped blocks [R§4.1] ---------------------------------------------------------
 
-constexpr config_key<actors::reset_config> reset_block_keys[] = {
-    {"mode",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.mode,
-                     read_enum<actors::reset_mode>(v, p, actors::parse_reset_mode, "\"daily\", \"idle\", \"none\""));
-     }},
-    {"atHour",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.at_hour, read_whole_number(v, p, 0, 23)); }},
-    {"idleMinutes",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.idle_minutes, read_whole_number(v, p, 0)); }},
-};
-
-status read_reset_block(const bj::value& value, const std::string& path, std::optional<actors::reset_config>& target,
-                        load_state& state) {
-  actors::reset_config block;
-  SRT_RETURN_IF_ERROR(read_keys(value, path, reset_block_keys, block, state));
-  target = block;
-  return {};
+const table<actors::reset_config>& reset_block_table() {
+  using k = keys<actors::reset_config>;
+  using T = actors::reset_config;
+  static const table<T> t{
+      "reset block",
+      "Where a key is a reset block, it is an object of these keys; a key it leaves out falls back to the "
+      "next block (session.resetByChannel, then resetByType, then reset, then daily at 4) [R§4.1].",
+      {
+          k::field("mode", &T::mode,
+                   one_of<actors::reset_mode>{{"daily", "idle", "none"}, actors::parse_reset_mode,
+                                              [](const actors::reset_mode& m) {
+                                                return std::string(actors::reset_mode_name(m));
+                                              }},
+                   "daily: at atHour; idle: after idleMinutes without a message; none: never"),
+          k::field("atHour", &T::at_hour, whole{0, 23}, "the hour of a daily reset, in session.timezone"),
+          k::field("idleMinutes", &T::idle_minutes, whole{0}, "idle minutes before a reset (0 = never)"),
+      }};
+  return t;
 }
 
-constexpr config_key<actors::reset_by_type_config> reset_by_type_keys[] = {
-    {"direct", [](const auto& v, const auto& p, auto& t, auto& st) { return read_reset_block(v, p, t.direct, st); }},
-    {"dm", [](const auto& v, const auto& p, auto& t, auto& st) { return read_reset_block(v, p, t.dm, st); }},
-    {"group", [](const auto& v, const auto& p, auto& t, auto& st) { return read_reset_block(v, p, t.group, st); }},
-    {"thread", [](const auto& v, const auto& p, auto& t, auto& st) { return read_reset_block(v, p, t.thread, st); }},
-};
+const table<actors::reset_by_type_config>& reset_by_type_table() {
+  using k = keys<actors::reset_by_type_config>;
+  using T = actors::reset_by_type_config;
+  static const table<T> t{"", "", {
+      k::nested("direct", &T::direct, reset_block_table(), "direct messages"),
+      k::nested("dm", &T::dm, reset_block_table(), "the old name of direct (used when direct is absent)"),
+      k::nested("group", &T::group, reset_block_table(), "group chats"),
+      k::nested("thread", &T::thread, reset_block_table(), "threads"),
+  }};
+  return t;
+}
 
 // session.resetByChannel: any channel name; names are trimmed and lowercased as the policy
 // looks them up, so two spellings of one channel are an error rather than a silent choice.
@@ -196,9 +73,9 @@ status read_reset_by_channel(const bj::value& value, const std::string& path, ac
                                                " (channel names are compared trimmed and lowercased)");
     path_of_channel.emplace(channel, member_path);
     if (member.value().is_null()) continue;
-    std::optional<actors::reset_config> block;
-    SRT_RETURN_IF_ERROR(read_reset_block(member.value(), member_path, block, state));
-    target.reset_by_channel[channel] = *block;
+    actors::reset_config block;
+    SRT_RETURN_IF_ERROR(config_table::read_keys(member.value(), member_path, reset_block_table(), block, state));
+    target.reset_by_channel[channel] = block;
   }
   return {};
 }
@@ -232,19 +109,25 @@ status read_timezone(const bj::value& value, const std::string& path, std::strin
   return {};
 }
 
-constexpr config_key<storage::write_lock_options> write_lock_keys[] = {
-    {"acquireTimeoutMs",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.acquire_timeout_ms, read_duration_ms(v, p, 1, storage::write_lock_options::infinite));
-     }},
-    {"staleMs",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.stale_ms, read_duration_ms(v, p, 1)); }},
-    {"maxHoldMs",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_hold_ms, read_duration_ms(v, p, 1)); }},
-};
+const table<storage::write_lock_options>& write_lock_table() {
+  using k = keys<storage::write_lock_options>;
+  using T = storage::write_lock_options;
+  constexpr std::int64_t forever = T::infinite;
+  static const table<T> t{"", "", {
+      k::field("acquireTimeoutMs", &T::acquire_timeout_ms, millis{1, forever, {}},
+               "how long to wait for a session's lock [R§9]"),
+      k::field("staleMs", &T::stale_ms, millis{1, {}, forever}, "older locks are \"too-old\" and taken over"),
+      k::field("maxHoldMs", &T::max_hold_ms, millis{1, {}, forever}, "written into the lock payload"),
+  }};
+  return t;
+}
 
-constexpr std::string_view dm_scope_names =
-    "\"main\", \"per-peer\", \"per-channel-peer\", \"per-account-channel-peer\"";
+const one_of<actors::dm_scope>& dm_scope_kind() {
+  static const one_of<actors::dm_scope> kind{
+      {"main", "per-peer", "per-channel-peer", "per-account-channel-peer"}, actors::parse_dm_scope,
+      [](const actors::dm_scope& s) { return std::string(actors::to_string(s)); }};
+  return kind;
+}
 
 // ---- session.maintenance and cron [R§5.1, §5.6] ---------------------------------------------------
 
@@ -271,6 +154,35 @@ result<std::int64_t> read_days_duration(const bj::value& value, const std::strin
   return *ms;
 }
 
+// A duration of days, written back as its largest whole unit.
+struct days {
+  std::string type() const { return "days-duration"; }
+  std::string note() const {
+    return "a duration string (\"30d\", \"12h\"), or a whole number (or digit string) of days";
+  }
+  template <class F>
+  status read(const bj::value& v, const std::string& p, F& f) const {
+    return assign(f, read_days_duration(v, p));
+  }
+  bj::value write(std::int64_t ms) const { return bj::value(duration_text(ms)); }
+};
+
+// `false` (and for archiveDashboardAfter 0) turns the key off: the field is left unset.
+template <class T, class Field>
+typename row_of<T>::reader off_or_days(Field T::*field, bool zero_is_off) {
+  return [field, zero_is_off](const bj::value& v, const std::string& p, T& t, load_state&) -> status {
+    bool off = v.is_bool() && !v.get_bool();
+    if (zero_is_off)
+      off = off || json::as_int(v) == std::optional<std::int64_t>(0) ||
+            (v.is_string() && ascii_lower_trimmed(v.get_string()) == "0");
+    if (off) {
+      (t.*field).reset();
+      return {};
+    }
+    return assign(t.*field, read_days_duration(v, p));
+  };
+}
+
 // cron.sessionRetention: a duration string (a unit-less one is hours), or false.
 status read_cron_retention(const bj::value& value, const std::string& path, actors::cron_settings& target) {
   if (value.is_bool() && !value.get_bool()) {
@@ -292,132 +204,93 @@ status read_cron_retention(const bj::value& value, const std::string& path, acto
   return {};
 }
 
-constexpr config_key<actors::maintenance_settings> cold_storage_keys[] = {
-    {"enabled", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.cold_storage_enabled, read_bool(v, p)); }},
-    {"afterDays",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.cold_storage_after_days, read_whole_number(v, p, 1)); }},
-};
+const table<actors::maintenance_settings>& cold_storage_table() {
+  using k = keys<actors::maintenance_settings>;
+  using T = actors::maintenance_settings;
+  static const table<T> t{"", "", {
+      k::field("enabled", &T::cold_storage_enabled, boolean{},
+               "OpenClaw 2026.9's: transcripts idle afterDays are kept as <file>.jsonl.zst, restored when used "
+               "(any mode; docs/maintenance.md)"),
+      k::field("afterDays", &T::cold_storage_after_days, whole{1}, "days without activity before a transcript goes cold"),
+  }};
+  return t;
+}
 
-constexpr config_key<actors::maintenance_settings> maintenance_keys[] = {
-    {"mode",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.mode, read_enum<actors::maintenance_mode>(v, p, actors::parse_maintenance_mode,
-                                                                 "\"warn\", \"enforce\""));
-     }},
-    {"pruneAfter",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.prune_after_ms, read_days_duration(v, p)); }},
-    {"maxEntries",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_entries, read_whole_number(v, p, 1)); }},
-    {"resetArchiveRetention",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       if (v.is_bool() && !v.get_bool()) {
-         t.reset_archive_retention_disabled = true;
-         t.reset_archive_retention_ms.reset();
-         return status{};
-       }
-       t.reset_archive_retention_disabled = false;
-       return assign(t.reset_archive_retention_ms, read_days_duration(v, p));
-     }},
-    {"maxDiskBytes",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_disk_bytes, read_byte_size(v, p, 1)); }},
-    {"highWaterBytes",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.high_water_bytes, read_byte_size(v, p, 1)); }},
-    // OpenClaw 2026.9: false or 0 turns dashboard archiving off.
-    {"archiveDashboardAfter",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       if ((v.is_bool() && !v.get_bool()) || json::as_int(v) == std::optional<std::int64_t>(0) ||
-           (v.is_string() && ascii_lower_trimmed(v.get_string()) == "0")) {
-         t.archive_dashboard_after_ms.reset();
-         return status{};
-       }
-       return assign(t.archive_dashboard_after_ms, read_days_duration(v, p));
-     }},
-    {"preserveRecent",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       if (v.is_bool() && !v.get_bool()) {
-         t.preserve_recent_ms.reset();
-         return status{};
-       }
-       return assign(t.preserve_recent_ms, read_days_duration(v, p));
-     }},
-    {"coldStorage", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, cold_storage_keys, t, st); }},
-};
+const table<actors::maintenance_settings>& maintenance_table() {
+  using k = keys<actors::maintenance_settings>;
+  using T = actors::maintenance_settings;
+  static const table<T> t{"", "", {
+      k::field("mode", &T::mode,
+               one_of<actors::maintenance_mode>{{"warn", "enforce"}, actors::parse_maintenance_mode,
+                                                [](const actors::maintenance_mode& m) {
+                                                  return std::string(actors::maintenance_mode_name(m));
+                                                }},
+               "warn: report, change nothing; enforce: prune, cap and evict [R§5]"),
+      k::field("pruneAfter", &T::prune_after_ms, days{}, "rows idle longer are pruned"),
+      k::field("maxEntries", &T::max_entries, whole{1}, "cap on rows (applied at the high water: 550 for 500)"),
+      k::field("resetArchiveRetention", &T::reset_archive_retention_ms, days{},
+               "how long .reset.<ts> archives are kept; false = forever")
+          .read_with([](const bj::value& v, const std::string& p, T& t, load_state&) -> status {
+            if (v.is_bool() && !v.get_bool()) {
+              t.reset_archive_retention_disabled = true;
+              t.reset_archive_retention_ms.reset();
+              return {};
+            }
+            t.reset_archive_retention_disabled = false;
+            return assign(t.reset_archive_retention_ms, read_days_duration(v, p));
+          })
+          .write_with([](const T& m) -> std::optional<bj::value> {
+            if (m.reset_archive_retention_disabled) return bj::value(false);
+            return bj::value(duration_text(*actors::reset_archive_retention(m)));
+          })
+          .default_doc("= pruneAfter"),
+      k::field("maxDiskBytes", &T::max_disk_bytes, bytes{1}, "disk budget of a sessions dir (unset: none)"),
+      k::field("highWaterBytes", &T::high_water_bytes, bytes{1},
+               "the budget's target, clamped to maxDiskBytes (without maxDiskBytes: no effect, a warning)")
+          .write_with([](const T& m) -> std::optional<bj::value> {
+            if (auto hw = actors::high_water_bytes(m)) return bj::value(*hw);
+            return std::nullopt;
+          })
+          .default_doc("80% of maxDiskBytes"),
+      k::field("archiveDashboardAfter", &T::archive_dashboard_after_ms, days{},
+               "OpenClaw 2026.9's: agent:<id>:dashboard:* rows idle this long are archived in place (enforce); "
+               "false / 0 = off (docs/maintenance.md)")
+          .read_with(off_or_days(&T::archive_dashboard_after_ms, true))
+          .unset_as(false),
+      k::field("preserveRecent", &T::preserve_recent_ms, days{},
+               "rows active this recently are never pruned, capped or evicted (synthetic rows are); false = off")
+          .read_with(off_or_days(&T::preserve_recent_ms, false))
+          .unset_as(false),
+      k::nested("coldStorage", self(), cold_storage_table()),
+  }};
+  return t;
+}
 
-constexpr config_key<actors::cron_settings> cron_run_log_keys[] = {
-    {"maxBytes",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.run_log_max_bytes, read_byte_size(v, p, 1)); }},
-    {"keepLines",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.run_log_keep_lines, read_whole_number(v, p, 1));
-     }},
-};
+const table<actors::cron_settings>& cron_run_log_table() {
+  using k = keys<actors::cron_settings>;
+  using T = actors::cron_settings;
+  static const table<T> t{"", "", {
+      k::field("maxBytes", &T::run_log_max_bytes, bytes{1}, "a cron run log over this is trimmed ..."),
+      k::field("keepLines", &T::run_log_keep_lines, whole{1}, "... to its last keepLines lines"),
+  }};
+  return t;
+}
 
-constexpr config_key<actors::gateway_settings> gateway_auth_keys[] = {
-    {"token", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.auth_token, read_string(v, p)); }},
-};
-
-constexpr config_key<actors::gateway_settings> gateway_control_ui_keys[] = {
-    {"enabled", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.control_ui_enabled, read_bool(v, p)); }},
-    {"root", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.control_ui_root, read_string(v, p)); }},
-    {"allowedOrigins",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.control_ui_allowed_origins, read_string_list(v, p)); }},
-};
-
-constexpr config_key<actors::gateway_settings> gateway_keys[] = {
-    {"auth", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, gateway_auth_keys, t, st); }},
-    {"controlUi",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, gateway_control_ui_keys, t, st); }},
-    {"port", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.port, read_whole_number(v, p, 0, 65535)); }},
-    {"bind", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.bind, read_non_empty_string(v, p)); }},
-    {"maxConnections",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_connections, read_whole_number(v, p, 1)); }},
-    {"maxBufferedBytes",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_buffered_bytes, read_byte_size(v, p, 1024)); }},
-    {"maxPayload",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_payload, read_byte_size(v, p, 1024)); }},
-    {"maxUnauthenticated",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_unauthenticated, read_whole_number(v, p, 1)); }},
-    {"fdReserve", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.fd_reserve, read_whole_number(v, p, 0)); }},
-    {"requestTimeoutMs",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.request_timeout_ms, read_whole_number(v, p, 100)); }},
-    {"messageTimeoutMs",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.message_timeout_ms, read_whole_number(v, p, 100)); }},
-    {"maxRequestsInFlight",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_requests_in_flight, read_whole_number(v, p, 1)); }},
-    {"maxQueuedRequests",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_queued_requests, read_whole_number(v, p, 0)); }},
-};
-
-// logging.level / logging.format: the names runtime/logging.hpp accepts, kept canonical.
-constexpr config_key<actors::logging_settings> logging_keys[] = {
-    {"level",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.level, read_enum<std::string>(v, p, parse_log_level,
-                                                     "\"trace\", \"debug\", \"info\", \"warn\", \"error\", \"off\""));
-     }},
-    {"file", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.file, read_string(v, p)); }},
-    {"format",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.format, read_enum<std::string>(v, p, parse_log_format, "\"text\", \"json\""));
-     }},
-    {"maxFileBytes",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_file_bytes, read_byte_size(v, p, 1024)); }},
-    {"maxFiles",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_files, read_whole_number(v, p, 1, 1000)); }},
-};
-
-constexpr config_key<actors::cron_settings> cron_keys[] = {
-    {"sessionRetention", [](const auto& v, const auto& p, auto& t, auto&) { return read_cron_retention(v, p, t); }},
-    {"runLog", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, cron_run_log_keys, t, st); }},
-};
-
-// A duration as the largest whole unit: "30d", "24h", "90m", "45s", "1500ms".
-std::string duration_text(std::int64_t ms) {
-  constexpr std::pair<std::int64_t, const char*> units[] = {
-      {actors::day_ms, "d"}, {3600000, "h"}, {60000, "m"}, {1000, "s"}};
-  for (const auto& [size, unit] : units)
-    if (ms > 0 && ms % size == 0) return fmt::format("{}{}", ms / size, unit);
-  return fmt::format("{}ms", ms);
+const table<actors::cron_settings>& cron_table() {
+  using k = keys<actors::cron_settings>;
+  using T = actors::cron_settings;
+  static const table<T> t{"", "", {
+      k::custom(
+           "sessionRetention", "duration", "cron run rows kept; false = never reaped [R§5.6]",
+           [](const bj::value& v, const std::string& p, T& t, load_state&) { return read_cron_retention(v, p, t); },
+           [](const T& c) -> std::optional<bj::value> {
+             if (c.session_retention_ms) return bj::value(duration_text(*c.session_retention_ms));
+             return bj::value(false);
+           })
+          .noted("a string with a unit (\"24h\", \"90m\", \"7d\"); a bare digit string is hours"),
+      k::nested("runLog", self(), cron_run_log_table()),
+  }};
+  return t;
 }
 
 void warn_maintenance(const actors::maintenance_settings& m, std::vector<std::string>& warnings) {
@@ -430,629 +303,131 @@ void warn_maintenance(const actors::maintenance_settings& m, std::vector<std::st
                                    *m.high_water_bytes, *m.max_disk_bytes));
 }
 
-constexpr config_key<runtime_settings> session_keys[] = {
-    {"dmScope",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.routing.session.direct_message_scope,
-                     read_enum<actors::dm_scope>(v, p, actors::parse_dm_scope, dm_scope_names));
-     }},
-    {"mainKey",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.routing.session.main_key, read_string(v, p));
-     }},
-    {"scope",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.routing.session.scope,
-                     read_enum<actors::session_scope>(v, p, actors::parse_session_scope, "\"per-sender\", \"global\""));
-     }},
-    {"identityLinks",
-     [](const auto& v, const auto& p, auto& t, auto&) { return read_identity_links(v, p, t.routing.session.links); }},
-    {"reset",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_reset_block(v, p, t.session.reset.reset, st); }},
-    {"resetByType",
-     [](const auto& v, const auto& p, auto& t, auto& st) {
-       actors::reset_by_type_config by_type;
-       SRT_RETURN_IF_ERROR(read_keys(v, p, reset_by_type_keys, by_type, st));
-       t.session.reset.reset_by_type = by_type;
-       return status{};
-     }},
-    {"resetByChannel",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_reset_by_channel(v, p, t.session.reset, st); }},
-    {"idleMinutes",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.session.reset.idle_minutes, read_whole_number(v, p, 0));
-     }},
-    {"resetTriggers",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.session.reset.reset_triggers, read_string_list(v, p));
-     }},
-    {"timezone",
-     [](const auto& v, const auto& p, auto& t, auto&) { return read_timezone(v, p, t.session.reset.timezone); }},
-    {"writeLock",
-     [](const auto& v, const auto& p, auto& t, auto& st) {
-       return read_keys(v, p, write_lock_keys, t.session.write_lock, st);
-     }},
-    {"passivateIdleMs",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.session.passivate_idle_ms, read_duration_ms(v, p, 1));
-     }},
-    {"trimIdleMs",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.session.trim_idle_ms, read_duration_ms(v, p, 0));
-     }},
-    {"maxLiveSessions",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.session.max_live_sessions, read_whole_number(v, p, 1));
-     }},
-    {"maxMessageBytes",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.session.max_message_bytes, read_byte_size(v, p, 1));
-     }},    {"maintenance",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, maintenance_keys, t.maintenance, st); }},
-};
-
-// ---- models.providers, agents.*.model, agents.*.systemPrompt ------------------------------------
-// OpenClaw's custom-providers shape (../shared/reference/provider-apis.md "OpenClaw's model config").
-
-// The APIs this build has runners for, and the other names OpenClaw accepts (loaded, warned about).
-constexpr std::string_view runnable_apis[] = {"openai-completions", "openai-responses", "anthropic-messages",
-                                              "google-generative-ai"};
-constexpr std::string_view other_openclaw_apis[] = {"azure-openai-responses", "google-vertex",
-                                                    "bedrock-converse-stream", "mistral-conversations",
-                                                    "ollama", "github-copilot"};
-// Providers a ref may name without a models.providers entry: the runners know their public
-// endpoints (OpenClaw's models.mode "merge" keeps its built-in catalog; "replace" drops it).
-constexpr std::string_view builtin_provider_ids[] = {"anthropic", "google", "openai"};
-
-bool listed_in(std::span<const std::string_view> names, std::string_view name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
+const table<runtime_settings>& session_table() {
+  using k = keys<runtime_settings>;
+  using routing = keys<actors::session_routing_config>;
+  using R = actors::session_routing_config;
+  using resets = keys<actors::session_reset_config>;
+  using Z = actors::session_reset_config;
+  using sessions = keys<actors::session_settings>;
+  using S = actors::session_settings;
+  static const table<runtime_settings> t{"", "", config_table::joined_rows<row_of<runtime_settings>>({
+      k::lifted<R>(config_table::at(&runtime_settings::routing, &actors::routing_config::session), {
+          routing::field("dmScope", &R::direct_message_scope, dm_scope_kind(),
+                         "how direct messages map to sessions: one main session, or one per peer, per channel "
+                         "and peer, per account, channel and peer [R§1.2]"),
+          routing::field("mainKey", &R::main_key, text{}, "the main session's key segment"),
+          routing::field("scope", &R::scope,
+                         one_of<actors::session_scope>{
+                             {"per-sender", "global"}, actors::parse_session_scope,
+                             [](const actors::session_scope& s) {
+                               return std::string(s == actors::session_scope::global ? "global" : "per-sender");
+                             }},
+                         "global: every sender shares one session"),
+          routing::custom(
+              "identityLinks", "{name: [ids]}", "person -> \"channel:id\" / \"id\"; file order kept",
+              [](const bj::value& v, const std::string& p, R& t, load_state&) {
+                return read_identity_links(v, p, t.links);
+              },
+              [](const R& r) -> std::optional<bj::value> {
+                bj::object links;
+                for (const auto& [name, ids] : r.links) links[name] = strings_json(ids);
+                return bj::value(std::move(links));
+              }),
+      }),
+      k::lifted<Z>(config_table::at(&runtime_settings::session, &S::reset), {
+          resets::nested("reset", &Z::reset, reset_block_table(), "unset: daily at 4 (SPEC §3, [R§4.1])"),
+          resets::nested("resetByType", &Z::reset_by_type, reset_by_type_table(), "a reset block per chat type"),
+          resets::custom(
+                  "resetByChannel", "{channel: reset block}", "a reset block per channel (name trimmed and lowercased)",
+                  [](const bj::value& v, const std::string& p, Z& t, load_state& st) {
+                    return read_reset_by_channel(v, p, t, st);
+                  },
+                  [](const Z& z) -> std::optional<bj::value> {
+                    bj::object by_channel;
+                    for (const auto& [channel, block] : z.reset_by_channel)
+                      by_channel[channel] = config_table::write_object(reset_block_table(), block);
+                    return bj::value(std::move(by_channel));
+                  })
+              .omit_if_empty()
+              .documents(reset_block_table(), ".<channel>"),
+          resets::field("idleMinutes", &Z::idle_minutes, whole{0}, "legacy idle minutes"),
+          resets::field("resetTriggers", &Z::reset_triggers, strings{}, "[] = [\"/new\", \"/reset\"]").omit_if_empty(),
+          resets::field("timezone", &Z::timezone, text{},
+                        "IANA zone of daily resets, must resolve; \"\" = the host's zone")
+              .read_with([](const bj::value& v, const std::string& p, Z& t, load_state&) {
+                return read_timezone(v, p, t.timezone);
+              }),
+      }),
+      k::lifted<S>(&runtime_settings::session, {
+          sessions::nested("writeLock", &S::write_lock, write_lock_table(),
+                           "the environment's SESSIONRT_SESSION_WRITE_LOCK_* win [R§9]"),
+          sessions::field("passivateIdleMs", &S::passivate_idle_ms, millis{1}, "idle live actor -> passivated"),
+          sessions::field("trimIdleMs", &S::trim_idle_ms, millis{0},
+                          "idle live actor closes its transcript and drops its cached context (0 = never)"),
+          sessions::field("maxLiveSessions", &S::max_live_sessions, whole{1}, "LRU passivation beyond this"),
+          sessions::field("maxMessageBytes", &S::max_message_bytes, bytes{1}, "a longer chat event is refused"),
+      }),
+      {k::nested("maintenance", &runtime_settings::maintenance, maintenance_table())},
+  })};
+  return t;
 }
 
-std::string joined(std::span<const std::string> texts, std::string_view separator) {
-  std::string out;
-  for (const auto& text : texts) {
-    if (!out.empty()) out += separator;
-    out += text;
-  }
-  return out;
+// ---- bindings [R§1.2] ------------------------------------------------------------------------------
+
+const table<actors::route_peer>& peer_table() {
+  using k = keys<actors::route_peer>;
+  using T = actors::route_peer;
+  static const table<T> t{"", "", {
+      k::field("kind", &T::kind, text{true}, "\"direct\", \"group\", ...").required("\"direct\", \"group\", \"channel\", ..."),
+      k::field("id", &T::id, text{true}, "\"*\" = any peer of the kind")
+          .required("a peer id, or \"*\" for every peer of the kind"),
+  }};
+  return t;
 }
 
-// What a value is, never what it says: for keys that may hold secrets.
-std::string describe_kind(const bj::value& value) {
-  switch (value.kind()) {
-    case bj::kind::string:
-      return "a string";
-    case bj::kind::bool_:
-      return "a boolean";
-    case bj::kind::null:
-      return "null";
-    case bj::kind::object:
-      return "an object";
-    case bj::kind::array:
-      return "an array";
-    default:
-      return "a number";
-  }
+const table<actors::binding_match>& match_table() {
+  using k = keys<actors::binding_match>;
+  using T = actors::binding_match;
+  static const table<T> t{"", "", {
+      k::field("channel", &T::channel, text{true}, "\"telegram\", \"discord\", ...")
+          .required("a binding without a channel never matches"),
+      k::field("accountId", &T::account_id, text{}, "\"\" = the default account, \"*\" = any").omit_if_empty(),
+      k::nested("peer", &T::peer, peer_table(), "unset: any peer"),
+      k::field("guildId", &T::guild_id, text{}, "Discord guild").omit_if_empty(),
+      k::field("teamId", &T::team_id, text{}, "Slack team").omit_if_empty(),
+      k::field("roles", &T::roles, strings{}, "any one of these member roles").omit_if_empty(),
+  }};
+  return t;
 }
 
-bool is_env_name(std::string_view name) {
-  auto start = [](char c) { return (c >= 'A' && c <= 'Z') || c == '_'; };
-  return !name.empty() && start(name[0]) &&
-         std::all_of(name.begin(), name.end(), [&](char c) { return start(c) || (c >= '0' && c <= '9'); });
+const table<actors::route_binding>& binding_session_table() {
+  static const table<actors::route_binding> t{"", "", {
+      keys<actors::route_binding>::field("dmScope", &actors::route_binding::session_dm_scope, dm_scope_kind(),
+                                         "this binding's dmScope (unset: session.dmScope)"),
+  }};
+  return t;
 }
 
-// "${NAME}" and nothing else.
-bool is_env_reference(std::string_view text) {
-  return text.size() > 3 && text.substr(0, 2) == "${" && text.back() == '}' &&
-         is_env_name(text.substr(2, text.size() - 3));
+const table<actors::route_binding>& binding_table() {
+  using k = keys<actors::route_binding>;
+  using T = actors::route_binding;
+  static const table<T> t{"", "", {
+      k::field("agentId", &T::agent_id, text{true}, "target agent (warned if not in agents.list)")
+          .required("the agent this binding routes to"),
+      k::nested("match", &T::match, match_table()),
+      k::nested("session", self(), binding_session_table()).omit_if_empty(),
+  }};
+  return t;
 }
-
-struct resolved_secret {
-  std::string value;
-  std::string source;  // "${NAME}" when the whole text is one reference, else "literal"
-};
-
-// A string where each ${NAME} (NAME = [A-Z_][A-Z0-9_]*) is replaced by that environment
-// variable and $${ is a literal ${, as OpenClaw substitutes config strings. An unset or empty
-// variable is an error naming it; neither errors nor warnings ever show the value.
-result<resolved_secret> read_secret(const bj::value& value, const std::string& path, const load_state& state) {
-  if (!value.is_string())
-    return config_key_error(path, "expected a string (a literal, or \"${VAR}\" for an environment variable), got " +
-                                      describe_kind(value));
-  std::string_view text = value.get_string();
-  resolved_secret out;
-  for (std::size_t i = 0; i < text.size();) {
-    if (text.compare(i, 3, "$${") == 0) {
-      out.value += "${";
-      i += 3;
-      continue;
-    }
-    if (text.compare(i, 2, "${") == 0) {
-      std::size_t end = text.find('}', i + 2);
-      std::string_view name = end == std::string_view::npos ? std::string_view() : text.substr(i + 2, end - i - 2);
-      if (is_env_name(name)) {
-        std::optional<std::string> found = state.env ? state.env(name) : std::nullopt;
-        if (!found) return config_key_error(path, fmt::format("environment variable {} is not set", name));
-        if (found->empty()) return config_key_error(path, fmt::format("environment variable {} is empty", name));
-        out.value += *found;
-        i = end + 1;
-        continue;
-      }
-    }
-    out.value += text[i++];
-  }
-  out.source = is_env_reference(text) ? std::string(text) : "literal";
-  return out;
-}
-
-// Header names whose values are credentials: never printed.
-bool is_secret_header(std::string_view name) {
-  std::string lower = ascii_lower_trimmed(name);
-  for (std::string_view word : {"auth", "token", "key", "secret", "cookie", "password", "credential"})
-    if (lower.find(word) != std::string::npos) return true;
-  return false;
-}
-
-status read_api(const bj::value& value, const std::string& path, std::string& target, load_state& state) {
-  auto name = read_string(value, path);
-  if (!name.ok()) return std::move(name).take_error();
-  if (!listed_in(runnable_apis, *name)) {
-    if (!listed_in(other_openclaw_apis, *name))
-      return config_key_error(path,
-                              "expected one of \"openai-completions\", \"openai-responses\", \"anthropic-messages\", "
-                              "\"google-generative-ai\", got " +
-                                  describe_json_value(value));
-    state.warnings.push_back(
-        fmt::format("config key {}: this build has no runner for api \"{}\" (it runs openai-completions, "
-                    "openai-responses, anthropic-messages and google-generative-ai); calls to it will fail",
-                    path, *name));
-  }
-  target = std::move(*name);
-  return {};
-}
-
-constexpr config_key<actors::model_cost> model_cost_keys[] = {
-    {"input", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.input, read_number(v, p, 0)); }},
-    {"output", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.output, read_number(v, p, 0)); }},
-    {"cacheRead",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.cache_read, read_number(v, p, 0)); }},
-    {"cacheWrite",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.cache_write, read_number(v, p, 0)); }},
-};
-
-// OpenClaw documents many more compat keys: the others are unknown-key warnings, not errors.
-constexpr config_key<actors::model_compat> model_compat_keys[] = {
-    {"supportsUsageInStreaming",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.supports_usage_in_streaming, read_bool(v, p));
-     }},
-    {"maxTokensField",
-     [](const auto& v, const auto& p, auto& t, auto&) -> status {
-       if (!v.is_string() || (v.get_string() != "max_tokens" && v.get_string() != "max_completion_tokens"))
-         return config_key_error(
-             p, "expected one of \"max_tokens\", \"max_completion_tokens\", got " + describe_json_value(v));
-       t.max_tokens_field = std::string(v.get_string());
-       return {};
-     }},
-    {"supportsDeveloperRole",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.supports_developer_role, read_bool(v, p)); }},
-};
-
-status read_model_input(const bj::value& value, const std::string& path, std::vector<std::string>& target) {
-  auto kinds = read_string_list(value, path);
-  if (!kinds.ok()) return std::move(kinds).take_error();
-  for (std::size_t i = 0; i < kinds->size(); ++i)
-    if ((*kinds)[i] != "text" && (*kinds)[i] != "image")
-      return config_key_error(item_key_path(path, i), "expected \"text\" or \"image\", got " +
-                                                          describe_json_value(value.get_array()[i]));
-  target = std::move(*kinds);
-  return {};
-}
-
-constexpr config_key<actors::provider_model> provider_model_keys[] = {
-    {"id", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.id, read_non_empty_string(v, p)); }},
-    {"name", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.name, read_string(v, p)); }},
-    {"api", [](const auto& v, const auto& p, auto& t, auto& st) { return read_api(v, p, t.api, st); }},
-    {"contextWindow",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.context_window, read_whole_number(v, p, 1)); }},
-    {"contextTokens",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.context_tokens, read_whole_number(v, p, 1)); }},
-    {"maxTokens",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_tokens, read_whole_number(v, p, 0)); }},
-    {"reasoning", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.reasoning, read_bool(v, p)); }},
-    {"input", [](const auto& v, const auto& p, auto& t, auto&) { return read_model_input(v, p, t.input); }},
-    {"cost", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, model_cost_keys, t.cost, st); }},
-    {"compat",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, model_compat_keys, t.compat, st); }},
-};
-
-// models[]: each id once per provider (compared case-insensitively, as refs are).
-status read_provider_models(const bj::value& value, const std::string& path, std::vector<actors::provider_model>& models,
-                            load_state& state) {
-  models.clear();
-  std::map<std::string, std::string> path_of_id;
-  return read_items(value, path, models, [&](const bj::value& item, const std::string& item_path, auto& list) {
-    actors::provider_model model;
-    SRT_RETURN_IF_ERROR(read_keys(item, item_path, provider_model_keys, model, state));
-    if (model.id.empty()) return missing_key(item_path, "id", "the id the API knows, e.g. \"gpt-4o\"");
-    std::string id_path = child_key_path(item_path, "id");
-    if (auto seen = path_of_id.find(ascii_lower_trimmed(model.id)); seen != path_of_id.end())
-      return config_key_error(id_path, fmt::format("model \"{}\" is already listed at {}", model.id, seen->second));
-    path_of_id.emplace(ascii_lower_trimmed(model.id), id_path);
-    list.push_back(std::move(model));
-    return status{};
-  });
-}
-
-status read_headers(const bj::value& value, const std::string& path,
-                    std::vector<std::pair<std::string, std::string>>& headers, load_state& state) {
-  if (!value.is_object())
-    return config_key_error(path, "expected an object of header name -> value, got " + describe_kind(value));
-  headers.clear();
-  std::map<std::string, std::string> path_of_name;
-  for (const auto& member : value.get_object()) {
-    std::string member_path = child_key_path(path, member.key());
-    std::string name = ascii_lower_trimmed(member.key());
-    if (name.empty()) return config_key_error(member_path, "a header name must not be empty");
-    if (auto seen = path_of_name.find(name); seen != path_of_name.end())
-      return config_key_error(member_path, "names the same header as " + seen->second +
-                                               " (header names are compared ignoring case)");
-    path_of_name.emplace(name, member_path);
-    if (member.value().is_null()) continue;
-    auto secret = read_secret(member.value(), member_path, state);
-    if (!secret.ok()) return std::move(secret).take_error();
-    headers.emplace_back(std::string(member.key()), std::move(secret->value));
-  }
-  return {};
-}
-
-constexpr config_key<actors::provider_config> provider_keys[] = {
-    {"baseUrl", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.base_url, read_string(v, p)); }},
-    {"apiKey",
-     [](const auto& v, const auto& p, auto& t, auto& st) -> status {
-       auto secret = read_secret(v, p, st);
-       if (!secret.ok()) return std::move(secret).take_error();
-       t.api_key = std::move(secret->value);
-       t.api_key_source = std::move(secret->source);
-       return {};
-     }},
-    {"api", [](const auto& v, const auto& p, auto& t, auto& st) { return read_api(v, p, t.api, st); }},
-    {"headers", [](const auto& v, const auto& p, auto& t, auto& st) { return read_headers(v, p, t.headers, st); }},
-    {"timeoutSeconds",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.timeout_seconds, read_whole_number(v, p, 0)); }},
-    {"models", [](const auto& v, const auto& p, auto& t, auto& st) { return read_provider_models(v, p, t.models, st); }},
-};
-
-// models.providers: any provider id (one word without "/", since refs are "provider/model"),
-// each once ignoring case; kept in file order.
-status read_providers(const bj::value& value, const std::string& path, std::vector<actors::provider_config>& providers,
-                      load_state& state) {
-  if (!value.is_object())
-    return config_key_error(path, "expected an object of provider id -> provider, got " + describe_json_value(value));
-  providers.clear();
-  std::map<std::string, std::string> path_of_id;
-  for (const auto& member : value.get_object()) {
-    std::string member_path = child_key_path(path, member.key());
-    std::string_view key = member.key();
-    std::string id = ascii_lower_trimmed(key);
-    if (key.empty() || key.find_first_of("/ \t\n\r\f\v") != std::string_view::npos)
-      return config_key_error(member_path,
-                              "a provider id must be one word without \"/\" (model refs are \"provider/model\")");
-    if (auto seen = path_of_id.find(id); seen != path_of_id.end())
-      return config_key_error(member_path, "names the same provider as " + seen->second +
-                                               " (provider ids are compared ignoring case)");
-    path_of_id.emplace(id, member_path);
-    if (member.value().is_null()) continue;
-    actors::provider_config provider;
-    provider.id = std::string(member.key());
-    SRT_RETURN_IF_ERROR(read_keys(member.value(), member_path, provider_keys, provider, state));
-    if (provider.api.empty() && !provider.base_url.empty()) provider.api = "openai-completions";
-    if (provider.base_url.empty() && !listed_in(builtin_provider_ids, id))
-      state.warnings.push_back(fmt::format(
-          "config key {}: no baseUrl, and \"{}\" is not a provider whose endpoint this build knows (anthropic, "
-          "google, openai); calls to it will fail",
-          member_path, provider.id));
-    providers.push_back(std::move(provider));
-  }
-  return {};
-}
-
-constexpr config_key<actors::model_choice> model_choice_keys[] = {
-    {"primary",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.primary, read_non_empty_string(v, p)); }},
-    {"fallbacks",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.fallbacks, read_string_list(v, p)); }},
-};
-
-// "provider/model" (the primary), or {primary, fallbacks}; every ref is checked after the walk.
-status read_model_choice(const bj::value& value, const std::string& path, actors::model_choice& target,
-                         load_state& state) {
-  actors::model_choice choice;
-  if (value.is_string()) {
-    SRT_RETURN_IF_ERROR(assign(choice.primary, read_non_empty_string(value, path)));
-    state.model_refs.push_back({path, choice.primary});
-  } else if (value.is_object()) {
-    SRT_RETURN_IF_ERROR(read_keys(value, path, model_choice_keys, choice, state));
-    if (!choice.primary.empty()) state.model_refs.push_back({child_key_path(path, "primary"), choice.primary});
-    for (std::size_t i = 0; i < choice.fallbacks.size(); ++i)
-      state.model_refs.push_back({item_key_path(child_key_path(path, "fallbacks"), i), choice.fallbacks[i]});
-  } else {
-    return config_key_error(path, "expected \"provider/model\" or {\"primary\": ..., \"fallbacks\": [...]}, got " +
-                                      describe_json_value(value));
-  }
-  target = std::move(choice);
-  return {};
-}
-
-constexpr config_key<std::string> model_entry_keys[] = {
-    {"alias", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t, read_string(v, p)); }},
-};
-
-// agents.defaults.models: "provider/model" -> {alias}; the aliases are given to their models
-// once models.providers is read.
-status read_model_entries(const bj::value& value, const std::string& path, load_state& state) {
-  if (!value.is_object())
-    return config_key_error(path, "expected an object of \"provider/model\" -> {\"alias\": ...}, got " +
-                                      describe_json_value(value));
-  for (const auto& member : value.get_object()) {
-    if (member.value().is_null()) continue;
-    std::string member_path = child_key_path(path, member.key());
-    std::string alias;
-    SRT_RETURN_IF_ERROR(read_keys(member.value(), member_path, model_entry_keys, alias, state));
-    if (!ascii_trimmed(alias).empty())
-      state.aliases.push_back({child_key_path(member_path, "alias"), std::string(member.key()), ascii_trimmed(alias)});
-  }
-  return {};
-}
-
-struct prompt_file {
-  std::string file;
-};
-
-constexpr config_key<prompt_file> prompt_file_keys[] = {
-    {"file", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.file, read_non_empty_string(v, p)); }},
-};
-
-// A system prompt: the text, or {file: "path"} read now (relative to the config file's
-// directory; "~/" is $HOME). A file that cannot be read is an error naming the key and path.
-status read_system_prompt(const bj::value& value, const std::string& path, std::string& target, load_state& state) {
-  if (value.is_string()) {
-    target = std::string(value.get_string());
-    return {};
-  }
-  if (!value.is_object())
-    return config_key_error(path, "expected a string or {\"file\": \"path\"}, got " + describe_json_value(value));
-  prompt_file source;
-  SRT_RETURN_IF_ERROR(read_keys(value, path, prompt_file_keys, source, state));
-  if (source.file.empty()) return missing_key(path, "file", "a path, relative to the config file's directory");
-  const std::string file_path = child_key_path(path, "file");
-  std::string resolved = source.file;
-  if (resolved.starts_with("~/")) {
-    std::optional<std::string> home = state.env ? state.env("HOME") : std::nullopt;
-    if (!home || home->empty())
-      return config_key_error(file_path, fmt::format("cannot read \"{}\": HOME is not set", source.file));
-    resolved = storage::path_join(*home, resolved.substr(2));
-  } else if (!resolved.starts_with("/")) {
-    resolved = storage::path_join(state.base_dir, resolved);
-  }
-  auto text = storage::read_file(state.files, resolved, max_system_prompt_file_bytes);
-  if (!text.ok())
-    return config_key_error(file_path, fmt::format("cannot read \"{}\": {}", source.file, text.error().message()));
-  target = std::move(*text);
-  return {};
-}
-
-// The configured model a "provider/model" ref names (both compared ignoring case), or null.
-actors::provider_model* find_configured_model(std::vector<actors::provider_config>& providers, std::string_view ref,
-                                              actors::provider_config** provider_out = nullptr) {
-  auto slash = ref.find('/');
-  if (slash == std::string_view::npos) return nullptr;
-  std::string provider_id = ascii_lower_trimmed(ref.substr(0, slash));
-  std::string model_id = ascii_lower_trimmed(ref.substr(slash + 1));
-  for (auto& provider : providers) {
-    if (ascii_lower_trimmed(provider.id) != provider_id) continue;
-    if (provider_out) *provider_out = &provider;
-    for (auto& model : provider.models)
-      if (ascii_lower_trimmed(model.id) == model_id) return &model;
-  }
-  return nullptr;
-}
-
-// After the walk: the legacy model.provider/model.model as the default primary, the aliases
-// given to their models, and every ref of agents.*.model checked.
-status finish_models(runtime_settings& s, load_state& state) {
-  auto& models = s.models;
-  if (!state.defaults_model_set && !s.model.provider.empty() && !s.model.model.empty())
-    models.defaults.primary = s.model.provider + "/" + s.model.model;
-
-  std::map<std::string, std::string> path_of_alias;  // lowercased alias -> where it is set
-  for (std::size_t i = 0; i < s.models_catalog.size(); ++i)
-    for (std::size_t j = 0; j < s.models_catalog[i].aliases.size(); ++j)
-      path_of_alias.emplace(ascii_lower_trimmed(s.models_catalog[i].aliases[j]),
-                            item_key_path(child_key_path(item_key_path("models.catalog", i), "aliases"), j));
-  for (const auto& pending : state.aliases) {
-    std::string alias = ascii_lower_trimmed(pending.alias);
-    if (alias.find_first_of(" \t\n\r\f\v") != std::string::npos)
-      return config_key_error(pending.path, "an alias must be one word (it is matched as the first word after /new)");
-    actors::provider_model* model = find_configured_model(models.providers, pending.ref);
-    if (!model) {
-      state.warnings.push_back(fmt::format("config key {}: \"{}\" names no model of models.providers; the alias "
-                                           "\"{}\" is not used",
-                                           pending.path, pending.ref, pending.alias));
-      continue;
-    }
-    if (auto seen = path_of_alias.find(alias); seen != path_of_alias.end())
-      return config_key_error(pending.path, fmt::format("\"{}\" is already used at {}", alias, seen->second));
-    path_of_alias.emplace(alias, pending.path);
-    model->aliases.push_back(pending.alias);
-  }
-
-  std::vector<std::string> known;  // provider ids a ref may name, lowercased
-  for (const auto& provider : models.providers) known.push_back(ascii_lower_trimmed(provider.id));
-  if (!state.replace_mode)
-    for (std::string_view id : builtin_provider_ids) known.emplace_back(id);
-  if (!s.model.provider.empty()) known.push_back(ascii_lower_trimmed(s.model.provider));
-  for (const auto& entry : s.models_catalog) known.push_back(ascii_lower_trimmed(entry.provider));
-  std::sort(known.begin(), known.end());
-  known.erase(std::unique(known.begin(), known.end()), known.end());
-
-  for (const auto& [path, ref] : state.model_refs) {
-    std::string text = ascii_trimmed(ref);
-    if (path_of_alias.count(ascii_lower_trimmed(text))) continue;
-    auto slash = text.find('/');
-    if (slash == std::string::npos || slash == 0 || slash + 1 == text.size())
-      return config_key_error(path, fmt::format("\"{}\" is neither \"provider/model\" nor an alias of "
-                                                "agents.defaults.models",
-                                                ref));
-    std::string provider_id = ascii_lower_trimmed(text.substr(0, slash));
-    if (!std::binary_search(known.begin(), known.end(), provider_id))
-      return config_key_error(path, fmt::format("unknown provider \"{}\" in \"{}\"; known providers: {}",
-                                                text.substr(0, slash), ref, joined(known, ", ")));
-    actors::provider_config* provider = nullptr;
-    if (!find_configured_model(models.providers, text, &provider) && provider)
-      state.warnings.push_back(fmt::format("config key {}: model \"{}\" is not listed in {}.models; it is used with "
-                                           "the default limits",
-                                           path, text.substr(slash + 1),
-                                           child_key_path("models.providers", provider->id)));
-  }
-  return {};
-}
-
-// ---- agents and bindings [R§1.2] -----------------------------------------------------------------
-
-// One agents.list[] entry: the routing entry, and the agent's model and system prompt.
-struct agent_item {
-  actors::agent_entry entry;
-  actors::model_choice model;
-  std::optional<std::string> system_prompt;
-};
-
-constexpr config_key<agent_item> agent_keys[] = {
-    {"id", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.entry.id, read_non_empty_string(v, p)); }},
-    {"default",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.entry.is_default, read_bool(v, p)); }},
-    {"model", [](const auto& v, const auto& p, auto& t, auto& st) { return read_model_choice(v, p, t.model, st); }},
-    {"systemPrompt",
-     [](const auto& v, const auto& p, auto& t, auto& st) -> status {
-       std::string text;
-       SRT_RETURN_IF_ERROR(read_system_prompt(v, p, text, st));
-       t.system_prompt = std::move(text);
-       return {};
-     }},
-};
-
-// agents.list: each agent once (after normalization); its model and system prompt are kept by
-// normalized id.
-status read_agent_list(const bj::value& value, const std::string& path, runtime_settings& settings,
-                       load_state& state) {
-  settings.routing.agents.clear();
-  settings.models.by_agent.clear();
-  settings.prompts.by_agent.clear();
-  std::map<std::string, std::string> path_of_agent;
-  return read_items(value, path, settings.routing.agents,
-                    [&](const bj::value& item, const std::string& item_path, auto& list) {
-                      agent_item agent;
-                      SRT_RETURN_IF_ERROR(read_keys(item, item_path, agent_keys, agent, state));
-                      if (agent.entry.id.empty()) return missing_key(item_path, "id", "a non-empty string");
-                      std::string normalized = actors::normalize_agent_id(agent.entry.id);
-                      if (auto seen = path_of_agent.find(normalized); seen != path_of_agent.end())
-                        return config_key_error(
-                            child_key_path(item_path, "id"),
-                            fmt::format("agent \"{}\" is already listed at {}", normalized, seen->second));
-                      path_of_agent.emplace(normalized, item_path);
-                      if (!agent.model.empty()) settings.models.by_agent[normalized] = std::move(agent.model);
-                      if (agent.system_prompt) settings.prompts.by_agent[normalized] = std::move(*agent.system_prompt);
-                      list.push_back(std::move(agent.entry));
-                      return status{};
-                    });
-}
-
-constexpr config_key<runtime_settings> heartbeat_keys[] = {
-    {"isolatedSession",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.heartbeat_isolated_session, read_bool(v, p)); }},
-};
-
-constexpr config_key<runtime_settings> agent_defaults_keys[] = {
-    {"compaction",
-     [](const auto& v, const auto&, auto&, auto& st) {
-       st.compaction_alias = &v;
-       return status{};
-     }},
-    {"heartbeat", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, heartbeat_keys, t, st); }},
-    {"model",
-     [](const auto& v, const auto& p, auto& t, auto& st) {
-       st.defaults_model_set = true;
-       return read_model_choice(v, p, t.models.defaults, st);
-     }},
-    {"models", [](const auto& v, const auto& p, auto&, auto& st) { return read_model_entries(v, p, st); }},
-    {"maxToolIterations",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.models.max_tool_iterations, read_whole_number(v, p, 1, 10000));
-     }},
-    {"systemPrompt",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_system_prompt(v, p, t.prompts.defaults, st); }},
-};
-
-constexpr config_key<runtime_settings> agents_keys[] = {
-    {"list",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_agent_list(v, p, t, st); }},
-    {"maxSpawnDepth",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.subagents.max_spawn_depth, read_whole_number(v, p, 1, 5));
-     }},
-    {"defaults",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, agent_defaults_keys, t, st); }},
-};
-
-constexpr config_key<actors::route_peer> peer_keys[] = {
-    {"kind", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.kind, read_non_empty_string(v, p)); }},
-    {"id", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.id, read_non_empty_string(v, p)); }},
-};
-
-status read_peer(const bj::value& value, const std::string& path, std::optional<actors::route_peer>& target,
-                 load_state& state) {
-  actors::route_peer peer;
-  SRT_RETURN_IF_ERROR(read_keys(value, path, peer_keys, peer, state));
-  if (peer.kind.empty()) return missing_key(path, "kind", "\"direct\", \"group\", \"channel\", ...");
-  if (peer.id.empty()) return missing_key(path, "id", "a peer id, or \"*\" for every peer of the kind");
-  target = std::move(peer);
-  return {};
-}
-
-constexpr config_key<actors::binding_match> match_keys[] = {
-    {"channel",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.channel, read_non_empty_string(v, p)); }},
-    {"accountId", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.account_id, read_string(v, p)); }},
-    {"peer", [](const auto& v, const auto& p, auto& t, auto& st) { return read_peer(v, p, t.peer, st); }},
-    {"guildId", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.guild_id, read_string(v, p)); }},
-    {"teamId", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.team_id, read_string(v, p)); }},
-    {"roles", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.roles, read_string_list(v, p)); }},
-};
-
-constexpr config_key<actors::route_binding> binding_session_keys[] = {
-    {"dmScope",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.session_dm_scope, read_enum<actors::dm_scope>(v, p, actors::parse_dm_scope, dm_scope_names));
-     }},
-};
-
-constexpr config_key<actors::route_binding> binding_keys[] = {
-    {"agentId",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.agent_id, read_non_empty_string(v, p)); }},
-    {"match", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, match_keys, t.match, st); }},
-    {"session",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, binding_session_keys, t, st); }},
-};
 
 status read_bindings(const bj::value& value, const std::string& path, std::vector<actors::route_binding>& bindings,
                      load_state& state) {
   bindings.clear();
   return read_items(value, path, bindings, [&](const bj::value& item, const std::string& item_path, auto& list) {
     actors::route_binding binding;
-    SRT_RETURN_IF_ERROR(read_keys(item, item_path, binding_keys, binding, state));
-    if (binding.agent_id.empty()) return missing_key(item_path, "agentId", "the agent this binding routes to");
-    if (binding.match.channel.empty())
-      return missing_key(child_key_path(item_path, "match"), "channel", "a binding without a channel never matches");
+    SRT_RETURN_IF_ERROR(config_table::read_keys(item, item_path, binding_table(), binding, state));
+    SRT_RETURN_IF_ERROR(config_table::check_required(binding_table(), binding, item_path));
     list.push_back(std::move(binding));
     return status{};
   });
@@ -1075,163 +450,164 @@ void warn_unlisted_bound_agents(const actors::routing_config& routing, std::vect
 
 // ---- storage, model, compaction, context ---------------------------------------------------------
 
-constexpr config_key<actors::storage_settings> storage_keys[] = {
-    {"durability",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.durability,
-                     read_enum<storage::durability>(v, p, storage::parse_durability, "\"none\", \"batch\", \"sync\""));
-     }},
-    {"batchWindowMs",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.batch_window_ms, read_duration_ms(v, p, 0)); }},
-    {"maxLineBytes",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_line_bytes, read_byte_size(v, p, 1)); }},
-    {"storeFlushWindowMs",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.store_flush_window_ms, read_duration_ms(v, p, 0));
-     }},
-    {"storeDurableAck",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.store_durable_ack, read_bool(v, p)); }},
-    {"storeSpillMinBytes",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.store_spill_min_bytes, read_byte_size(v, p, 0)); }},
-    {"keepMaintenancePicture",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.keep_maintenance_picture, read_bool(v, p)); }},
-    {"watchStoreEdits",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.watch_store_edits, read_bool(v, p)); }},
-};
-
-// A key of the old layout that still works: "config key model.contextWindow is deprecated: set ...".
-void warn_deprecated(load_state& state, std::string_view path, std::string_view instead) {
-  state.warnings.push_back(fmt::format("config key {} is deprecated: set {}", path, instead));
+const table<actors::storage_settings>& storage_table() {
+  using k = keys<actors::storage_settings>;
+  using T = actors::storage_settings;
+  static const table<T> t{"", "", {
+      k::field("durability", &T::durability,
+               one_of<storage::durability>{{"none", "batch", "sync"}, storage::parse_durability,
+                                           [](const storage::durability& d) {
+                                             return std::string(storage::durability_name(d));
+                                           }},
+               "when an append is on disk before its ack (SPEC §1.2)"),
+      k::field("batchWindowMs", &T::batch_window_ms, millis{0}, "extra wait for a group commit to gather appends"),
+      k::field("maxLineBytes", &T::max_line_bytes, bytes{1}, "longest transcript line"),
+      k::field("storeFlushWindowMs", &T::store_flush_window_ms, millis{0}, "sessions.json write coalescing (SPEC §1.1)"),
+      k::field("storeDurableAck", &T::store_durable_ack, boolean{}, "ack a turn after sessions.json has its row"),
+      k::field("storeSpillMinBytes", &T::store_spill_min_bytes, bytes{0},
+               "from this size of sessions.json on, unchanged rows keep only their place in it (unset: 2 MiB on a "
+               "device, never in memory)")
+          .unset_as(nullptr),
+      k::field("keepMaintenancePicture", &T::keep_maintenance_picture, boolean{},
+               "the disk-budget pass keeps its listing between passes (unset: under virtual time only)")
+          .unset_as(nullptr),
+      k::field("watchStoreEdits", &T::watch_store_edits, boolean{},
+               "take hand edits of sessions.json while running, merged (docs/maintenance.md)"),
+  }};
+  return t;
 }
 
-constexpr config_key<actors::model_settings> model_keys[] = {
-    {"contextWindow",
-     [](const auto& v, const auto& p, auto& t, auto& st) {
-       warn_deprecated(st, p, "models.providers.<id>.models[].contextWindow");
-       return assign(t.context_window, read_whole_number(v, p, 1));
-     }},
-    {"provider",
-     [](const auto& v, const auto& p, auto& t, auto& st) {
-       warn_deprecated(st, p, "agents.defaults.model (\"provider/model\")");
-       return assign(t.provider, read_string(v, p));
-     }},
-    {"model",
-     [](const auto& v, const auto& p, auto& t, auto& st) {
-       warn_deprecated(st, p, "agents.defaults.model (\"provider/model\")");
-       return assign(t.model, read_string(v, p));
-     }},
-    {"maxTokens",
-     [](const auto& v, const auto& p, auto& t, auto& st) {
-       warn_deprecated(st, p, "models.providers.<id>.models[].maxTokens");
-       return assign(t.max_tokens, read_whole_number(v, p, 0));
-     }},
-    {"maxConcurrent",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.max_concurrent, read_whole_number(v, p, 0)); }},
-    {"maxConcurrentByProvider",
-     [](const auto& v, const auto& p, auto& t, auto&) -> status {
-       if (!v.is_object()) return config_key_error(p, "expected an object {provider: number}, got " + describe_json_value(v));
-       t.max_concurrent_by_provider.clear();
-       for (const auto& m : v.get_object()) {
-         auto n = read_whole_number(m.value(), child_key_path(p, m.key()), 1);
-         if (!n.ok()) return std::move(n).take_error();
-         t.max_concurrent_by_provider[std::string(m.key())] = static_cast<std::size_t>(*n);
-       }
-       return {};
-     }},
-    {"timeoutMs",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.timeout_ms, read_duration_ms(v, p, 0)); }},
-    {"api",
-     [](const auto& v, const auto& p, auto& t, auto& st) {
-       warn_deprecated(st, p, "models.providers.<id>.api");
-       return assign(t.api, read_string(v, p));
-     }},
-    {"imageMaxDimensionPx",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.image_max_dimension_px, read_whole_number(v, p, 16, 16384));
-     }},
-    {"syncRunnerThreads",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.sync_runner_threads, read_whole_number(v, p, 1, 1024));
-     }},
-};
+const table<actors::model_settings>& model_table() {
+  using k = keys<actors::model_settings>;
+  using T = actors::model_settings;
+  static const table<T> t{"", "", {
+      k::field("contextWindow", &T::context_window, whole{1}, "context window, tokens")
+          .deprecated("set models.providers.<id>.models[].contextWindow")
+          .omit_at_default(),
+      k::field("provider", &T::provider, text{}, "\"\" = the runner's default")
+          .deprecated("set agents.defaults.model (\"provider/model\")")
+          .omit_if_empty(),
+      k::field("model", &T::model, text{}, "\"\" = the runner's default")
+          .deprecated("set agents.defaults.model (\"provider/model\")")
+          .omit_if_empty(),
+      k::field("maxTokens", &T::max_tokens, whole{0}, "0 = the runner's default")
+          .deprecated("set models.providers.<id>.models[].maxTokens")
+          .omit_at_default(),
+      k::field("maxConcurrent", &T::max_concurrent, whole{0},
+               "model calls in flight over all sessions, the rest wait in FIFO order; 0 = no bound"),
+      k::custom(
+          "maxConcurrentByProvider", "{provider: whole >= 1}", "a further bound per provider",
+          [](const bj::value& v, const std::string& p, T& t, load_state&) -> status {
+            if (!v.is_object())
+              return config_key_error(p, "expected an object {provider: number}, got " + describe_json_value(v));
+            t.max_concurrent_by_provider.clear();
+            for (const auto& m : v.get_object()) {
+              auto n = read_whole_number(m.value(), child_key_path(p, m.key()), 1);
+              if (!n.ok()) return std::move(n).take_error();
+              t.max_concurrent_by_provider[std::string(m.key())] = static_cast<std::size_t>(*n);
+            }
+            return {};
+          },
+          [](const T& m) -> std::optional<bj::value> {
+            bj::object by_provider;
+            for (const auto& [provider, n] : m.max_concurrent_by_provider) by_provider[provider] = config_table::size_json(n);
+            return bj::value(std::move(by_provider));
+          }),
+      k::field("timeoutMs", &T::timeout_ms, millis{0}, "a call past it is cancelled; 0 = none"),
+      k::field("syncRunnerThreads", &T::sync_runner_threads, whole{1, 1024}, "threads of a synchronous runner's pool"),
+      k::field("api", &T::api, text{},
+               "provider API (openai-responses, ...), picks the transcript hygiene policy with provider / model")
+          .deprecated("set models.providers.<id>.api")
+          .omit_if_empty(),
+      k::field("imageMaxDimensionPx", &T::image_max_dimension_px, whole{16, 16384},
+               "images sent to the model are downscaled to this side"),
+  }};
+  return t;
+}
 
-constexpr config_key<actors::queue_settings> queue_keys[] = {
-    {"mode",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.mode, read_enum<actors::queue_mode>(v, p, actors::parse_queue_mode,
-                                                           "\"followup\", \"collect\", \"interrupt\", \"steer\""));
-     }},
-    {"cap", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.cap, read_whole_number(v, p, 1)); }},
-    {"drop",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.drop, read_enum<actors::queue_drop>(v, p, actors::parse_queue_drop,
-                                                           "\"old\", \"new\", \"summarize\""));
-     }},
-    {"debounceMs",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.debounce_ms, read_duration_ms(v, p, 0)); }},
-};
+const table<actors::queue_settings>& queue_table() {
+  using k = keys<actors::queue_settings>;
+  using T = actors::queue_settings;
+  static const table<T> t{"", "", {
+      k::field("mode", &T::mode,
+               one_of<actors::queue_mode>{{"followup", "collect", "interrupt", "steer"}, actors::parse_queue_mode,
+                                          [](const actors::queue_mode& m) {
+                                            return std::string(actors::queue_mode_name(m));
+                                          }},
+               "what happens to messages that arrive during a turn"),
+      k::field("cap", &T::cap, whole{1}, "messages waiting at most"),
+      k::field("drop", &T::drop,
+               one_of<actors::queue_drop>{{"old", "new", "summarize"}, actors::parse_queue_drop,
+                                          [](const actors::queue_drop& d) {
+                                            return std::string(actors::queue_drop_name(d));
+                                          }},
+               "which messages go past the cap"),
+      k::field("debounceMs", &T::debounce_ms, millis{0}, "quiet time before a follow-up starts"),
+  }};
+  return t;
+}
 
-constexpr config_key<actors::queue_settings> messages_keys[] = {
-    {"queue", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, queue_keys, t, st); }},
-};
+const table<actors::queue_settings>& messages_table() {
+  static const table<actors::queue_settings> t{"", "", {
+      keys<actors::queue_settings>::nested("queue", self(), queue_table()),
+  }};
+  return t;
+}
 
-constexpr config_key<actors::memory_flush_settings> memory_flush_keys[] = {
-    {"enabled", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.enabled, read_bool(v, p)); }},
-    {"softThresholdTokens",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.soft_threshold_tokens, read_whole_number(v, p, 0));
-     }},
-    {"forceFlushTranscriptBytes",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.force_flush_transcript_bytes, read_byte_size(v, p, 0));
-     }},
-    {"prompt", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.prompt, read_string(v, p)); }},
-    {"systemPrompt",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.system_prompt, read_string(v, p)); }},
-    {"model", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.model, read_string(v, p)); }},
-};
+const table<actors::memory_flush_settings>& memory_flush_table() {
+  using k = keys<actors::memory_flush_settings>;
+  using T = actors::memory_flush_settings;
+  static const table<T> t{"", "", {
+      k::field("enabled", &T::enabled, boolean{}, "pre-compaction memory flush [R§7]"),
+      k::field("softThresholdTokens", &T::soft_threshold_tokens, whole{0}, "flush this many tokens before compaction"),
+      k::field("forceFlushTranscriptBytes", &T::force_flush_transcript_bytes, bytes{0},
+               "flush at this transcript size; 0 disables the byte trigger"),
+      k::field("prompt", &T::prompt, text{}, "\"\" = the default text of [R§7.1]"),
+      k::field("systemPrompt", &T::system_prompt, text{}, "\"\" = the default text of [R§7.1]"),
+      k::field("model", &T::model, text{}, "exact \"provider/model\"; \"\" = the session's"),
+  }};
+  return t;
+}
 
-constexpr config_key<actors::compaction_settings> mid_turn_precheck_keys[] = {
-    {"enabled",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.mid_turn_precheck, read_bool(v, p)); }},
-};
+const table<actors::compaction_settings>& mid_turn_precheck_table() {
+  static const table<actors::compaction_settings> t{"", "", {
+      keys<actors::compaction_settings>::field(
+          "enabled", &actors::compaction_settings::mid_turn_precheck, boolean{},
+          "runners may ask mid-turn whether the context still fits (model_request::precheck)"),
+  }};
+  return t;
+}
 
-constexpr config_key<runtime_settings> compaction_keys[] = {
-    {"midTurnPrecheck",
-     [](const auto& v, const auto& p, auto& t, auto& st) {
-       return read_keys(v, p, mid_turn_precheck_keys, t.compaction, st);
-     }},
-    {"enabled",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.compaction.enabled, read_bool(v, p)); }},
-    {"reserveTokens",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.compaction.reserve_tokens, read_whole_number(v, p, 0));
-     }},
-    {"keepRecentTokens",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.compaction.keep_recent_tokens, read_whole_number(v, p, 1));
-     }},
-    {"reserveTokensFloor",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.compaction.reserve_tokens_floor, read_whole_number(v, p, 0));
-     }},
-    {"truncateAfterCompaction",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.compaction.truncate_after_compaction, read_bool(v, p));
-     }},
-    {"maxActiveTranscriptBytes",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.compaction.max_active_transcript_bytes, read_byte_size(v, p, 1));
-     }},
-    {"provider",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.compaction_provider, read_string(v, p)); }},
-    {"model",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.compaction_model, read_string(v, p)); }},
-    {"memoryFlush",
-     [](const auto& v, const auto& p, auto& t, auto& st) {
-       return read_keys(v, p, memory_flush_keys, t.memory_flush, st);
-     }},
-};
+const table<runtime_settings>& compaction_table() {
+  using k = keys<runtime_settings>;
+  using c = keys<actors::compaction_settings>;
+  using C = actors::compaction_settings;
+  static const table<runtime_settings> t{"", "", config_table::joined_rows<row_of<runtime_settings>>({
+      k::lifted<C>(&runtime_settings::compaction, {
+          c::field("enabled", &C::enabled, boolean{}, "automatic compaction [R§6.1]"),
+          c::field("reserveTokens", &C::reserve_tokens, whole{0}, "tokens kept free for the next turn"),
+          c::field("keepRecentTokens", &C::keep_recent_tokens, whole{1}, "tail kept at a cut"),
+          c::field("reserveTokensFloor", &C::reserve_tokens_floor, whole{0},
+                   "0 = no floor; also the memory flush's floor [R§7.1]"),
+          c::field("truncateAfterCompaction", &C::truncate_after_compaction, boolean{},
+                   "rotate to a successor transcript"),
+          c::nested("midTurnPrecheck", self(), mid_turn_precheck_table()),
+          c::field("maxActiveTranscriptBytes", &C::max_active_transcript_bytes, bytes{1},
+                   "compact before a turn at this size (only with truncateAfterCompaction)"),
+      }),
+      {
+          k::field("provider", &runtime_settings::compaction_provider, text{},
+                   "id of a registered compaction provider (\"\" = built-in)")
+              .omit_if_empty(),
+          k::field("model", &runtime_settings::compaction_model, text{},
+                   "\"provider/model\" (or an alias) that writes the built-in summaries; \"\" = the session's "
+                   "(warned unless truncateAfterCompaction)")
+              .omit_if_empty(),
+          k::nested("memoryFlush", &runtime_settings::memory_flush, memory_flush_table()),
+      },
+  })};
+  return t;
+}
 
 status read_pressure_fractions(const bj::value& value, const std::string& path, actors::pressure_config& target) {
   actors::pressure_config config;
@@ -1250,126 +626,145 @@ status read_pressure_fractions(const bj::value& value, const std::string& path, 
   return {};
 }
 
-constexpr config_key<actors::pressure_config> context_keys[] = {
-    {"pressureFractions",
-     [](const auto& v, const auto& p, auto& t, auto&) { return read_pressure_fractions(v, p, t); }},
-};
-
-// ---- models.catalog [R§4.4] ----------------------------------------------------------------------
-
-constexpr config_key<actors::catalog_model> catalog_model_keys[] = {
-    {"provider",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.provider, read_non_empty_string(v, p)); }},
-    {"id", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.id, read_non_empty_string(v, p)); }},
-    {"aliases",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.aliases, read_string_list(v, p)); }},
-    {"contextWindow",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.context_window, read_whole_number(v, p, 1)); }},
-};
-
-// Each model once (provider/id compared case-insensitively), each alias naming one model.
-status read_models_catalog(const bj::value& value, const std::string& path, actors::model_catalog_settings& catalog,
-                           load_state& state) {
-  catalog.clear();
-  std::map<std::string, std::string> path_of_name;
-  return read_items(value, path, catalog, [&](const bj::value& item, const std::string& item_path, auto& list) {
-    actors::catalog_model model;
-    SRT_RETURN_IF_ERROR(read_keys(item, item_path, catalog_model_keys, model, state));
-    if (model.provider.empty()) return missing_key(item_path, "provider", "the provider id, e.g. \"openai\"");
-    if (model.id.empty()) return missing_key(item_path, "id", "the model id, e.g. \"gpt-4o\"");
-    std::vector<std::pair<std::string, std::string>> names{
-        {ascii_lower_trimmed(model.provider + "/" + model.id), child_key_path(item_path, "id")}};
-    for (std::size_t i = 0; i < model.aliases.size(); ++i) {
-      std::string alias = ascii_lower_trimmed(model.aliases[i]);
-      if (alias.empty() || alias.find_first_of(" \t\n") != std::string::npos)
-        return config_key_error(item_key_path(child_key_path(item_path, "aliases"), i),
-                                "an alias must be one word (it is matched as the first word after /new)");
-      names.emplace_back(alias, item_key_path(child_key_path(item_path, "aliases"), i));
-    }
-    for (const auto& [name, name_path] : names) {
-      if (auto seen = path_of_name.find(name); seen != path_of_name.end())
-        return config_key_error(name_path, fmt::format("\"{}\" is already used at {}", name, seen->second));
-      path_of_name.emplace(name, name_path);
-    }
-    list.push_back(std::move(model));
-    return status{};
-  });
+const table<actors::pressure_config>& context_table() {
+  static const table<actors::pressure_config> t{"", "", {
+      keys<actors::pressure_config>::custom(
+          "pressureFractions", "number[]", "ascending, each in (0, 1); [] = no context pressure events",
+          [](const bj::value& v, const std::string& p, actors::pressure_config& t, load_state&) {
+            return read_pressure_fractions(v, p, t);
+          },
+          [](const actors::pressure_config& c) -> std::optional<bj::value> {
+            bj::array fractions;
+            for (double fraction : c.fractions) fractions.emplace_back(fraction);
+            return bj::value(std::move(fractions));
+          }),
+  }};
+  return t;
 }
-
-constexpr config_key<actors::models_settings> models_retry_keys[] = {
-    {"maxDelayMs",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.retry_max_delay_ms, read_duration_ms(v, p, 0)); }},
-    {"maxAttempts",
-     [](const auto& v, const auto& p, auto& t, auto&) {
-       return assign(t.retry_max_attempts, read_whole_number(v, p, 1, 100));
-     }},
-};
-
-constexpr config_key<runtime_settings> models_keys[] = {
-    {"mode",
-     [](const auto& v, const auto& p, auto&, auto& st) -> status {
-       if (!v.is_string() || (v.get_string() != "merge" && v.get_string() != "replace"))
-         return config_key_error(p, "expected one of \"merge\", \"replace\", got " + describe_json_value(v));
-       st.replace_mode = v.get_string() == "replace";
-       return {};
-     }},
-    {"providers",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_providers(v, p, t.models.providers, st); }},
-    {"retry",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, models_retry_keys, t.models, st); }},
-    {"catalog",
-     [](const auto& v, const auto& p, auto& t, auto& st) {
-       st.warnings.push_back(fmt::format("config key {} is deprecated: list the models under "
-                                         "models.providers.<id>.models[] and name them with "
-                                         "agents.defaults.models.<ref>.alias",
-                                         p));
-       return read_models_catalog(v, p, t.models_catalog, st);
-     }},
-};
 
 // ---- top level -----------------------------------------------------------------------------------
 
-constexpr config_key<runtime_settings> top_level_keys[] = {
-    {"stateDir", [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.state_dir, read_string(v, p)); }},
-    {"workspaceDir",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.workspace_dir, read_string(v, p)); }},
-    {"workspaceWritable",
-     [](const auto& v, const auto& p, auto& t, auto&) { return assign(t.workspace_writable, read_bool(v, p)); }},
-    {"agents", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, agents_keys, t, st); }},
-    {"bindings",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_bindings(v, p, t.routing.bindings, st); }},
-    {"session", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, session_keys, t, st); }},
-    {"storage",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, storage_keys, t.storage, st); }},
-    {"model", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, model_keys, t.model, st); }},
-    {"models", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, models_keys, t, st); }},
-    {"messages",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, messages_keys, t.queue, st); }},
-    {"compaction",
-     [](const auto& v, const auto&, auto&, auto& st) {
-       st.compaction_block = &v;
-       return status{};
-     }},
-    {"context",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, context_keys, t.pressure, st); }},
-    {"cron", [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, cron_keys, t.cron, st); }},
-    {"gateway",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, gateway_keys, t.gateway, st); }},
-    {"logging",
-     [](const auto& v, const auto& p, auto& t, auto& st) { return read_keys(v, p, logging_keys, t.logging, st); }},
-};
+const table<actors::gateway_settings>& gateway_auth_table() {
+  static const table<actors::gateway_settings> t{"", "", {
+      keys<actors::gateway_settings>::field("token", &actors::gateway_settings::auth_token, text{},
+                                            "the gateway's token (\"\" = $SESSIONRT_GATEWAY_TOKEN, else "
+                                            "<state>/gateway.token); `config show` prints \"(set)\"")
+          .write_with([](const actors::gateway_settings& g) -> std::optional<bj::value> {
+            return bj::value(g.auth_token.empty() ? "" : "(set)");
+          }),
+  }};
+  return t;
+}
+
+const table<actors::gateway_settings>& gateway_control_ui_table() {
+  using k = keys<actors::gateway_settings>;
+  using T = actors::gateway_settings;
+  static const table<T> t{"", "", {
+      k::field("enabled", &T::control_ui_enabled, boolean{}, "false: no Control UI files served (the Origin check stays)"),
+      k::field("root", &T::control_ui_root, text{},
+               "the Control UI's directory; --control-ui wins; \"\" = an installed openclaw's dist/control-ui"),
+      k::field("allowedOrigins", &T::control_ui_allowed_origins, strings{},
+               "browser origins allowed besides the gateway's own (\"*\": any)"),
+  }};
+  return t;
+}
+
+const table<actors::gateway_settings>& gateway_table() {
+  using k = keys<actors::gateway_settings>;
+  using T = actors::gateway_settings;
+  static const table<T> t{"", "", {
+      k::nested("auth", self(), gateway_auth_table()),
+      k::field("port", &T::port, whole{0, 65535}, "`sessionrt gateway` port (--port wins)"),
+      k::field("bind", &T::bind, text{true}, "listen address (--bind wins)"),
+      k::field("maxConnections", &T::max_connections, whole{1}, "WebSocket connections at once (past it: close 1008)"),
+      k::field("maxBufferedBytes", &T::max_buffered_bytes, bytes{1024},
+               "unsent output per connection before it is dropped"),
+      k::field("maxPayload", &T::max_payload, bytes{1024}, "largest message after connect (64 KiB before)"),
+      k::field("maxUnauthenticated", &T::max_unauthenticated, whole{1},
+               "sockets not past `connect` (HTTP, upgrade, handshake); past it a new socket is closed at once"),
+      k::field("fdReserve", &T::fd_reserve, whole{0},
+               "descriptors kept free under RLIMIT_NOFILE (raised to the hard limit at start); within it: closed at "
+               "once"),
+      k::field("requestTimeoutMs", &T::request_timeout_ms, whole{100}, "the HTTP request (head and body) from accept"),
+      k::field("messageTimeoutMs", &T::message_timeout_ms, whole{100},
+               "a WebSocket message begun and not finished: close 1008"),
+      k::field("maxRequestsInFlight", &T::max_requests_in_flight, whole{1},
+               "calls of one connection on the method threads; past it: UNAVAILABLE {retryable, retryAfterMs}"),
+      k::field("maxQueuedRequests", &T::max_queued_requests, whole{0},
+               "calls waiting for a method thread in all; past it: UNAVAILABLE {retryable, retryAfterMs}"),
+      k::nested("controlUi", self(), gateway_control_ui_table(), "the web Control UI (docs/GATEWAY.md)"),
+  }};
+  return t;
+}
+
+// logging.level / logging.format: the names runtime/logging.hpp accepts, kept canonical.
+const table<actors::logging_settings>& logging_table() {
+  using k = keys<actors::logging_settings>;
+  using T = actors::logging_settings;
+  auto same = [](const std::string& s) { return s; };
+  static const table<T> t{"", "", {
+      k::field("level", &T::level,
+               one_of<std::string>{{"trace", "debug", "info", "warn", "error", "off"}, parse_log_level, same},
+               "`sessionrt gateway`'s (--log-level wins; also warning, silent = off, fatal)"),
+      k::field("file", &T::file, text{}, "also log to this file, rotated by size (\"\" = stderr only; --log-file wins)"),
+      k::field("format", &T::format, one_of<std::string>{{"text", "json"}, parse_log_format, same},
+               "json: one JSON object per line"),
+      k::field("maxFileBytes", &T::max_file_bytes, bytes{1024}, "the log file is rotated past this"),
+      k::field("maxFiles", &T::max_files, whole{1, 1000}, "rotated log files kept"),
+  }};
+  return t;
+}
+
+const table<runtime_settings>& top_level_table() {
+  using k = keys<runtime_settings>;
+  using T = runtime_settings;
+  static const table<T> t{"", "", {
+      k::field("stateDir", &T::state_dir, text{}, "state dir; \"\" = $SESSIONRT_STATE_DIR, else the caller's ~/.sessionrt"),
+      k::field("workspaceDir", &T::workspace_dir, text{}, "cwd written into transcript headers"),
+      k::field("workspaceWritable", &T::workspace_writable, boolean{}, "false skips memory flushes [R§7.2]"),
+      k::nested("agents", self(), agents_table()),
+      k::custom(
+           "bindings", "array", "routing bindings [R§1.2], file order per tier",
+           [](const bj::value& v, const std::string& p, T& t, load_state& st) {
+             return read_bindings(v, p, t.routing.bindings, st);
+           },
+           [](const T& s) -> std::optional<bj::value> {
+             bj::array bindings;
+             for (const auto& binding : s.routing.bindings)
+               bindings.emplace_back(config_table::write_object(binding_table(), binding));
+             return bj::value(std::move(bindings));
+           })
+          .documents(binding_table()),
+      k::nested("session", self(), session_table()),
+      k::nested("storage", &T::storage, storage_table()),
+      k::nested("model", &T::model, model_table()),
+      k::nested("models", self(), models_table()),
+      k::nested("messages", &T::queue, messages_table()),
+      // Read after the walk, over agents.defaults.compaction (read_compaction_blocks).
+      k::nested("compaction", self(), compaction_table())
+          .read_with([](const bj::value& v, const std::string&, T&, load_state& st) {
+            st.compaction_block = &v;
+            return status{};
+          }),
+      k::nested("context", &T::pressure, context_table()),
+      k::nested("cron", &T::cron, cron_table()),
+      k::nested("gateway", &T::gateway, gateway_table(), "read by `sessionrt gateway` (docs/GATEWAY.md)"),
+      k::nested("logging", &T::logging, logging_table(), "read by the long-running commands (docs/operations.md)"),
+  }};
+  return t;
+}
 
 // `agents.defaults.compaction` first, then `compaction` over it, whatever their order in the file.
 status read_compaction_blocks(runtime_settings& settings, load_state& state) {
   if (state.compaction_alias) {
-    SRT_RETURN_IF_ERROR(
-        read_keys(*state.compaction_alias, "agents.defaults.compaction", compaction_keys, settings, state));
+    SRT_RETURN_IF_ERROR(config_table::read_keys(*state.compaction_alias, "agents.defaults.compaction",
+                                                compaction_table(), settings, state));
     if (state.compaction_block)
       state.warnings.push_back(
           "config keys compaction and agents.defaults.compaction are both set; where both set a key, compaction wins");
   }
   if (state.compaction_block)
-    SRT_RETURN_IF_ERROR(read_keys(*state.compaction_block, "compaction", compaction_keys, settings, state));
+    SRT_RETURN_IF_ERROR(config_table::read_keys(*state.compaction_block, "compaction", compaction_table(), settings, state));
   if (settings.compaction.max_active_transcript_bytes && !settings.compaction.truncate_after_compaction)
     state.warnings.push_back(
         "config key compaction.maxActiveTranscriptBytes has no effect unless compaction.truncateAfterCompaction is "
@@ -1387,242 +782,25 @@ status apply_environment(runtime_settings& settings, const env_lookup& env) {
   return storage::apply_write_lock_env(settings.session.write_lock, env);
 }
 
-// ---- settings -> JSON ----------------------------------------------------------------------------
-
-bj::value number_value(double number) {
-  if (std::isfinite(number) && std::trunc(number) == number &&
-      std::fabs(number) <= static_cast<double>(max_config_integer))
-    return static_cast<std::int64_t>(number);
-  return number;
-}
-
-bj::value size_value(std::uint64_t number) {
-  return static_cast<std::int64_t>(std::min<std::uint64_t>(number, INT64_MAX));
-}
-
-bj::array string_array(const std::vector<std::string>& texts) {
-  bj::array out;
-  for (const auto& text : texts) out.emplace_back(text);
-  return out;
-}
-
-bj::object reset_block_json(const actors::reset_config& block) {
-  bj::object out;
-  if (block.mode) out["mode"] = actors::reset_mode_name(*block.mode);
-  if (block.at_hour) out["atHour"] = number_value(*block.at_hour);
-  if (block.idle_minutes) out["idleMinutes"] = number_value(*block.idle_minutes);
-  return out;
-}
-
-bj::object reset_by_type_json(const actors::reset_by_type_config& by_type) {
-  bj::object out;
-  if (by_type.direct) out["direct"] = reset_block_json(*by_type.direct);
-  if (by_type.dm) out["dm"] = reset_block_json(*by_type.dm);
-  if (by_type.group) out["group"] = reset_block_json(*by_type.group);
-  if (by_type.thread) out["thread"] = reset_block_json(*by_type.thread);
-  return out;
-}
-
-bj::value duration_value(std::int64_t ms) {
-  if (ms == storage::write_lock_options::infinite) return "Infinity";
-  return ms;
-}
-
-bj::object session_json(const runtime_settings& s) {
-  const auto& routing = s.routing.session;
-  const auto& reset = s.session.reset;
-  bj::object out;
-  out["dmScope"] = actors::to_string(routing.direct_message_scope);
-  out["mainKey"] = routing.main_key;
-  out["scope"] = routing.scope == actors::session_scope::global ? "global" : "per-sender";
-  bj::object links;
-  for (const auto& [name, ids] : routing.links) links[name] = string_array(ids);
-  out["identityLinks"] = std::move(links);
-  if (reset.reset) out["reset"] = reset_block_json(*reset.reset);
-  if (reset.reset_by_type) out["resetByType"] = reset_by_type_json(*reset.reset_by_type);
-  if (!reset.reset_by_channel.empty()) {
-    bj::object by_channel;
-    for (const auto& [channel, block] : reset.reset_by_channel) by_channel[channel] = reset_block_json(block);
-    out["resetByChannel"] = std::move(by_channel);
-  }
-  if (reset.idle_minutes) out["idleMinutes"] = number_value(*reset.idle_minutes);
-  if (!reset.reset_triggers.empty()) out["resetTriggers"] = string_array(reset.reset_triggers);
-  out["timezone"] = reset.timezone;
-  out["writeLock"] = bj::object{{"acquireTimeoutMs", duration_value(s.session.write_lock.acquire_timeout_ms)},
-                                {"staleMs", duration_value(s.session.write_lock.stale_ms)},
-                                {"maxHoldMs", duration_value(s.session.write_lock.max_hold_ms)}};
-  out["passivateIdleMs"] = s.session.passivate_idle_ms;
-  out["trimIdleMs"] = s.session.trim_idle_ms;
-  out["maxLiveSessions"] = size_value(s.session.max_live_sessions);
-  out["maxMessageBytes"] = size_value(s.session.max_message_bytes);
-  const auto& m = s.maintenance;
-  bj::object maintenance{{"mode", actors::maintenance_mode_name(m.mode)},
-                         {"pruneAfter", duration_text(m.prune_after_ms)},
-                         {"maxEntries", m.max_entries}};
-  if (m.reset_archive_retention_disabled)
-    maintenance["resetArchiveRetention"] = false;
-  else
-    maintenance["resetArchiveRetention"] = duration_text(*actors::reset_archive_retention(m));
-  if (m.max_disk_bytes) maintenance["maxDiskBytes"] = *m.max_disk_bytes;
-  if (auto hw = actors::high_water_bytes(m)) maintenance["highWaterBytes"] = *hw;
-  maintenance["archiveDashboardAfter"] =
-      m.archive_dashboard_after_ms ? bj::value(duration_text(*m.archive_dashboard_after_ms)) : bj::value(false);
-  maintenance["preserveRecent"] = m.preserve_recent_ms ? bj::value(duration_text(*m.preserve_recent_ms)) : bj::value(false);
-  maintenance["coldStorage"] = bj::object{{"enabled", m.cold_storage_enabled}, {"afterDays", m.cold_storage_after_days}};
-  out["maintenance"] = std::move(maintenance);
-  return out;
-}
-
-bj::object binding_json(const actors::route_binding& binding) {
-  const auto& match = binding.match;
-  bj::object match_json{{"channel", match.channel}};
-  if (!match.account_id.empty()) match_json["accountId"] = match.account_id;
-  if (match.peer) match_json["peer"] = bj::object{{"kind", match.peer->kind}, {"id", match.peer->id}};
-  if (!match.guild_id.empty()) match_json["guildId"] = match.guild_id;
-  if (!match.team_id.empty()) match_json["teamId"] = match.team_id;
-  if (!match.roles.empty()) match_json["roles"] = string_array(match.roles);
-  bj::object out{{"agentId", binding.agent_id}, {"match", std::move(match_json)}};
-  if (binding.session_dm_scope) out["session"] = bj::object{{"dmScope", actors::to_string(*binding.session_dm_scope)}};
-  return out;
-}
-
-bj::object compaction_json(const runtime_settings& s) {
-  const auto& c = s.compaction;
-  const auto& flush = s.memory_flush;
-  bj::object out{{"enabled", c.enabled},
-                 {"reserveTokens", c.reserve_tokens},
-                 {"keepRecentTokens", c.keep_recent_tokens},
-                 {"reserveTokensFloor", c.reserve_tokens_floor},
-                 {"truncateAfterCompaction", c.truncate_after_compaction},
-                 {"midTurnPrecheck", bj::object{{"enabled", c.mid_turn_precheck}}}};
-  if (c.max_active_transcript_bytes) out["maxActiveTranscriptBytes"] = size_value(*c.max_active_transcript_bytes);
-  if (!s.compaction_provider.empty()) out["provider"] = s.compaction_provider;
-  if (!s.compaction_model.empty()) out["model"] = s.compaction_model;
-  out["memoryFlush"] = bj::object{{"enabled", flush.enabled},
-                                  {"softThresholdTokens", flush.soft_threshold_tokens},
-                                  {"forceFlushTranscriptBytes", flush.force_flush_transcript_bytes},
-                                  {"prompt", flush.prompt},
-                                  {"systemPrompt", flush.system_prompt},
-                                  {"model", flush.model}};
-  return out;
-}
-
-bj::object model_choice_json(const actors::model_choice& choice) {
-  bj::object out;
-  if (!choice.primary.empty()) out["primary"] = choice.primary;
-  out["fallbacks"] = string_array(choice.fallbacks);
-  return out;
-}
-
-// A secret as `config show` prints it: its "${VAR}", never its value.
-bj::value secret_json(std::string_view source) {
-  if (is_env_reference(source)) return bj::value(source);
-  return "<redacted>";
-}
-
-bj::object provider_model_json(const actors::provider_model& m) {
-  bj::object out{{"id", m.id}};
-  if (!m.name.empty()) out["name"] = m.name;
-  if (!m.api.empty()) out["api"] = m.api;
-  out["contextWindow"] = m.context_window;
-  if (m.context_tokens) out["contextTokens"] = *m.context_tokens;
-  out["maxTokens"] = m.max_tokens;
-  out["reasoning"] = m.reasoning;
-  out["input"] = string_array(m.input);
-  out["cost"] = bj::object{{"input", number_value(m.cost.input)},
-                           {"output", number_value(m.cost.output)},
-                           {"cacheRead", number_value(m.cost.cache_read)},
-                           {"cacheWrite", number_value(m.cost.cache_write)}};
-  bj::object compat;
-  if (m.compat.supports_usage_in_streaming) compat["supportsUsageInStreaming"] = *m.compat.supports_usage_in_streaming;
-  if (!m.compat.max_tokens_field.empty()) compat["maxTokensField"] = m.compat.max_tokens_field;
-  if (m.compat.supports_developer_role) compat["supportsDeveloperRole"] = *m.compat.supports_developer_role;
-  out["compat"] = std::move(compat);
-  return out;
-}
-
-// A provider with its models; apiKey and credential-like header values never appear.
-bj::object provider_json(const actors::provider_config& p) {
-  bj::object out{{"baseUrl", p.base_url}};
-  if (!p.api_key.empty() || !p.api_key_source.empty()) out["apiKey"] = secret_json(p.api_key_source);
-  if (!p.api.empty()) out["api"] = p.api;
-  bj::object headers;
-  for (const auto& [name, value] : p.headers) {
-    if (is_secret_header(name))
-      headers[name] = secret_json("");
-    else
-      headers[name] = value;
-  }
-  out["headers"] = std::move(headers);
-  out["timeoutSeconds"] = p.timeout_seconds;
-  bj::array models;
-  for (const auto& m : p.models) models.emplace_back(provider_model_json(m));
-  out["models"] = std::move(models);
-  return out;
-}
-
-bj::object agents_json(const runtime_settings& s) {
-  bj::array agents;
-  for (const auto& agent : s.routing.agents) {
-    bj::object entry{{"id", agent.id}, {"default", agent.is_default}};
-    const std::string normalized = actors::normalize_agent_id(agent.id);
-    if (auto model = s.models.by_agent.find(normalized); model != s.models.by_agent.end() && !model->second.empty())
-      entry["model"] = model_choice_json(model->second);
-    if (auto prompt = s.prompts.by_agent.find(normalized); prompt != s.prompts.by_agent.end())
-      entry["systemPrompt"] = prompt->second;
-    agents.emplace_back(std::move(entry));
-  }
-  bj::object defaults{{"heartbeat", bj::object{{"isolatedSession", s.heartbeat_isolated_session}}}};
-  if (!s.models.defaults.empty()) defaults["model"] = model_choice_json(s.models.defaults);
-  bj::object aliases;
-  for (const auto& provider : s.models.providers)
-    for (const auto& model : provider.models)
-      if (!model.aliases.empty()) aliases[provider.id + "/" + model.id] = bj::object{{"alias", model.aliases.front()}};
-  if (!aliases.empty()) defaults["models"] = std::move(aliases);
-  defaults["maxToolIterations"] = s.models.max_tool_iterations;
-  if (!s.prompts.defaults.empty()) defaults["systemPrompt"] = s.prompts.defaults;
-  return bj::object{{"list", std::move(agents)},
-                    {"maxSpawnDepth", s.subagents.max_spawn_depth},
-                    {"defaults", std::move(defaults)}};
-}
-
-// models.*; the legacy catalog only when it has entries (loading it warns).
-bj::object models_json(const runtime_settings& s) {
-  bj::object providers;
-  for (const auto& provider : s.models.providers) providers[provider.id] = provider_json(provider);
-  bj::object out{{"providers", std::move(providers)},
-                 {"retry", bj::object{{"maxDelayMs", s.models.retry_max_delay_ms},
-                                      {"maxAttempts", s.models.retry_max_attempts}}}};
-  if (!s.models_catalog.empty()) {
-    bj::array catalog;
-    for (const auto& m : s.models_catalog) {
-      bj::object model{{"provider", m.provider}, {"id", m.id}, {"aliases", string_array(m.aliases)}};
-      if (m.context_window) model["contextWindow"] = *m.context_window;
-      catalog.emplace_back(std::move(model));
-    }
-    out["catalog"] = std::move(catalog);
-  }
-  return out;
-}
-
-// model.*; the deprecated keys only when they differ from their defaults (loading them warns).
-bj::object model_json(const actors::model_settings& m) {
-  const actors::model_settings defaults;
-  bj::object out;
-  if (m.context_window != defaults.context_window) out["contextWindow"] = m.context_window;
-  if (!m.provider.empty()) out["provider"] = m.provider;
-  if (!m.model.empty()) out["model"] = m.model;
-  if (m.max_tokens != defaults.max_tokens) out["maxTokens"] = m.max_tokens;
-  out["maxConcurrent"] = size_value(m.max_concurrent);
-  bj::object by_provider;
-  for (const auto& [provider, n] : m.max_concurrent_by_provider) by_provider[provider] = size_value(n);
-  out["maxConcurrentByProvider"] = std::move(by_provider);
-  out["timeoutMs"] = m.timeout_ms;
-  out["syncRunnerThreads"] = size_value(m.sync_runner_threads);
-  if (!m.api.empty()) out["api"] = m.api;
-  out["imageMaxDimensionPx"] = m.image_max_dimension_px;
-  return out;
-}
+constexpr std::string_view docs_preface =
+    "# Config keys\n"
+    "\n"
+    "<!-- Generated by `sessionrt config keys` from the key tables of runtime/config.cpp; "
+    "tests/runtime/config_docs_test.cpp fails when this file differs from its output. -->\n"
+    "\n"
+    "The config file is one JSON5 object in OpenClaw's shape (`--config FILE`, else `$SESSIONRT_CONFIG`, else "
+    "`$OPENCLAW_CONFIG_PATH`). Every key is optional; an absent key or a JSON `null` keeps its default. A wrong "
+    "type or value fails the whole load with an error naming the key (`config key session.reset.atHour: expected "
+    "a whole number from 0 to 23, got \"four\"`). An unknown key is a warning with the closest key of the same "
+    "object (`unknown config key session.resetTrigger (did you mean session.resetTriggers?)`); more than three "
+    "with no near miss (an OpenClaw config's channels, plugins, ...) are one line. The environment applies after "
+    "the file: `$SESSIONRT_STATE_DIR` (else `$OPENCLAW_STATE_DIR`) gives stateDir when the file has none, and "
+    "`$SESSIONRT_SESSION_WRITE_LOCK_*` override session.writeLock. `sessionrt config show` prints the effective "
+    "settings in this layout, `sessionrt config check` the errors and warnings; runtime/config.hpp has the "
+    "loader's contract.\n"
+    "\n"
+    "In a key, `[]` stands for each item of an array and `<id>` for any name. A default in words is derived from "
+    "other keys; \"unset\" means the key has no value until the file gives one.\n";
 
 }  // namespace
 
@@ -1649,13 +827,13 @@ result<config_load> load_config_text(std::string_view json_text, const env_looku
     return status(errc::invalid_argument,
                   "config: the top level must be a JSON object ({...}), got " + describe_json_value(*parsed));
   config_load loaded;
-  load_state state{loaded.warnings, env, files, base_dir};
-  SRT_RETURN_IF_ERROR(read_keys(*parsed, std::string(), top_level_keys, loaded.settings, state));
+  load_state state{{loaded.warnings}, env, files, base_dir};
+  SRT_RETURN_IF_ERROR(config_table::read_keys(*parsed, std::string(), top_level_table(), loaded.settings, state));
   SRT_RETURN_IF_ERROR(read_compaction_blocks(loaded.settings, state));
   SRT_RETURN_IF_ERROR(finish_models(loaded.settings, state));
   warn_unlisted_bound_agents(loaded.settings.routing, loaded.warnings);
   warn_maintenance(loaded.settings.maintenance, loaded.warnings);
-  fold_unused_keys(state);
+  state.fold_unused();
   SRT_RETURN_IF_ERROR(apply_environment(loaded.settings, env));
   return loaded;
 }
@@ -1705,63 +883,11 @@ result<config_load> load_command_config(storage::fs& files, const std::string& c
 }
 
 bj::object settings_to_json(const runtime_settings& s) {
-  bj::object out;
-  out["stateDir"] = s.state_dir;
-  out["workspaceDir"] = s.workspace_dir;
-  out["workspaceWritable"] = s.workspace_writable;
-  out["agents"] = agents_json(s);
-  bj::array bindings;
-  for (const auto& binding : s.routing.bindings) bindings.emplace_back(binding_json(binding));
-  out["bindings"] = std::move(bindings);
-  out["session"] = session_json(s);
-  out["storage"] = bj::object{{"durability", storage::durability_name(s.storage.durability)},
-                              {"batchWindowMs", s.storage.batch_window_ms},
-                              {"maxLineBytes", size_value(s.storage.max_line_bytes)},
-                              {"storeFlushWindowMs", s.storage.store_flush_window_ms},
-                              {"storeDurableAck", s.storage.store_durable_ack},
-                              {"storeSpillMinBytes", s.storage.store_spill_min_bytes ? size_value(*s.storage.store_spill_min_bytes)
-                                                                                     : bj::value(nullptr)},
-                              {"keepMaintenancePicture", s.storage.keep_maintenance_picture ? bj::value(*s.storage.keep_maintenance_picture)
-                                                                                        : bj::value(nullptr)},
-                              {"watchStoreEdits", s.storage.watch_store_edits}};
-  out["model"] = model_json(s.model);
-  out["models"] = models_json(s);
-  out["messages"] = bj::object{{"queue", bj::object{{"mode", actors::queue_mode_name(s.queue.mode)},
-                                                    {"cap", size_value(s.queue.cap)},
-                                                    {"drop", actors::queue_drop_name(s.queue.drop)},
-                                                    {"debounceMs", s.queue.debounce_ms}}}};
-  out["compaction"] = compaction_json(s);
-  bj::array fractions;
-  for (double fraction : s.pressure.fractions) fractions.emplace_back(fraction);
-  out["context"] = bj::object{{"pressureFractions", std::move(fractions)}};
-  bj::object cron;
-  if (s.cron.session_retention_ms)
-    cron["sessionRetention"] = duration_text(*s.cron.session_retention_ms);
-  else
-    cron["sessionRetention"] = false;
-  cron["runLog"] = bj::object{{"maxBytes", s.cron.run_log_max_bytes}, {"keepLines", s.cron.run_log_keep_lines}};
-  out["cron"] = std::move(cron);
-  out["gateway"] = bj::object{{"auth", bj::object{{"token", s.gateway.auth_token.empty() ? "" : "(set)"}}},
-                              {"port", s.gateway.port},
-                              {"bind", s.gateway.bind},
-                              {"maxConnections", size_value(s.gateway.max_connections)},
-                              {"maxBufferedBytes", size_value(s.gateway.max_buffered_bytes)},
-                              {"maxPayload", size_value(s.gateway.max_payload)},
-                              {"maxUnauthenticated", size_value(s.gateway.max_unauthenticated)},
-                              {"fdReserve", size_value(s.gateway.fd_reserve)},
-                              {"requestTimeoutMs", s.gateway.request_timeout_ms},
-                              {"messageTimeoutMs", s.gateway.message_timeout_ms},
-                              {"maxRequestsInFlight", size_value(s.gateway.max_requests_in_flight)},
-                              {"maxQueuedRequests", size_value(s.gateway.max_queued_requests)},
-                              {"controlUi", bj::object{{"enabled", s.gateway.control_ui_enabled},
-                                                       {"root", s.gateway.control_ui_root},
-                                                       {"allowedOrigins", string_array(s.gateway.control_ui_allowed_origins)}}}};
-  out["logging"] = bj::object{{"level", s.logging.level},
-                              {"file", s.logging.file},
-                              {"format", s.logging.format},
-                              {"maxFileBytes", size_value(s.logging.max_file_bytes)},
-                              {"maxFiles", size_value(s.logging.max_files)}};
-  return out;
+  return config_table::write_object(top_level_table(), s);
+}
+
+std::string config_keys_markdown() {
+  return config_table::render_markdown(config_table::describe(top_level_table()), docs_preface);
 }
 
 }  // namespace sessionrt::runtime

@@ -1,5 +1,6 @@
 // `sessionrt config show|check [--config FILE]`: the effective settings (the file over the
-// defaults, then the environment), and the loader's errors and warnings.
+// defaults, then the environment), and the loader's errors and warnings. `sessionrt config
+// keys`: every key with its type, default and meaning (docs/config.md is its output).
 #include <fmt/format.h>
 
 #include <memory>
@@ -48,7 +49,7 @@ void check_command(const offline_options& o, bool as_json, cli_state& st) {
 }  // namespace
 
 void add_config_commands(CLI::App& app, cli_state& st) {
-  auto* c = app.add_subcommand("config", "Show or check the runtime's config file");
+  auto* c = app.add_subcommand("config", "Show, check or list the keys of the runtime's config file");
   c->require_subcommand(1);
   auto so = std::make_shared<offline_options>();
   auto* show = c->add_subcommand("show", "Print the effective settings as JSON: the file over the defaults, then the "
@@ -61,6 +62,12 @@ void add_config_commands(CLI::App& app, cli_state& st) {
   add_offline_options(check, *co, false);
   check->add_flag("--json", *json, "Print {path, ok, error, warnings} as JSON");
   check->callback([co, json, &st] { check_command(*co, *json, st); });
+  auto* keys = c->add_subcommand("keys", "Print every config key with its type, default and meaning: the markdown of "
+                                         "docs/config.md (no --config)");
+  keys->callback([&st] {
+    *st.io.out << config_keys_markdown();
+    st.exit_code = 0;
+  });
 }
 
 }  // namespace sessionrt::runtime
