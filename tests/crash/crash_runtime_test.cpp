@@ -6,7 +6,8 @@
 // and all its lines parse, and sessions.json loads. At the end a runtime starts on the dir
 // (the dead children's locks are stale) and every conversation takes another turn.
 // Kills: max(5, SESSIONRT_CRASH_KILLS / 10) (scripts/test.sh --long: 100). The first round is
-// killed only after a trimmed session took its next turn.
+// killed only after a trimmed session took its next turn. A failure prints the kill points'
+// seed; SESSIONRT_CRASH_SEED=<seed> repeats them.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -26,6 +27,7 @@
 #include "storage/system_clock.hpp"
 #include "storage/transcript_open.hpp"
 #include "tests/crash/child_process.hpp"
+#include "tests/crash/crash_seed.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
@@ -68,7 +70,9 @@ std::set<std::string> stored_texts(const std::string& dir) {
 TEST_CASE("kill -9 of a runtime that trims and rolls over sessions loses no acknowledged turn") {
   testing::temp_dir dir;
   const std::string sessions_dir = dir.file("agents/main/sessions");
-  std::mt19937 rng(std::random_device{}());
+  const std::uint32_t seed = testing::crash_seed();  // printed with any failure below
+  INFO(testing::crash_seed_info(seed));
+  std::mt19937 rng(seed);
   std::set<std::string> acked;
   std::size_t resets = 0, trimmed_rounds = 0, logged = 0;
   const int kills = runtime_kills();

@@ -3,6 +3,7 @@
 // while it is in the middle of later appends. After every kill the file must open (after the
 // torn-tail repair a session performs), every acknowledged id must be present, and every line
 // must parse. Kills: SESSIONRT_CRASH_KILLS (default 20; scripts/test.sh --long runs 1000).
+// A failure prints the kill points' seed; SESSIONRT_CRASH_SEED=<seed> repeats them.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include "storage/transcript_open.hpp"
 #include "storage/system_clock.hpp"
 #include "tests/crash/child_process.hpp"
+#include "tests/crash/crash_seed.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
@@ -32,7 +34,9 @@ int kills_wanted() {
 void run_kills(const char* mode) {
   testing::temp_dir dir;
   const std::string file = dir.file("crash.jsonl");
-  std::mt19937 rng(std::random_device{}());
+  const std::uint32_t seed = testing::crash_seed();  // printed with any failure below
+  INFO(testing::crash_seed_info(seed));
+  std::mt19937 rng(seed);
   std::set<std::string> acked;
   const int kills = kills_wanted();
   std::size_t repaired_rounds = 0;

@@ -19,6 +19,7 @@
 //    transcripts: cut after round 1 with a torn line, inside round 2, after the user message):
 //    repair takes them and a restart goes on with every API.
 // Random kills per API in 1: max(3, SESSIONRT_CRASH_KILLS / 25) (scripts/test.sh --long: 4).
+// A failure in 1 prints the random kill points' seed; SESSIONRT_CRASH_SEED=<seed> repeats them.
 #include <catch2/catch.hpp>
 
 #include <poll.h>
@@ -46,6 +47,7 @@
 #include "storage/system_clock.hpp"
 #include "storage/transcript_open.hpp"
 #include "tests/crash/child_process.hpp"
+#include "tests/crash/crash_seed.hpp"
 #include "tests/runtime/fake_provider_process.hpp"
 #include "tests/test_support.hpp"
 
@@ -479,7 +481,9 @@ void check_fake_saw_no_broken_rule(const testing::fake_provider_process& fake) {
 
 TEST_CASE("kill -9 mid tool loop: the transcript loads, its rounds are whole, and a restart goes on") {
   testing::fake_provider_process fake;
-  std::mt19937 rng(std::random_device{}());
+  const std::uint32_t seed = testing::crash_seed();  // printed with any failure below
+  INFO(testing::crash_seed_info(seed));
+  std::mt19937 rng(seed);
   const int randoms = random_kills();
   child_counts counts;
   std::size_t total_repairs = 0, error_results = 0;

@@ -12,6 +12,23 @@ using namespace sessionrt;
 using namespace sessionrt::runtime;
 using namespace sessionrt::storage;
 
+namespace {
+
+// Puts the process's open-file limits back as they were when the test leaves its scope, by
+// any path (a failed REQUIRE throws): the limit is per process, so later tests would see it.
+class rlimit_restore {
+ public:
+  explicit rlimit_restore(const rlimit& saved) : saved_(saved) {}
+  ~rlimit_restore() { (void)::setrlimit(RLIMIT_NOFILE, &saved_); }
+  rlimit_restore(const rlimit_restore&) = delete;
+  rlimit_restore& operator=(const rlimit_restore&) = delete;
+
+ private:
+  rlimit saved_;
+};
+
+}  // namespace
+
 TEST_CASE("fd budget: the soft limit is raised as far as the sessions need, never past the hard one") {
   // A Debian login: soft 1,024, hard 1,048,576; 10,000 sessions need 10,256.
   fd_budget b = plan_fd_budget(1024, 1048576, 10000);
@@ -44,6 +61,7 @@ TEST_CASE("fd budget: a runtime raises a low soft limit for its live sessions") 
   }
   rlimit low = saved;
   low.rlim_cur = 600;
+  rlimit_restore restore(saved);
   REQUIRE(::setrlimit(RLIMIT_NOFILE, &low) == 0);
 
   testing::temp_dir dir;
@@ -64,5 +82,5 @@ TEST_CASE("fd budget: a runtime raises a low soft limit for its live sessions") 
   CHECK((*rt)->settings().session.max_live_sessions == 2000);
   CHECK_FALSE((*rt)->startup().open_files.lowered);
   (void)(*rt)->stop();
-  REQUIRE(::setrlimit(RLIMIT_NOFILE, &saved) == 0);
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &saved) == 0);  // (restore then puts it back again)
 }
