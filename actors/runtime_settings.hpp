@@ -23,8 +23,8 @@ namespace sessionrt::actors {
 struct storage_settings {
   storage::durability durability = storage::durability::batch;  // storage.durability
   // storage.batchWindowMs: how long a group commit waits for more appends after the first. 0:
-  // none; a round takes what gathered since the last one (under load many sessions all the
-  // same), and with two rounds in flight (transcript_syncer) an ack waits for about one sync.
+  // none; a group takes what gathered since the last one (under load many sessions all the
+  // same): the commit log (actors/commit_log) writes it and fdatasyncs the log once.
   std::int64_t batch_window_ms = 0;
   std::size_t max_line_bytes = 16u << 20;                       // storage.maxLineBytes
   std::int64_t store_flush_window_ms = 50;                      // storage.storeFlushWindowMs

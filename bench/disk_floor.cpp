@@ -1,9 +1,18 @@
 // The disk's own floor under the runtime's group commit, to read runtime_bench's figures against:
-// one file per session, one append of B bytes per turn, and syncfs(2) calls in a loop while
-// appends wait (as storage/group_sync does for many files). A turn is acknowledged when a syncfs
-// that started after its write returns; up to `--rounds` syncfs calls run at once (default 2, as
-// the runtime's syncer). No actors, no JSON, no store, no model: what the kernel and the disk
-// cost alone. One JSON line per run on stdout, progress on stderr.
+// one file per session, one append of B bytes per turn, then either floor (--floor, default both,
+// one after the other at each shape):
+//   per-file    syncfs(2) calls in a loop while appends wait (the group commit before the commit
+//               log: storage/group_sync over many files). A turn is acknowledged when a syncfs
+//               that started after its write returns.
+//   shared-log  each turn also appends a record (its bytes and a 40-byte header) to one log
+//               file; a sync thread writes the records that waited with one write and
+//               fdatasyncs the log (actors/commit_log). A session's new file is synced with the
+//               round that carries its first record (fdatasync each, syncfs from 4, then the
+//               directory). Past 64 MiB a new log takes the records and a checkpoint thread
+//               syncfs's the transcripts and removes the old log, as the runtime does.
+// Up to `--rounds` syncs run at once (default 2 for per-file, as the old syncer; 1 for the
+// shared log, as the commit log actor). No actors, no JSON, no store, no model: what the kernel
+// and the disk cost alone. One JSON line per run on stdout, progress on stderr.
 //   max    closed loop as runtime_bench's throughput run: K sessions in flight, each running its
 //          M turns back to back (the next written when the previous is acked), then the next
 //          session starts. With --create a session's first turn creates its transcript and its
@@ -12,7 +21,8 @@
 //   paced  open loop at R turns/s spread over the sessions' files, for S s (with --create the first
 //          turn of each creates its files, as in runtime_bench's paced run)
 // Usage: disk_floor [--sessions N] [--turns M] [--inflight K] [--create] [--bytes B] [--rate R]...
-//                   [--seconds S] [--rounds K] [--dir D]
+//                   [--seconds S] [--rounds K] [--log-rounds K] [--checkpoint-mib M]
+//                   [--floor per-file|shared-log|both] [--dir D]
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,10 +35,12 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -46,8 +58,13 @@ struct args {
   std::vector<double> rates;
   double seconds = 5;
   std::string dir = "/tmp";
-  int rounds = 2;  // sync rounds in flight at once, as the runtime's syncer (kSyncRoundsInFlight)
+  int rounds = 2;      // per-file: syncfs calls in flight at once, as the old syncer
+  int log_rounds = 1;  // shared-log: log fdatasyncs in flight at once (actors/commit_log kLogSyncsInFlight)
+  bool per_file = true, shared_log = true;
+  std::size_t checkpoint_bytes = 64u << 20;  // actors/commit_log kCheckpointBytes; 0: never
 };
+
+constexpr std::size_t kRecordHeader = 40;               // a log record's framing + fields, about
 
 [[noreturn]] void die(const std::string& what) {
   std::cerr << "disk_floor: " << what << ": " << std::strerror(errno) << "\n";
@@ -100,6 +117,7 @@ class session_files {
     ::sync();
   }
   int dir_fd() const { return dir_fd_; }
+  const std::string& dir() const { return dir_; }
 
   // The session's descriptor, opened (or created, with its lock) at its first turn.
   int fd(int i) {
@@ -132,12 +150,29 @@ class session_files {
   std::vector<int> fds_;
 };
 
+// One log file of the shared-log floor: closed and removed when the last round writing it and
+// the checkpoint that made its transcripts durable let go.
+struct log_file {
+  std::string path;
+  int fd = -1;
+  explicit log_file(std::string p) : path(std::move(p)) {
+    fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) die("create " + path);
+  }
+  ~log_file() {
+    ::close(fd);
+    ::unlink(path.c_str());
+  }
+};
+
 // The appends (one thread: the driver's) and the sync loops.
 class group_commit {
  public:
-  group_commit(session_files& files, int bytes, int rounds_in_flight)
-      : files_(files), line_(static_cast<std::size_t>(bytes), 'x') {
+  group_commit(session_files& files, int bytes, int rounds_in_flight, bool shared_log, std::size_t checkpoint_bytes)
+      : files_(files), line_(static_cast<std::size_t>(bytes), 'x'), shared_log_(shared_log),
+        checkpoint_bytes_(checkpoint_bytes) {
     line_.back() = '\n';
+    if (shared_log_) new_log();
     for (int i = 0; i < rounds_in_flight; ++i) syncers_.emplace_back([this] { sync_loop(); });
   }
   ~group_commit() {
@@ -147,19 +182,29 @@ class group_commit {
     }
     cv_.notify_all();
     for (auto& t : syncers_) t.join();
+    for (auto& t : checkpoints_) t.join();
   }
 
   // Appends one turn to session `i`; `started` is when the turn was issued (its latency's
   // origin); `last`: the session's last turn (its file is closed after the write).
   void write_turn(int i, steady::time_point started, bool first, bool last) {
-    if (::write(files_.fd(i), line_.data(), line_.size()) != static_cast<ssize_t>(line_.size())) die("write");
+    const int fd = files_.fd(i);
+    if (::write(fd, line_.data(), line_.size()) != static_cast<ssize_t>(line_.size())) die("write");
+    // A new file stays open until its round synced it (the session's handle rides with its record).
+    const int new_fd = shared_log_ && first && creates_ ? ::dup(fd) : -1;
     if (last) files_.close(i);
     {
       std::lock_guard<std::mutex> g(mu_);
       pending_.push_back({i, started, first});
+      if (shared_log_) {
+        log_buf_.append(kRecordHeader, '\0');
+        log_buf_ += line_;
+        if (new_fd >= 0) new_files_.push_back(new_fd);
+      }
     }
     cv_.notify_all();
   }
+  void set_creates(bool on) { creates_ = on; }
 
   // Waits until some turns are acknowledged; returns their sessions (closed-loop driving).
   std::vector<int> wait_acked() {
@@ -189,18 +234,55 @@ class group_commit {
     bool first;
   };
 
+  // A new log takes the records (under mu_ once the loops run).
+  void new_log() { log_ = std::make_shared<log_file>(fmt::format("{}/commit-{}.log", files_.dir(), ++log_number_)); }
+
   void sync_loop() {
     std::unique_lock<std::mutex> g(mu_);
     for (;;) {
       cv_.wait(g, [&] { return stop_ || !pending_.empty(); });
       if (stop_) return;
       std::vector<turn> round;
-      round.swap(pending_);  // every append that returned before this syncfs starts
+      round.swap(pending_);  // every append that returned before this sync starts
+      std::string records;
+      records.swap(log_buf_);
+      std::vector<int> fresh;
+      fresh.swap(new_files_);
+      auto log = log_;
       g.unlock();
       const auto t0 = steady::now();
-      if (::syncfs(files_.dir_fd()) != 0) die("syncfs");
+      if (!shared_log_) {
+        if (::syncfs(files_.dir_fd()) != 0) die("syncfs");
+      } else {
+        if (::write(log->fd, records.data(), records.size()) != static_cast<ssize_t>(records.size())) die("write log");
+        if (!fresh.empty()) {  // new transcripts: their data and their names, as the commit log does
+          if (fresh.size() >= 4) {
+            if (::syncfs(files_.dir_fd()) != 0) die("syncfs");
+          } else {
+            for (int fd : fresh)
+              if (::fdatasync(fd) != 0) die("fdatasync");
+          }
+          if (::fsync(files_.dir_fd()) != 0) die("fsync dir");
+          for (int fd : fresh) ::close(fd);
+        }
+        if (::fdatasync(log->fd) != 0) die("fdatasync log");
+      }
       const auto t1 = steady::now();
       g.lock();
+      if (shared_log_) {
+        log_bytes_ += records.size();
+        if (checkpoint_bytes_ > 0 && log_bytes_ >= checkpoint_bytes_) {  // checkpoint: transcripts durable, old log gone
+          log_bytes_ = 0;
+          auto old = std::exchange(log_, nullptr);
+          new_log();
+          ++checkpoints_done_;
+          checkpoints_.emplace_back([this, old]() mutable {
+            if (::syncfs(files_.dir_fd()) != 0) die("syncfs");
+            old.reset();
+            if (::fsync(files_.dir_fd()) != 0) die("fsync dir");
+          });
+        }
+      }
       sync_ms_.push_back(ms_since(t0, t1));
       for (const auto& t : round) {
         latency_ms_.push_back(ms_since(t.started, t1));
@@ -220,26 +302,42 @@ class group_commit {
   std::vector<double> latency_ms_, later_latency_ms_, sync_ms_;
   bool stop_ = false;
   std::vector<std::thread> syncers_;
+  const bool shared_log_;
+  const std::size_t checkpoint_bytes_;
+  bool creates_ = false;
+  std::string log_buf_;          // records waiting for the next round
+  std::vector<int> new_files_;   // ... and the new transcripts among them (dup'd descriptors)
+  std::shared_ptr<log_file> log_;
+  std::size_t log_bytes_ = 0;
+  int log_number_ = 0;
+  std::vector<std::thread> checkpoints_;
+
+ public:
+  int checkpoints_done_ = 0;
 };
 
-void report(const char* mode, const args& a, int inflight, double target, std::size_t turns, double seconds,
-            const group_commit::figures& r) {
+void report(const char* mode, bool shared_log, const args& a, int inflight, double target, std::size_t turns,
+            double seconds, const group_commit::figures& r, int checkpoints) {
   std::cout << fmt::format(
-                   R"({{"bench":"disk_floor","mode":"{}","sessions":{},"turns_per_session":{},"inflight":{},"creates":{},"rounds_in_flight":{},"bytes_per_turn":{},"turns":{},"target_turns_per_s":{:.0f},"turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"later_turns_ack_ms_p50":{:.3f},"later_turns_ack_ms_p99":{:.3f},"syncs":{},"sync_ms_p50":{:.3f},"sync_ms_p99":{:.3f}}})",
-                   mode, a.sessions, a.turns, inflight, a.create, a.rounds, a.bytes, turns,
+                   R"({{"bench":"disk_floor","floor":"{}","mode":"{}","sessions":{},"turns_per_session":{},"inflight":{},"creates":{},"rounds_in_flight":{},"bytes_per_turn":{},"turns":{},"target_turns_per_s":{:.0f},"turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"later_turns_ack_ms_p50":{:.3f},"later_turns_ack_ms_p99":{:.3f},"syncs":{},"sync_ms_p50":{:.3f},"sync_ms_p99":{:.3f},"checkpoints":{},"checkpoint_mib":{}}})",
+                   shared_log ? "shared_log" : "per_file", mode, a.sessions, a.turns, inflight, a.create,
+                   shared_log ? a.log_rounds : a.rounds, a.bytes, turns,
                    target, static_cast<double>(turns) / seconds, percentile(r.latency_ms, 0.5), percentile(r.latency_ms, 0.99),
                    percentile(r.latency_ms, 1.0), percentile(r.later_latency_ms, 0.5), percentile(r.later_latency_ms, 0.99),
-                   r.sync_ms.size(), percentile(r.sync_ms, 0.5), percentile(r.sync_ms, 0.99))
+                   r.sync_ms.size(), percentile(r.sync_ms, 0.5), percentile(r.sync_ms, 0.99), checkpoints,
+                   shared_log ? a.checkpoint_bytes >> 20 : 0)
             << std::endl;
 }
 
 // `inflight` sessions at a time run their turns back to back; a finished one starts the next.
-void run_max(const args& a) {
+void run_max(const args& a, bool shared_log) {
   const int inflight = a.inflight > 0 ? std::min(a.inflight, a.sessions) : a.sessions;
   session_files files(a.dir, a.sessions, a.create);
-  group_commit gc(files, a.bytes, a.rounds);
-  std::cerr << fmt::format("[disk_floor] {} sessions x {} turns of {} B, {} in flight{}\n", a.sessions, a.turns,
-                           a.bytes, inflight, a.create ? ", files created by the first turn" : "");
+  group_commit gc(files, a.bytes, shared_log ? a.log_rounds : a.rounds, shared_log, a.checkpoint_bytes);
+  gc.set_creates(a.create);
+  std::cerr << fmt::format("[disk_floor] {}: {} sessions x {} turns of {} B, {} in flight{}\n",
+                           shared_log ? "shared log" : "per file", a.sessions, a.turns, a.bytes, inflight,
+                           a.create ? ", files created by the first turn" : "");
   const std::size_t total = static_cast<std::size_t>(a.sessions) * static_cast<std::size_t>(a.turns);
   std::vector<int> done(static_cast<std::size_t>(a.sessions), 0);
   const auto t0 = steady::now();
@@ -259,16 +357,18 @@ void run_max(const args& a) {
     }
   }
   auto r = gc.finish(total);
-  report("max", a, inflight, 0, total, std::chrono::duration<double>(steady::now() - t0).count(), r);
+  report("max", shared_log, a, inflight, 0, total, std::chrono::duration<double>(steady::now() - t0).count(), r,
+         gc.checkpoints_done_);
 }
 
 // Turns issued at `rate` per second, session after session, whatever the acks do (open loop).
-void run_paced(const args& a, double rate) {
+void run_paced(const args& a, double rate, bool shared_log) {
   session_files files(a.dir, a.sessions, a.create);
-  group_commit gc(files, a.bytes, a.rounds);
+  group_commit gc(files, a.bytes, shared_log ? a.log_rounds : a.rounds, shared_log, a.checkpoint_bytes);
+  gc.set_creates(a.create);
   const std::size_t total = static_cast<std::size_t>(rate * a.seconds);
-  std::cerr << fmt::format("[disk_floor] {} sessions, {} B a turn, paced at {:.0f} turns/s for {:.0f} s\n", a.sessions,
-                           a.bytes, rate, a.seconds);
+  std::cerr << fmt::format("[disk_floor] {}: {} sessions, {} B a turn, paced at {:.0f} turns/s for {:.0f} s\n",
+                           shared_log ? "shared log" : "per file", a.sessions, a.bytes, rate, a.seconds);
   const auto t0 = steady::now();
   for (std::size_t n = 0; n < total; ++n) {
     const auto due = t0 + std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 * static_cast<double>(n) / rate));
@@ -277,7 +377,8 @@ void run_paced(const args& a, double rate) {
                   n < static_cast<std::size_t>(a.sessions), false);
   }
   auto r = gc.finish(total);
-  report("paced", a, a.sessions, rate, total, std::chrono::duration<double>(steady::now() - t0).count(), r);
+  report("paced", shared_log, a, a.sessions, rate, total, std::chrono::duration<double>(steady::now() - t0).count(), r,
+         gc.checkpoints_done_);
 }
 
 }  // namespace
@@ -286,13 +387,17 @@ int main(int argc, char** argv) {
   args a;
   const char* usage =
       "usage: disk_floor [--sessions N] [--turns M] [--inflight K] [--create] [--bytes B] [--rate R]...\n"
-      "                  [--seconds S] [--rounds K] [--dir D]\n"
-      "  the bare write + syncfs group commit the runtime's figures are bound by (see BENCHMARKS.md)\n"
+      "                  [--seconds S] [--rounds K] [--log-rounds K] [--checkpoint-mib M]\n"
+      "                  [--floor per-file|shared-log|both] [--dir D]\n"
+      "  the bare group commit the runtime's figures are bound by (see BENCHMARKS.md): per file (syncfs)\n"
+      "  and through one shared log (fdatasync), --floor picks (default both)\n"
       "  closed loop: N sessions (default 1000) x M turns (default 100), K in flight (default all);\n"
       "  --create: a session's first turn creates its file and lock (else they exist beforehand);\n"
       "  --rate R: also a paced run at R turns/s over the N sessions for S seconds (default 5);\n"
-      "  --bytes: bytes appended a turn (default 1000); --rounds: syncfs calls at once (default 2,\n"
-      "  as the runtime); --dir: where the files go (default /tmp)\n";
+      "  --bytes: bytes appended a turn (default 1000); --rounds: syncfs calls at once (default 2);\n"
+      "  --log-rounds: log fdatasyncs at once (default 1, as the runtime); --checkpoint-mib: log size\n"
+      "  that starts a checkpoint (default 64, as the runtime; 0: never); --dir: where the files go\n"
+      "  (default /tmp)\n";
   try {
     for (int i = 1; i < argc; ++i) {
       const std::string k = argv[i];
@@ -314,9 +419,17 @@ int main(int argc, char** argv) {
       else if (k == "--seconds") a.seconds = std::stod(v);
       else if (k == "--dir") a.dir = v;
       else if (k == "--rounds") a.rounds = std::stoi(v);
+      else if (k == "--log-rounds") a.log_rounds = std::stoi(v);
+      else if (k == "--checkpoint-mib") a.checkpoint_bytes = std::stoull(v) << 20;
+      else if (k == "--floor") {
+        if (v != "per-file" && v != "shared-log" && v != "both") throw std::invalid_argument("--floor per-file|shared-log|both");
+        a.per_file = v != "shared-log";
+        a.shared_log = v != "per-file";
+      }
       else throw std::invalid_argument("unknown option " + k);
     }
-    if (a.sessions < 1 || a.turns < 1 || a.bytes < 1 || a.seconds <= 0 || a.rounds < 1 || a.inflight < 0)
+    if (a.sessions < 1 || a.turns < 1 || a.bytes < 1 || a.seconds <= 0 || a.rounds < 1 || a.log_rounds < 1 ||
+        a.inflight < 0)
       throw std::invalid_argument("sizes must be positive");
     for (double r : a.rates)
       if (r <= 0) throw std::invalid_argument("--rate must be positive");
@@ -324,7 +437,10 @@ int main(int argc, char** argv) {
     std::cerr << "disk_floor: " << e.what() << "\n" << usage;
     return 2;
   }
-  run_max(a);
-  for (double r : a.rates) run_paced(a, r);
+  for (bool shared : {false, true}) {
+    if (shared ? !a.shared_log : !a.per_file) continue;
+    run_max(a, shared);
+    for (double r : a.rates) run_paced(a, r, shared);
+  }
   return 0;
 }

@@ -54,9 +54,9 @@ for (const p of ours("runtime_paced"))
 const floors = ours("disk_floor");
 if (floors.length) {
   const rp = ours("runtime_paced")[0];
-  md += "\n### The disk's floor in the same run (disk_floor: the bare write + syncfs group commit, no runtime)\n\n";
-  md += `One file per session; each turn appends the bytes a runtime turn appended (${[...new Set(floors.map((d) => f(d.bytes_per_turn, 0)))].join(" B, ")} B); ${floors[0].creates ? "a session's first turn creates its file and lock file, as the runtime's does; " : ""}${floors[0].rounds_in_flight} syncfs calls may run at once; a turn is acked when a syncfs that started after its write returns.\n\n`;
-  md += "| run | floor turns/s | floor ack p50 ms | floor ack p99 ms | floor syncfs p50 / p99 ms | sessionrt turns/s | sessionrt ack p50 / p99 ms | sessionrt vs floor |\n|---|---:|---:|---:|---:|---:|---:|---|\n";
+  md += "\n### The disk's floor in the same run (disk_floor: the bare group commit, no runtime)\n\n";
+  md += `One file per session; each turn appends the bytes a runtime turn appended (${[...new Set(floors.map((d) => f(d.bytes_per_turn, 0)))].join(" B, ")} B); ${floors[0].creates ? "a session's first turn creates its file and lock file, as the runtime's does. " : ""}**per file**: syncfs calls in a loop (${floors.find((d) => d.floor !== "shared_log")?.rounds_in_flight ?? 2} at once), a turn acked when a syncfs that started after its write returns (the group commit before the commit log); **shared log**: each turn also appends a record to one log, a round writes the records that waited and fdatasyncs the log, a session's new file is synced with its first record, a checkpoint (syncfs) every 64 MiB (the commit log's).\n\n`;
+  md += "| floor | run | floor turns/s | floor ack p50 ms | floor ack p99 ms | floor sync p50 / p99 ms | sessionrt turns/s | sessionrt ack p50 / p99 ms | sessionrt vs floor |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n";
   for (const d of floors) {
     const max = d.mode === "max";
     const same = max
@@ -69,7 +69,7 @@ if (floors.length) {
     const later = !max && same?.later_turns_ack_ms_p99 !== undefined ? ` (after first turns: ${f(same.later_turns_ack_ms_p99, 2)})` : "";
     const vs = !same ? "–" : max ? `${f(ourRate / d.turns_per_s, 2)}× the rate` : `${f(same.ack_ms_p99 / d.ack_ms_p99, 1)}× the p99`;
     const floorLater = !max && d.later_turns_ack_ms_p99 !== undefined ? ` (after first turns: ${f(d.later_turns_ack_ms_p99, 2)})` : "";
-    md += `| ${label} | ${f(d.turns_per_s, 0)} | ${f(d.ack_ms_p50, 2)} | ${f(d.ack_ms_p99, 2)}${floorLater} | ${f(d.sync_ms_p50, 2)} / ${f(d.sync_ms_p99, 2)} | ${same ? f(ourRate, 0) : "–"} | ${same ? `${f(same.ack_ms_p50, 2)} / ${f(same.ack_ms_p99, 2)}${later}` : "–"} | ${vs} |\n`;
+    md += `| ${d.floor === "shared_log" ? "shared log" : "per file"} | ${label} | ${f(d.turns_per_s, 0)} | ${f(d.ack_ms_p50, 2)} | ${f(d.ack_ms_p99, 2)}${floorLater} | ${f(d.sync_ms_p50, 2)} / ${f(d.sync_ms_p99, 2)} | ${same ? f(ourRate, 0) : "–"} | ${same ? `${f(same.ack_ms_p50, 2)} / ${f(same.ack_ms_p99, 2)}${later}` : "–"} | ${vs} |\n`;
   }
 }
 for (const m of ours("runtime_memory"))

@@ -28,7 +28,8 @@
 #include "actors/session/session_rollover.hpp"
 #include "actors/store/store_actor.hpp"
 #include "actors/subagent/subagent_actor.hpp"
-#include "actors/syncer/transcript_syncer.hpp"
+#include "actors/commit_log/commit_log_actor.hpp"
+#include "runtime/commit_log_setup.hpp"
 #include "actors/timers/timer_actor.hpp"
 #include "messages/iso_time.hpp"
 #include "storage/change_feed_fs.hpp"
@@ -77,7 +78,8 @@ struct runtime::impl {
   std::shared_ptr<async_model_runner> async_runner;  // kept alive while sessions call it
   std::unique_ptr<caf::actor_system_config> cfg;
   std::unique_ptr<caf::actor_system> sys;
-  caf::actor router, bus, syncer, timers;
+  caf::actor router, bus, commit_log, timers;  // commit_log: durability batch only
+  std::optional<commit_log_setup> log;  // the commit log replayed (and its new file, until its actor takes it)
   caf::actor maintenance;  // the store maintenance supervisor (maintenance_actor.hpp)
   // The host callbacks of send(ev, done), answered by the outcome relay (ids in messages).
   std::shared_ptr<pending_outcomes> pending = std::make_shared<pending_outcomes>();
@@ -220,6 +222,12 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     if (!lock.ok())
       return lock.error().with_context(fmt::format("another runtime owns {} (stop it, or use another stateDir)", *path));
     st->store_locks.push_back(std::move(*lock));
+    if (st->store_locks.size() == 1) {  // the state dir is ours: the commit log first, before any load
+      auto log = open_commit_log(*st->files, *st->time, st->state_dir,
+                                 st->settings.storage.durability == storage::durability::batch);
+      if (!log.ok()) return log.error();
+      st->log = std::move(*log);
+    }
     storage::store_file_options fo;
     fo.spill_min_bytes = st->settings.storage.store_spill_min_bytes.value_or(
         options.files_block ? storage::store_file_options().spill_min_bytes : std::numeric_limits<std::size_t>::max());
@@ -266,9 +274,19 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   auto& sys = *st->sys;
   for (auto& sub : options.subscriptions) st->hub->subscribe(std::move(sub.filter), std::move(sub.fn));
   st->bus = caf::actor_cast<caf::actor>(sys.spawn(event_bus, st->hub));
-  // Not detached: the syncer only hands rounds to its workers (detached: they block on the disk).
-  st->syncer = caf::actor_cast<caf::actor>(
-      sys.spawn(transcript_syncer, st->files, st->settings.storage.batch_window_ms, kSyncRoundsInFlight, options.files_block));
+  if (st->log && st->log->log) {  // durability batch: the turns' bytes go through the commit log
+    actors::commit_log_config lc;
+    lc.files = st->files;
+    lc.time = st->time;
+    lc.state_dir = st->state_dir;
+    lc.state_id = st->log->recovered.state_id;
+    lc.first = *std::exchange(st->log->log, std::nullopt);
+    lc.window_ms = st->settings.storage.batch_window_ms;
+    lc.files_block = options.files_block;
+    lc.self_scheduling = !options.virtual_time;
+    // Not detached: it writes to the page cache like the sessions do; its sync workers are.
+    st->commit_log = caf::actor_cast<caf::actor>(sys.spawn(actors::commit_log, std::move(lc)));
+  }
   // Store maintenance: spawned before the stores (they tell it of high water), linked to them
   // and to the router once those exist.
   {
@@ -319,7 +337,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   rc.pool = st->pool.get();
   rc.timers_clock = timers_clock;
   rc.agents = agents;
-  rc.syncer = st->syncer;
+  rc.commit_log = st->commit_log;
   rc.bus = st->bus;
   rc.hub = st->hub;
   rc.self_scheduling = !options.virtual_time;
@@ -593,11 +611,16 @@ status runtime::stop(std::chrono::milliseconds deadline) {
     self->request(impl_->relay, t, settle_atom::value).receive([](bool) {}, [&](caf::error& e) {
       spdlog::warn("stopping: the outcome relay did not answer: {}", self->system().render(e));
     });
-    for (auto* a : {&impl_->subagents, &impl_->relay, &impl_->router, &impl_->timers, &impl_->bus, &impl_->syncer})
+    // The sessions are stopped: what the commit log holds goes into the transcripts for good.
+    if (impl_->commit_log)
+      self->request(caf::actor_cast<actors::commit_log_actor>(impl_->commit_log), t, actors::checkpoint_atom::value)
+          .receive([](const std::string&) {},
+                   [&](caf::error& e) { spdlog::warn("stopping: the commit log's checkpoint: {}", self->system().render(e)); });
+    for (auto* a : {&impl_->subagents, &impl_->relay, &impl_->router, &impl_->timers, &impl_->bus, &impl_->commit_log})
       self->send_exit(*a, caf::exit_reason::user_shutdown);
     for (auto& [agent, store] : impl_->stores) self->send_exit(store, caf::exit_reason::user_shutdown);
   }
-  impl_->subagents = impl_->relay = impl_->router = impl_->timers = impl_->bus = impl_->syncer = impl_->maintenance = caf::actor();
+  impl_->subagents = impl_->relay = impl_->router = impl_->timers = impl_->bus = impl_->commit_log = impl_->maintenance = caf::actor();
   impl_->stores.clear();
   impl_->sys.reset();  // waits for every actor to finish
   // Every send is answered: what no session answered (it raced the stop) is cancelled.

@@ -4,6 +4,7 @@
 
 #include "messages/ids.hpp"
 #include "messages/iso_time.hpp"
+#include "storage/group_sync.hpp"
 
 namespace sessionrt::storage {
 namespace {
@@ -455,6 +456,8 @@ result<std::string> archive_transcript(fs& files, clock& time, const std::string
     leftover_cold = files.lstat(cold).ok();
   }
   if (!source.ok()) return source.error().with_context(fmt::format("archiving {} ({})", given, archive_reason_name(reason)));
+  // Durable before its name changes: a commit log replay finds a transcript by its name only.
+  SRT_RETURN_IF_ERROR(sync_file(files, path).with_context(fmt::format("archiving {}", given)));
   auto archived = archive_one(files, time, path, reason);
   if (archived.ok() && leftover_cold) {
     status gone = files.unlink(cold);

@@ -1,5 +1,7 @@
 #include "storage/group_sync.hpp"
 
+#include <fcntl.h>
+
 #include "storage/durable_file.hpp"
 
 namespace sessionrt::storage {
@@ -30,6 +32,14 @@ group_sync_result sync_together(fs& f, const std::vector<shared_fd_ptr>& files, 
       out.dirs[dir] = s.ok() ? std::string() : s.message();
     }
   return out;
+}
+
+status sync_file(fs& f, const std::string& path) {
+  auto fd = f.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (!fd.ok()) return fd.error();
+  status st = f.fdatasync(*fd).with_context("syncing " + path);
+  (void)f.close(*fd);
+  return st;
 }
 
 }  // namespace sessionrt::storage

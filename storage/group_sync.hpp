@@ -1,8 +1,9 @@
-// group_sync: makes several files durable together (the group commit of
-// storage.durability=batch, SPEC §1.2). Per filesystem: fdatasync per file for a few files,
-// one syncfs (one journal commit for all) from kSyncfsFrom files on — syncfs covers only its
-// own filesystem, so files are grouped by st_dev. Then each directory is fsync'd once (new
-// files' names). Every outcome is "" when durable, else the error's message.
+// group_sync: makes several files durable together (storage.durability=batch, SPEC §1.2: the
+// commit log's new transcripts of a round, its checkpoints, and the files a replay touched).
+// Per filesystem: fdatasync per file for a few files, one syncfs (one journal commit for all)
+// from kSyncfsFrom files on — syncfs covers only its own filesystem, so files are grouped by
+// st_dev. Then each directory is fsync'd once (new files' names). Every outcome is "" when
+// durable, else the error's message.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -23,5 +24,9 @@ struct group_sync_result {
 
 // `files` may repeat a file; `dirs` may repeat a directory or hold "" (none).
 group_sync_result sync_together(fs& f, const std::vector<shared_fd_ptr>& files, const std::vector<std::string>& dirs);
+
+// fdatasync of the file at `path` (opened read-only, not following a symlink). A transcript is
+// made durable so before it is renamed: a commit log replay finds its records' file by name.
+status sync_file(fs& f, const std::string& path);
 
 }  // namespace sessionrt::storage

@@ -36,7 +36,7 @@ result<std::unique_ptr<transcript_file>> transcript_file::create(fs& f, clock& c
   line += '\n';
   replace_options ro;
   // sync: durable before create() returns. batch: the caller's group commit syncs the file and
-  // its directory (see transcript_syncer). none: never.
+  // its directory (the commit log does, actors/commit_log). none: never.
   ro.durable = opt.mode == durability::sync;
   SRT_RETURN_IF_ERROR(create_file_exclusive(f, path, line, ro));
   auto t = open(f, c, path, opt);

@@ -10,6 +10,7 @@
 #include "storage/archive_names.hpp"
 #include "storage/cold_transcript.hpp"
 #include "storage/durable_file.hpp"
+#include "storage/group_sync.hpp"
 
 namespace sessionrt::actors {
 
@@ -79,6 +80,7 @@ result<bool> apply_file_action(storage::fs& files, const std::string& sessions_d
       skipped = fmt::format("{}: the archive name {} is taken; left alone", a.file, a.target);
       return false;
     }
+    SRT_RETURN_IF_ERROR(storage::sync_file(files, path));  // durable first: the commit log names it by path
     SRT_RETURN_IF_ERROR(files.rename(path, target));
     return true;
   }

@@ -109,7 +109,7 @@ std::shared_ptr<const session_actor_deps> deps_of(router_state& st, const std::s
   auto deps = std::make_shared<session_actor_deps>();
   deps->core = std::move(core);
   deps->store = caf::actor_cast<store_actor_type>(st.cfg.agents.store.at(agent));
-  deps->syncer = caf::actor_cast<transcript_syncer_actor>(st.cfg.syncer);
+  deps->commit_log = caf::actor_cast<commit_log_actor>(st.cfg.commit_log);
   deps->bus = st.cfg.bus;
   deps->timers = caf::actor_cast<timer_actor_type>(st.cfg.timers);
   deps->hub = st.cfg.hub;

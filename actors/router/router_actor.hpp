@@ -37,7 +37,7 @@ struct agent_stores {
 struct router_config {
   session_core_deps core;  // sessions_dir / agent_id are filled per agent
   agent_stores agents;
-  caf::actor syncer, bus, timers;
+  caf::actor commit_log, bus, timers;  // commit_log: durability batch only
   std::shared_ptr<event_hub> hub;
   bool self_scheduling = true;  // false under virtual time: the runtime sends ticks
   // The model plumbing the sessions share (session_actor_deps).

@@ -312,10 +312,10 @@ void apply(session_state& st, core_effects& fx, outcome_fn sink, turn_outcome ou
       self->send(st.deps->store, put_atom::value, st.core->key(), *st.core->entry());
     }
   }
-  if (fx.sync_seq) {
-    w.sync_seq = *fx.sync_seq;
+  if (fx.log_append) {
+    w.sync_seq = fx.log_append->seq;
     w.sync_file = st.core->transcript_file_id();
-    self->send(st.deps->syncer, sync_atom::value, st.core->transcript_handle(), *fx.sync_seq, fx.sync_dir);
+    self->send(st.deps->commit_log, log_append_atom::value, std::move(*fx.log_append));
   }
   if (fx.stale_at != st.scheduled_stale_at && st.deps->timers) {
     st.scheduled_stale_at = fx.stale_at;
@@ -578,7 +578,7 @@ void finish_passivation(session_state& st) {
   st.self->quit();
 }
 
-// The syncer made the appends up to `seq` of transcript `file` durable (or failed to). Seqs
+// The commit log made the appends up to `seq` of transcript `file` durable (or failed to). Seqs
 // count per transcript, so only that file's acks are matched (after a rollover or a trim the
 // session may be writing another file).
 void on_synced(session_state& st, std::uint64_t file, std::uint64_t seq, const std::string& error) {
@@ -626,7 +626,7 @@ void on_granted(session_state& st, std::uint64_t id) {
 }
 
 // Between turns (nothing open while a turn waits for a lock). Acks still waiting for the
-// syncer stay pending: its request holds the transcript's fd open, and trim() syncs it too.
+// commit log stay pending: its request holds the transcript's fd open, and trim() syncs it too.
 void on_trim(session_state& st) {
   if (st.turn || st.lock_wait || st.fetching_row || st.passivating || !st.queue.empty()) return;
   (void)st.core->trim();

@@ -9,7 +9,7 @@
 //     mode (turn_queue.hpp: followup, collect, interrupt, steer; cap and drop); system events
 //     wait in arrival order;
 //   - after a turn it publishes the events, sends the row to the store (and waits for the
-//     write when storage.storeDurableAck), asks the syncer to make the appends durable
+//     write when storage.storeDurableAck), sends the appends to the commit log
 //     (storage.durability=batch), tells the timers when the session goes stale, and
 //     acknowledges the turn (ack_order.hpp: in turn order).
 // If another process holds the transcript's write lock, the turn is retried with backoff up
@@ -26,7 +26,7 @@
 #include "actors/model/model_gate.hpp"
 #include "actors/session/session_core.hpp"
 #include "actors/store/store_actor.hpp"
-#include "actors/syncer/transcript_syncer.hpp"
+#include "actors/commit_log/commit_log_actor.hpp"
 #include "actors/timers/timer_actor.hpp"
 
 namespace sessionrt::actors {
@@ -35,7 +35,7 @@ namespace sessionrt::actors {
 struct session_actor_deps {
   std::shared_ptr<const session_core_deps> core;
   store_actor_type store;
-  transcript_syncer_actor syncer;
+  commit_log_actor commit_log;  // durability batch: where the turns' bytes go
   timer_actor_type timers;
   caf::actor bus;
   std::shared_ptr<event_hub> hub;

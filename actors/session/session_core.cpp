@@ -69,7 +69,15 @@ std::uint64_t session_core::transcript_file_id() const {
 }
 
 void session_core::note_synced(std::uint64_t seq, bool dir_synced) {
-  if (transcript_) transcript_->note_synced(seq, dir_synced);
+  if (!transcript_) return;
+  transcript_->note_synced(seq, dir_synced);
+  if (!log_) return;
+  auto& sent = log_->sent;
+  std::size_t n = 0;
+  for (; n < sent.size() && sent[n].first <= seq; ++n) log_->acked_end = std::max(log_->acked_end, sent[n].second);
+  if (n == 0) return;
+  sent.erase(sent.begin(), sent.begin() + static_cast<std::ptrdiff_t>(n));
+  log_->new_file = log_->opened = false;
 }
 
 payloads::event_subject session_core::subject() const {
@@ -191,6 +199,7 @@ status session_core::close_transcript() {
     st = settle_transcript();
     transcript_.reset();
   }
+  log_.reset();
   context_.clear();
   clean_upto_ = 0;  // a new context: its cleanliness is unknown
   if (lock_) {
@@ -206,6 +215,7 @@ bool session_core::trim() {
   if (!transcript_) return false;
   if (!settle_transcript().ok()) return false;  // kept open: the next turn's commit reports the error
   transcript_.reset();
+  log_.reset();
   context_ = boost::json::array();  // clear() would keep the capacity
   clean_upto_ = 0;  // a new context: its cleanliness is unknown
   if (row_ && row_sent_) {  // the store holds this very row: keep only its sessionId
@@ -348,10 +358,43 @@ status session_core::durability_commit(core_effects& fx) {
   }
   transcript_->release_buffer();  // the turn's lines are written; an idle session keeps no buffer
   if (deps_->settings->storage.durability == storage::durability::batch &&
-      (transcript_->durable_seq() < transcript_->written_seq() || transcript_->dir_unsynced())) {
-    fx.sync_seq = transcript_->written_seq();
-    if (transcript_->dir_unsynced()) fx.sync_dir = storage::path_dirname(transcript_->path());
+      (transcript_->durable_seq() < transcript_->written_seq() || transcript_->dir_unsynced()))
+    return log_record(fx);
+  return {};
+}
+
+status session_core::log_record(core_effects& fx) {
+  const storage::shared_fd_ptr& handle = transcript_->shared_fd();
+  if (!log_ || log_->file_id != handle->id()) {
+    auto info = deps_->files->fstat(handle->fd());
+    if (!info.ok()) return info.error().with_context("making " + transcript_->path() + " durable");
+    log_ = std::make_unique<log_position>();
+    log_->file_id = handle->id();
+    log_->inode = info->ino;
+    // A file this writer created, never synced: its records start at 0 (its header too) and
+    // the log makes its name durable. Otherwise the file is synced with its first record: what
+    // it held when it was opened may end in an earlier process's unlogged tail.
+    log_->new_file = transcript_->dir_unsynced();
+    log_->opened = !log_->new_file;
+    log_->acked_end = log_->new_file ? 0 : transcript_->reader().data_end() - transcript_->stats().bytes_written;
   }
+  // Everything past the acknowledged end: a record that failed is carried by the next one.
+  const std::uint64_t end = transcript_->reader().data_end();
+  commit_log_append rec;
+  rec.file = handle;
+  rec.path = transcript_->path();
+  rec.inode = log_->inode;
+  rec.offset = log_->acked_end;
+  rec.seq = transcript_->written_seq();
+  rec.new_file = log_->new_file;
+  rec.sync_file = log_->opened;
+  if (end > log_->acked_end) {
+    auto bytes = storage::pread_all(*deps_->files, handle->fd(), end - log_->acked_end, log_->acked_end);
+    if (!bytes.ok()) return bytes.error().with_context("making " + transcript_->path() + " durable");
+    rec.bytes = std::move(*bytes);
+  }
+  log_->sent.emplace_back(rec.seq, end);
+  fx.log_append = std::move(rec);
   return {};
 }
 

@@ -8,8 +8,9 @@
 //   freshness + reset trigger -> reuse or roll over (archive the old transcript .reset.<ts>)
 //   -> append the user's message as sent -> model call on the context (+ per-turn runtime
 //   context, never stored) -> append the reply -> update the row (tokens, timestamps).
-// What must happen outside (store write, events, timers, group-commit sync) is returned in
-// core_effects; the caller acknowledges the turn after the sync when `sync_seq` is set.
+// What must happen outside (store write, events, timers, group commit) is returned in
+// core_effects; the caller acknowledges the turn after the commit log answers when
+// `log_append` is set (durability batch: the turn's bytes go to actors/commit_log).
 // Context management (SPEC §4): before the user's message is stored, a memory flush turn runs
 // when the context nears the flush threshold (once per compaction cycle; the flush prompt and
 // its reply are not stored), and a preflight compaction when the projected prompt crosses it;
@@ -28,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/commit_log/commit_log_append.hpp"
 #include "actors/runtime_settings.hpp"
 #include "actors/session/compaction_providers.hpp"
 #include "actors/session/compaction_runner.hpp"
@@ -85,8 +87,9 @@ struct core_effects {
   std::vector<std::pair<std::string, std::string>> extra_rows;
   std::optional<std::int64_t> stale_at;  // when the session expires (timer), if it does
   std::string stale_reason;              // "daily" | "idle": why it expires then
-  std::optional<std::uint64_t> sync_seq;  // batch: durable once the syncer synced this seq
-  std::string sync_dir;                   // ... and fsync'd this directory (a new transcript)
+  // batch: the transcript's bytes not yet acknowledged, for the commit log; the turn is
+  // durable once it answers for log_append->seq.
+  std::optional<commit_log_append> log_append;
 };
 
 // When the session under `key` goes stale and why ("daily" | "idle"), or nullopt if never,
@@ -162,7 +165,7 @@ class session_core {
   storage::shared_fd_ptr transcript_handle() const;
   std::uint64_t transcript_file_id() const;
   bool transcript_open() const { return transcript_ != nullptr; }
-  // The syncer made appends up to `seq` durable (and the directory, when it was asked to).
+  // The commit log made appends up to `seq` durable (and the file's name, for a new file).
   void note_synced(std::uint64_t seq, bool dir_synced);
   std::size_t queued_system_events() const { return queued_.size(); }
   // Set when the last chat()/system() failed (errc::locked) because the current transcript's
@@ -211,6 +214,8 @@ class session_core {
   void finish_effects(core_effects& fx, const route_facts& route);
   boost::json::object inbound_patch(const chat_event& ev, const route_facts& route) const;
   status durability_commit(core_effects& fx);
+  // batch: the commit log record of what the open transcript holds past its acknowledged end.
+  status log_record(core_effects& fx);
   // One compaction with its events; swaps to the successor transcript when one was written.
   task<result<compaction_outcome>> compact(std::string reason, std::string instructions, core_effects& fx);
   task<bool> maybe_flush_memory(std::int64_t prompt_estimate, std::int64_t context_tokens, core_effects& fx,
@@ -240,6 +245,15 @@ class session_core {
   std::shared_ptr<steer_inbox> steering_;  // the running call's, in queue mode steer
   std::size_t clean_upto_ = 0;  // context_[0, clean_upto_) is plainly clean (hygiene/clean_check.hpp)
   std::unique_ptr<storage::transcript_file> transcript_;
+  // The open transcript as the commit log knows it (batch; allocated on its first record, gone
+  // with the transcript): which file, its inode, where its acknowledged bytes end (a record
+  // carries everything after that), and the records sent but not answered, as (seq, end).
+  struct log_position {
+    std::uint64_t file_id = 0, inode = 0, acked_end = 0;
+    bool new_file = false, opened = false;  // created by this writer / opened by it (commit_log_append)
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> sent;
+  };
+  std::unique_ptr<log_position> log_;
   std::optional<std::int64_t> header_started_ms_;  // the open transcript's header time (not for a new file)
   std::optional<storage::write_lock> lock_;
   std::unique_ptr<storage::lock_busy> lock_busy_;  // see lock_busy(); a pointer: rarely set

@@ -131,7 +131,7 @@ struct harness {
     deps.core = std::make_shared<const session_core_deps>(std::move(core));
     // (The sinks are dynamically typed: cast to the handles the session expects.)
     deps.store = caf::actor_cast<store_actor_type>(sink_actor());
-    deps.syncer = caf::actor_cast<transcript_syncer_actor>(sink_actor());
+    deps.commit_log = caf::actor_cast<commit_log_actor>(sink_actor());
     deps.timers = caf::actor_cast<timer_actor_type>(sink_actor());
     deps.bus = caf::actor_cast<caf::actor>(sys->spawn(event_bus, hub));
     spawned.push_back(deps.bus);

@@ -1,0 +1,63 @@
+// log_format: the commit log's bytes, described once (LevelDB's log format is the model:
+// db/log_format.h and doc/log_format.md). Writer (log_writer.hpp), reader (log_reader.hpp) and
+// the record codec (log_record.hpp) follow this file and nothing else.
+//
+// Physical layout. A log file is a sequence of 32 KiB blocks. A logical record is stored as
+// one or more physical records, none crossing a block boundary:
+//     checksum: u32  masked CRC-32C (crc32c.hpp) of the type byte and the payload
+//     length:   u16  payload bytes of this fragment
+//     type:     u8   kFull | kFirst | kMiddle | kLast
+//     payload:  length bytes
+// (integers little-endian). A record that fits in what is left of the block is kFull; else it
+// is cut into kFirst, kMiddle..., kLast. When fewer than kHeaderSize bytes are left in a block
+// they are zeros (the trailer) and the next record starts in the next block. An empty logical
+// record is one kFull fragment of length 0. A header of zeros is never written: it marks where
+// a torn (zero-filled) tail begins.
+//
+// Logical records. Byte 0 of a logical record is its kind; the fields follow, integers
+// little-endian, fixed width:
+//   kLogHeader (1): u32 format version | u64 log number | i64 created (ms since the epoch) |
+//                   u16 n | n bytes: the state dir's identity (a uuid, log_files.hpp)
+//     Every log file starts with exactly one. A reader refuses a file whose version is newer
+//     than kFormatVersion or whose identity is not its state dir's.
+//   kTranscriptAppend (2): u8 flags | u64 inode | u64 offset | u16 n | n bytes: the file's path
+//                   (relative to the state dir, or absolute when outside it) | the rest: the bytes
+//     "These bytes are at this offset of the file with this inode": what a session wrote to a
+//     transcript (through the page cache) since its previous record. Flags: kNewFile (the
+//     record starts at 0 and the file was created by the writer), kUserLine (reserved: the
+//     user's line written before the model call; replayed like any other append).
+//   kRowChange (3): reserved for sessions.json row changes (u16 n | agent id | u32 n | key |
+//                   the rest: the row's JSON, or nothing for a removal). Not written yet; a
+//                   reader of this version refuses it.
+// A new kind, or a new field in a kind, is a new format version.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace sessionrt::storage::commit_log {
+
+inline constexpr std::size_t kBlockSize = 32768;
+inline constexpr std::size_t kHeaderSize = 4 + 2 + 1;
+
+enum physical_type : std::uint8_t {
+  kZeroType = 0,  // never written (a zero-filled tail)
+  kFullType = 1,
+  kFirstType = 2,
+  kMiddleType = 3,
+  kLastType = 4,
+};
+inline constexpr int kMaxPhysicalType = kLastType;
+
+inline constexpr std::uint32_t kFormatVersion = 1;
+
+enum class record_kind : std::uint8_t {
+  log_header = 1,
+  transcript_append = 2,
+  row_change = 3,  // reserved (see above)
+};
+
+// kTranscriptAppend flags.
+inline constexpr std::uint8_t kNewFile = 1;
+inline constexpr std::uint8_t kUserLine = 2;  // reserved
+
+}  // namespace sessionrt::storage::commit_log
