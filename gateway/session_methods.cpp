@@ -129,20 +129,24 @@ method_outcome sessions_describe(method_call& call) {
 }
 
 // sessions.patch: the fields of SessionsPatchParamsSchema (others are refused as the real
-// server does); sessionrt applies label, model, thinkingLevel, queueMode and pinned (the row's
-// pinnedAt, as OpenClaw stores it) and accepts the rest without effect.
+// server does); sessionrt applies label, model, thinkingLevel, queueMode, pinned (the row's
+// pinnedAt, as OpenClaw stores it) and archived (OpenClaw 2026.9's archive in place and restore,
+// with expectedSessionId: actors/maintenance/manual_archive.hpp) and accepts the rest without
+// effect.
 // OpenClaw caps a session label at 512 characters: a longer one is refused, not cut.
 constexpr std::size_t kMaxLabelChars = 512;
 
 method_outcome sessions_patch(method_call& call) {
   static constexpr std::string_view accepted_without_effect[] = {
-      "agentId", "expectedSessionId", "expectedLifecycleRevision", "autoLabel", "icon", "color", "category",
-      "statusNote", "unread", "archived", "fastMode", "verboseLevel", "reasoningLevel", "responseUsage",
+      "agentId", "expectedLifecycleRevision", "autoLabel", "icon", "color", "category",
+      "statusNote", "unread", "fastMode", "verboseLevel", "reasoningLevel", "responseUsage",
       "elevatedLevel", "sendPolicy", "groupActivation", "traceLevel", "contextWindow"};
   std::string problems;
   for (const auto& kv : call.params) {
     const std::string_view k = kv.key();
-    if (k == "key" || k == "label" || k == "model" || k == "thinkingLevel" || k == "queueMode" || k == "pinned") continue;
+    if (k == "key" || k == "label" || k == "model" || k == "thinkingLevel" || k == "queueMode" || k == "pinned" ||
+        k == "archived" || k == "expectedSessionId")
+      continue;
     if (std::find(std::begin(accepted_without_effect), std::end(accepted_without_effect), k) !=
         std::end(accepted_without_effect))
       continue;
@@ -151,7 +155,8 @@ method_outcome sessions_patch(method_call& call) {
   auto e = check_params("sessions.patch", call.params,
                         {{"key", ptype::nonempty_string, true}, {"label", ptype::nullable_string, false, kMaxLabelChars},
                          {"model", ptype::nullable_string}, {"thinkingLevel", ptype::nullable_string},
-                         {"queueMode", ptype::nullable_string}, {"pinned", ptype::boolean}});
+                         {"queueMode", ptype::nullable_string}, {"pinned", ptype::boolean},
+                         {"archived", ptype::boolean}, {"expectedSessionId", ptype::nonempty_string}});
   if (e || !problems.empty()) {
     frame_error out = e ? *e : error_of("invalid sessions.patch params: ");
     if (!problems.empty()) out.message += (e ? "; " : "") + problems;
@@ -170,6 +175,8 @@ method_outcome sessions_patch(method_call& call) {
   field("thinkingLevel", patch.thinking_level);
   field("queueMode", patch.queue_mode);
   patch.pinned = json::get_bool(call.params, "pinned");  // kept as OpenClaw keeps it: pinnedAt
+  patch.archived = json::get_bool(call.params, "archived");
+  if (auto expected = json::get_string(call.params, "expectedSessionId")) patch.expected_session_id = std::string(*expected);
   auto row = call.core.rt->patch_session(key.key, patch);
   if (!row.ok()) return from_status(row.error());
   const auto d = defaults(call.core);

@@ -20,6 +20,7 @@
 #include "messages/lifecycle_payloads.hpp"
 #include "actors/events/event_hub.hpp"
 #include "actors/maintenance/maintenance_actor.hpp"
+#include "actors/maintenance/manual_archive.hpp"
 #include "actors/model/model_gate.hpp"
 #include "actors/router/route_resolver.hpp"
 #include "actors/router/router_actor.hpp"
@@ -104,6 +105,16 @@ class host_self : public caf::scoped_actor {
   host_self(const host_self&) = delete;
   host_self& operator=(const host_self&) = delete;
 };
+
+// Puts `entry` as `key`'s row in the agent's store and waits until sessions.json holds it.
+status put_row_now(caf::scoped_actor& self, const caf::actor& store, const std::string& agent, const std::string& key,
+                   const session_entry& entry) {
+  status failed;
+  self->request(store, caf::infinite, put_atom::value, key, entry, flush_atom::value)
+      .receive([&](bool ok) { if (!ok) failed = status(errc::io_error, "writing the store of agent " + agent + " failed"); },
+               [&](caf::error& e) { failed = status(errc::io_error, "writing the row of " + key + ": " + self->system().render(e)); });
+  return failed;
+}
 
 // Asks every agent's store actor to write sessions.json now and waits for each; the first
 // failure names its agent.
@@ -738,12 +749,20 @@ result<session_row> runtime::patch_session(const std::string& key, const session
   auto target = take_for_admin(self, key);
   if (!target.ok()) return target.error();
   const std::string& agent = target->agent;
+  if (patch.archived) {
+    const bool is_main = key == "global" || key == actors::build_main_key(agent, impl_->settings.routing.session.main_key);
+    SRT_RETURN_IF_ERROR(actors::check_archive_patch(key, target->row ? &*target->row : nullptr,
+                                                    patch.expected_session_id, *patch.archived, is_main));
+  }
   session_entry entry;
   if (target->row) {
     entry = std::move(*target->row);
   } else {
     entry.set_session_id(impl_->ids.next(key, impl_->time->now_ms(), "", "patch"));
   }
+  // OpenClaw applies archived before pinned: archiving unpins, and pinning an archived row fails.
+  if (patch.archived) actors::apply_archive_patch(entry, *patch.archived, impl_->time->now_ms());
+  if (patch.pinned) SRT_RETURN_IF_ERROR(actors::check_pin_patch(entry, *patch.pinned));
   auto apply = [](const std::optional<std::optional<std::string>>& change, auto set, auto clear) {
     if (!change) return;
     if (*change) set(**change); else clear();
@@ -769,11 +788,7 @@ result<session_row> runtime::patch_session(const std::string& key, const session
     else if (!entry.json().contains("pinnedAt")) entry.json()["pinnedAt"] = impl_->time->now_ms();
   }
   entry.set_updated_at(impl_->time->now_ms());
-  status failed;
-  self->request(target->store, caf::infinite, put_atom::value, key, entry, flush_atom::value)
-      .receive([&](bool ok) { if (!ok) failed = status(errc::io_error, "writing the store of agent " + agent + " failed"); },
-               [&](caf::error& e) { failed = status(errc::io_error, "writing the row of " + key + ": " + self->system().render(e)); });
-  if (!failed.ok()) return failed;
+  SRT_RETURN_IF_ERROR(put_row_now(self, target->store, agent, key, entry));
   return session_row{agent, key, std::move(entry)};
 }
 
@@ -853,11 +868,7 @@ result<session_row> runtime::fork_session(const std::string& parent_key, const s
   if (label && !label->empty()) entry.set_label(*label);
   entry.set_session_started_at(now);
   entry.set_updated_at(now);
-  status failed;
-  self->request(target->store, caf::infinite, put_atom::value, key, entry, flush_atom::value)
-      .receive([&](bool ok) { if (!ok) failed = status(errc::io_error, "writing the store of agent " + agent + " failed"); },
-               [&](caf::error& e) { failed = status(errc::io_error, "writing the row of " + key + ": " + self->system().render(e)); });
-  if (!failed.ok()) return failed;
+  SRT_RETURN_IF_ERROR(put_row_now(self, target->store, agent, key, entry));
   return session_row{agent, key, std::move(entry)};
 }
 

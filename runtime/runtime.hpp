@@ -175,6 +175,10 @@ class runtime {
     std::optional<std::optional<std::string>> display_name;
     // OpenClaw's pin: true sets pinnedAt (kept when already pinned), false removes it.
     std::optional<bool> pinned;
+    // OpenClaw 2026.9's archive in place (actors/maintenance/manual_archive.hpp): true archives
+    // the row ("manual"), false restores it; needs the row's sessionId as expected_session_id.
+    std::optional<bool> archived;
+    std::optional<std::string> expected_session_id;
   };
   // Patches the key's row (a missing row is created with a new sessionId); model is
   // "provider/model" or a model id; queue_mode must be a queue mode's name. Returns the row.

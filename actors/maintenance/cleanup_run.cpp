@@ -23,7 +23,9 @@ bj::object cleanup_summary_json(const cleanup_store_result& c, bool dry_run) {
   o["modelRunPruned"] = p.model_run_pruned;
   o["pruned"] = p.pruned;
   o["capped"] = p.capped;
-  if (p.dashboards_archived > 0) o["archived"] = p.dashboards_archived;
+  // OpenClaw's archived: dashboards and stale rows archived in place; capArchived: the cap's.
+  if (p.dashboards_archived + p.age_archived > 0) o["archived"] = p.dashboards_archived + p.age_archived;
+  if (p.cap_archived > 0) o["capArchived"] = p.cap_archived;
   o["unreferencedArtifacts"] = bj::object{{"scannedFiles", p.unreferenced.scanned_files},
                                           {"removedFiles", p.unreferenced.removed_files},
                                           {"freedBytes", p.unreferenced.freed_bytes},

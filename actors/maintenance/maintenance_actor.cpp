@@ -308,7 +308,7 @@ void with_key_held(self_ptr self, const state_ptr& st, const std::string& key,
             [failed](caf::error&) { failed(); });
 }
 
-// Archives the batch's stale dashboard rows in place, one key at a time, then goes on to the
+// Archives the batch's rows archived in place (dashboards, stale, cap), one key at a time, then goes on to the
 // file actions. A row that changed since the plan (or is gone, or archived meanwhile) stays.
 void archive_rows(self_ptr self, const state_ptr& st, std::shared_ptr<maintenance_batch> batch, std::size_t at) {
   if (at >= batch->archive_rows.size()) return check_keys(self, st, batch);
@@ -320,6 +320,10 @@ void archive_rows(self_ptr self, const state_ptr& st, std::shared_ptr<maintenanc
     next();
   };
   const auto store = st->links.stores.at(job.agent_id);
+  // A live session with a turn in flight declines to passivate: the row is skipped (the next
+  // pass sees it again) instead of the hold waiting for the turn, which under virtual time
+  // would hold the clock with the pass (the cap now archives busy sessions' rows).
+  auto held = [self, st, store, a, next, skip] {
   with_key_held(
       self, st, a.key,
       [self, st, store, a, next, skip](std::function<void()> done) {
@@ -338,7 +342,7 @@ void archive_rows(self_ptr self, const state_ptr& st, std::shared_ptr<maintenanc
                     done();
                     return skip("is archived already");
                   }
-                  archive_row_in_place(r.entry, a.at_ms);
+                  archive_row_in_place(r.entry, a.at_ms, row_archive_reason(a.step));
                   self->request(store, caf::infinite, put_atom::value, a.key, r.entry, flush_atom::value)
                       .then(
                           [st, a, next, skip, done](bool ok) {
@@ -360,6 +364,10 @@ void archive_rows(self_ptr self, const state_ptr& st, std::shared_ptr<maintenanc
                 });
       },
       [skip] { skip("could not be held"); });
+  };
+  self->request(st->links.router, caf::infinite, passivate_atom::value, a.key, std::string("maintenance"), settle_atom::value)
+      .then([held, skip](bool passivated) { passivated ? held() : skip("has a turn in flight"); },
+            [skip](caf::error&) { skip("could not be passivated"); });
 }
 
 void apply_batch(self_ptr self, const state_ptr& st) {

@@ -58,7 +58,7 @@ boost::json::object action_json(const plan_action& a, std::string_view kind_key)
   o[kind_key] = action_kind_name(a.kind);
   if (a.kind == action_kind::remove_row || a.kind == action_kind::archive_row) {
     o["key"] = a.key;
-    o["label"] = row_action_label(a.step);
+    o["label"] = a.kind == action_kind::archive_row ? row_archive_label(a.step) : row_action_label(a.step);
   } else {
     o["file"] = a.file;
     if (!a.target.empty()) o["target"] = a.target;
@@ -82,6 +82,8 @@ boost::json::object job_json(const maintenance_job& job, bool applied, std::size
   o["capped"] = p.capped;
   o["evicted"] = p.evicted;
   o["dashboardsArchived"] = p.dashboards_archived;
+  o["ageArchived"] = p.age_archived;
+  o["capArchived"] = p.cap_archived;
   o["archivedFiles"] = p.archived_files;
   o["deletedFiles"] = p.deleted_files;
   o["totalBytesBefore"] = p.total_bytes_before;

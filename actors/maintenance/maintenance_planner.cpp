@@ -48,6 +48,22 @@ const char* row_action_label(maintenance_step step) noexcept {
   }
 }
 
+const char* row_archive_label(maintenance_step step) noexcept {
+  switch (step) {
+    case maintenance_step::stale: return "archive-age";
+    case maintenance_step::cap: return "archive-cap";
+    default: return "archive-dashboard";
+  }
+}
+
+std::string_view row_archive_reason(maintenance_step step) noexcept {
+  switch (step) {
+    case maintenance_step::stale: return "age-retention";
+    case maintenance_step::cap: return "active-session-cap";
+    default: return stale_dashboard_reason;
+  }
+}
+
 const char* action_kind_name(action_kind kind) noexcept {
   switch (kind) {
     case action_kind::remove_row: return "remove-row";
@@ -94,6 +110,25 @@ std::string maintenance_row::transcript_name() const {
   return {};
 }
 
+namespace {
+
+bool is_model_run_key(std::string_view key) {
+  auto parsed = parse_agent_session_key(key);
+  if (!parsed) return false;
+  constexpr std::string_view prefix = "explicit:model-run-";
+  if (parsed->rest.size() <= prefix.size() || parsed->rest.compare(0, prefix.size(), prefix) != 0) return false;
+  std::string_view uuid = std::string_view(parsed->rest).substr(prefix.size());
+  if (uuid.size() != 36) return false;
+  for (std::size_t i = 0; i < uuid.size(); ++i) {
+    char c = uuid[i];
+    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 maintenance_row maintenance_row_of(std::string_view key, const session_entry& entry, std::string_view sessions_dir) {
   std::string_view session_id = entry.session_id().value_or("");
   std::string file_name;
@@ -111,6 +146,9 @@ maintenance_row maintenance_row_of(std::string_view key, const session_entry& en
   row.updated_at = entry.updated_at();
   const auto& o = entry.json();
   row.archived = o.contains("archivedAt");
+  if (const auto* at = o.if_contains("archivedAt"))
+    if (auto n = json::as_number(*at); n && *n > -9e15 && *n < 9e15) row.archived_at = static_cast<std::int64_t>(*n);
+  row.cap_archived = row.archived && json::get_string(o, "archiveReason") == std::optional<std::string_view>("active-session-cap");
   row.pinned = o.contains("pinnedAt") && is_pinnable_row(key, entry);
   row.model_locked = json::get_bool(o, "modelSelectionLocked") == std::optional<bool>(true);
   row.running = entry.status() == std::optional<std::string_view>("running");
@@ -121,7 +159,8 @@ maintenance_row maintenance_row_of(std::string_view key, const session_entry& en
   std::string text;
   storage::session_store::append_row_text(text, key, entry);
   row.text_bytes = text.size();
-  row.synthetic = is_synthetic_key(key);
+  // OpenClaw's isSyntheticSessionMaintenanceKey: is_synthetic_key's rows and model-run probes.
+  row.synthetic = is_synthetic_key(key) || is_model_run_key(key);
   row.is_protected = is_protected_key(key, &entry);
   return row;
 }
@@ -155,29 +194,12 @@ const char* row_label_in(const maintenance_plan& plan, std::string_view key) {
   for (const auto& a : plan.actions) {
     if (a.key != key) continue;
     if (a.kind == action_kind::remove_row) return row_action_label(a.step);
-    if (a.kind == action_kind::archive_row) label = row_action_label(a.step);
+    if (a.kind == action_kind::archive_row) label = row_archive_label(a.step);
   }
   return label;
 }
 
 namespace {
-
-bool is_model_run_key(std::string_view key) {
-  auto parsed = parse_agent_session_key(key);
-  if (!parsed) return false;
-  constexpr std::string_view prefix = "explicit:model-run-";
-  if (parsed->rest.size() <= prefix.size() || parsed->rest.compare(0, prefix.size(), prefix) != 0) return false;
-  std::string_view uuid = std::string_view(parsed->rest).substr(prefix.size());
-  if (uuid.size() != 36) return false;
-  for (std::size_t i = 0; i < uuid.size(); ++i) {
-    char c = uuid[i];
-    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-    if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
-}
-
-constexpr std::int64_t no_time = std::numeric_limits<std::int64_t>::min();
 
 // A file the plan acted on or looked at closely: its state as the plan leaves it (an archived
 // file has its archive's name and kind).
@@ -198,6 +220,9 @@ class planner {
     removed_.assign(rows_.size(), false);
     keep_always_.assign(rows_.size(), false);
     archived_bytes_.assign(rows_.size(), 0);
+    archived_.assign(rows_.size(), false);
+    archived_at_.assign(rows_.size(), 0);
+    cap_archived_.assign(rows_.size(), false);
     std::unordered_set<std::string_view> preserve(in.preserve_keys.begin(), in.preserve_keys.end());
     if (!in.active_key.empty()) preserve.insert(in.active_key);
     std::uint64_t text_sum = 0;
@@ -205,7 +230,12 @@ class planner {
       const auto& r = rows_[i];
       const bool recent = in.settings.preserve_recent_ms && !r.synthetic && r.activity_at > 0 &&
                           in.now_ms - r.activity_at <= *in.settings.preserve_recent_ms;
-      keep_always_[i] = r.is_protected || recent || preserve.count(r.key()) > 0;
+      // OpenClaw's shouldPreserveNonArchivedMaintenanceEntry.
+      keep_always_[i] = r.is_protected || recent || r.pinned || r.model_locked || r.running || preserve.count(r.key()) > 0;
+      archived_[i] = r.archived;
+      archived_at_[i] = r.archived_at;
+      cap_archived_[i] = r.cap_archived;
+      if (!r.archived) ++unarchived_;
       text_sum += r.text_bytes;
       for (auto id : ids_of(r))
         if (!id.empty()) ++refs_[id];
@@ -224,12 +254,12 @@ class planner {
     const auto hw = entry_high_water(in_.settings.max_entries);
     if (in_.fix_missing) step_fix_missing();
     if (in_.fix_dm_scope) step_fix_dm_scope();
-    if (in_.forced || static_cast<std::int64_t>(live_rows_) >= hw) step_model_run();
-    step_stale();
-    if (in_.forced ? static_cast<std::int64_t>(live_rows_) > in_.settings.max_entries
-                   : static_cast<std::int64_t>(live_rows_) >= hw)
-      step_cap();
+    if (in_.forced || static_cast<std::int64_t>(unarchived_) >= hw) step_model_run();
     if (in_.settings.archive_dashboard_after_ms) step_archive_dashboards();
+    step_stale();
+    if (in_.forced ? static_cast<std::int64_t>(unarchived_) > in_.settings.max_entries
+                   : static_cast<std::int64_t>(unarchived_) >= hw)
+      step_cap();
     step_unreferenced();
     step_archive_retention();
     if (in_.settings.max_disk_bytes) step_budget();
@@ -277,6 +307,7 @@ class planner {
     const auto& r = rows_[i];
     removed_[i] = true;
     --live_rows_;
+    if (!archived_[i]) --unarchived_;
     store_text_sum_ -= r.text_bytes + archived_bytes_[i];  // an archived row takes its new fields along
     for (auto id : ids_of(r)) {
       auto it = id.empty() ? refs_.end() : refs_.find(id);
@@ -301,7 +332,33 @@ class planner {
     }
   }
 
-  bool removable(std::size_t i) const { return !removed_[i] && !keep_always_[i]; }
+  // May a step remove or archive row i? Archived rows are exempt (phase C picks its own).
+  bool removable(std::size_t i) const { return !removed_[i] && !keep_always_[i] && !archived_[i]; }
+
+  // Archives row i in place (removable: the caller checked); it keeps its transcript.
+  void archive_row(std::size_t i, maintenance_step step) {
+    const auto& r = rows_[i];
+    archived_[i] = true;
+    --unarchived_;
+    archived_at_[i] = in_.now_ms;
+    cap_archived_[i] = step == maintenance_step::cap;
+    plan_action a;
+    a.step = step;
+    a.kind = action_kind::archive_row;
+    a.key = std::string(r.key());
+    a.updated_at = r.updated_at;
+    a.session_id = std::string(r.session_id());
+    a.at_ms = in_.now_ms;
+    a.bytes = archived_row_extra_bytes(in_.now_ms, row_archive_reason(step));
+    store_text_sum_ += a.bytes;
+    archived_bytes_[i] = a.bytes;
+    plan_.actions.push_back(std::move(a));
+    switch (step) {
+      case maintenance_step::stale: ++plan_.age_archived; break;
+      case maintenance_step::cap: ++plan_.cap_archived; break;
+      default: ++plan_.dashboards_archived; break;
+    }
+  }
 
   std::string unique_archive_name(const std::string& file) {
     std::int64_t ts = in_.now_ms;
@@ -382,59 +439,68 @@ class planner {
     }
   }
 
+  // Synthetic rows are removed; the others are archived in place (pruneStaleEntries).
   void step_stale() {
     const std::int64_t cutoff = in_.now_ms - in_.settings.prune_after_ms;
     for (std::size_t i = 0; i < rows_.size(); ++i) {
       const auto& r = rows_[i];
-      if (removable(i) && r.updated_at && *r.updated_at < cutoff) remove_row(i, maintenance_step::stale);
+      if (!removable(i) || !r.updated_at || *r.updated_at >= cutoff) continue;
+      if (r.synthetic)
+        remove_row(i, maintenance_step::stale);
+      else
+        archive_row(i, maintenance_step::stale);
     }
   }
 
-  // Oldest first (no updatedAt first), ties by key. OpenClaw keeps ties in store order; here
-  // the order of rows put in one millisecond is the order concurrent sessions' puts reached
-  // the store (thread timing), which would make a replay evict different sessions.
-  std::vector<std::size_t> removable_oldest_first() const {
+  // Least recently active first (activity_at; none first), ties by key. OpenClaw keeps ties in
+  // its store's order; here the order of rows put in one millisecond is the order concurrent
+  // sessions' puts reached the store (thread timing), which would make a replay cap different
+  // sessions.
+  std::vector<std::size_t> removable_least_active_first() const {
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < rows_.size(); ++i)
       if (removable(i)) order.push_back(i);
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      const auto ta = rows_[a].updated_at.value_or(no_time), tb = rows_[b].updated_at.value_or(no_time);
+      const auto ta = rows_[a].activity_at, tb = rows_[b].activity_at;
       return ta != tb ? ta < tb : rows_[a].key() < rows_[b].key();
     });
     return order;
   }
 
+  // selectSessionEntryCapVictims + capEntryCount: as many rows as the unarchived count passes
+  // maxEntries (protected and preserved rows count but never change, so a store can stay above
+  // the cap); synthetic victims removed, the others archived in place.
   void step_cap() {
-    std::size_t kept_always = 0;
-    for (std::size_t i = 0; i < rows_.size(); ++i)
-      if (!removed_[i] && keep_always_[i]) ++kept_always;
-    const std::int64_t quota = std::max<std::int64_t>(0, in_.settings.max_entries - static_cast<std::int64_t>(kept_always));
-    auto order = removable_oldest_first();
-    if (static_cast<std::int64_t>(order.size()) <= quota) return;
-    const std::size_t drop = order.size() - static_cast<std::size_t>(quota);
-    for (std::size_t n = 0; n < drop; ++n) remove_row(order[n], maintenance_step::cap);
+    const std::int64_t overflow = static_cast<std::int64_t>(unarchived_) - std::max<std::int64_t>(0, in_.settings.max_entries);
+    if (overflow <= 0) return;
+    auto order = removable_least_active_first();
+    const std::size_t victims = std::min<std::size_t>(static_cast<std::size_t>(overflow), order.size());
+    for (std::size_t n = 0; n < victims; ++n) {
+      if (rows_[order[n]].synthetic)
+        remove_row(order[n], maintenance_step::cap);
+      else
+        archive_row(order[n], maintenance_step::cap);
+    }
   }
 
-  // After the removals (OpenClaw archives before its stale step, which here removes instead of
-  // archiving): the stale dashboard rows that stay are archived in place.
+  // Before the stale step, as OpenClaw's write profile runs it: a stale dashboard row older
+  // than pruneAfter too is archived as "stale-dashboard".
   void step_archive_dashboards() {
     const std::int64_t after = *in_.settings.archive_dashboard_after_ms;
-    for (std::size_t i = 0; i < rows_.size(); ++i) {
-      const auto& r = rows_[i];
-      if (!removable(i) || !is_stale_dashboard(r, after, in_.now_ms)) continue;
-      plan_action a;
-      a.step = maintenance_step::archive_dashboards;
-      a.kind = action_kind::archive_row;
-      a.key = std::string(r.key());
-      a.updated_at = r.updated_at;
-      a.session_id = std::string(r.session_id());
-      a.at_ms = in_.now_ms;
-      a.bytes = archived_row_extra_bytes(in_.now_ms);
-      store_text_sum_ += a.bytes;
-      archived_bytes_[i] = a.bytes;
-      plan_.actions.push_back(std::move(a));
-      ++plan_.dashboards_archived;
-    }
+    for (std::size_t i = 0; i < rows_.size(); ++i)
+      if (removable(i) && is_stale_dashboard(rows_[i], after, in_.now_ms)) archive_row(i, maintenance_step::archive_dashboards);
+  }
+
+  // Phase C's candidates (isSessionEntryDiskBudgetEvictable): rows archived by the cap, not
+  // otherwise preserved, oldest archivedAt first, ties by key.
+  std::vector<std::size_t> cap_archived_oldest_first() const {
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < rows_.size(); ++i)
+      if (!removed_[i] && !keep_always_[i] && archived_[i] && cap_archived_[i]) order.push_back(i);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return archived_at_[a] != archived_at_[b] ? archived_at_[a] < archived_at_[b] : rows_[a].key() < rows_[b].key();
+    });
+    return order;
   }
 
   // The files of sessions orphaned by the row removals so far, under `step`.
@@ -541,9 +607,9 @@ class planner {
         rep.freed_bytes += files_[fi].size;
         file_action(fi, maintenance_step::budget_files, action_kind::delete_file);
       }
-      // Phase C: rows, oldest updatedAt first; their files deleted outright when unreferenced.
+      // Phase C: rows the cap archived; their files deleted outright when unreferenced.
       if (total() > target) {
-        for (std::size_t i : removable_oldest_first()) {
+        for (std::size_t i : cap_archived_oldest_first()) {
           if (total() <= target) break;
           const std::uint64_t before = total();
           const std::size_t files_before = plan_.deleted_files;
@@ -561,8 +627,9 @@ class planner {
       const std::size_t held = live_rows_;
       plan_.warnings.push_back(fmt::format(
           "session disk budget cannot be met: {} bytes remain above the high-water target of {} bytes (maxDiskBytes {}) "
-          "after every removable file and row; the {} remaining rows (protected group/channel/thread/topic rows, the "
-          "active session and preserved keys) and their transcripts and the files maintenance never removes hold them; "
+          "after every removable file and row; the {} remaining rows (unarchived rows, rows archived other than by the cap, "
+          "protected group/channel/thread/topic rows, the active session and preserved keys) and their transcripts and the "
+          "files maintenance never removes hold them; "
           "raise session.maintenance.maxDiskBytes or remove rows by hand",
           rep.total_bytes_after, rep.high_water_bytes, rep.max_bytes, held));
     }
@@ -575,6 +642,10 @@ class planner {
   std::vector<bool> removed_;
   std::vector<bool> keep_always_;
   std::vector<std::uint64_t> archived_bytes_;  // what archiving a row added to its text (0: not archived here)
+  std::vector<bool> archived_;                 // archivedAt set, before or by this plan
+  std::vector<std::int64_t> archived_at_;
+  std::vector<bool> cap_archived_;             // archiveReason "active-session-cap"
+  std::size_t unarchived_ = 0;                 // rows in the store without archivedAt
   std::size_t live_rows_ = 0;
   std::uint64_t store_text_sum_ = 0;
   std::uint64_t files_bytes_ = 0;

@@ -5,23 +5,31 @@
 //
 // The plan is an ordered list of actions, in the order of [R§5.3] (cleanup's preview order
 // [R§5.5] for the steps only `sessions cleanup` runs):
-//   fix_missing, fix_dm_scope (cleanup flags only), model_run (forced or count >= high water),
-//   stale (updatedAt < now - pruneAfter), cap (forced or count >= highWater(maxEntries): keep
-//   the newest maxEntries - protected - preserved), archive_dashboards (session.maintenance.
-//   archiveDashboardAfter: the stale dashboard rows that remain are archived in place,
-//   dashboard_archive.hpp), unreferenced (the transcripts of removed
+//   fix_missing, fix_dm_scope (cleanup flags only), model_run (forced or unarchived count >=
+//   high water), archive_dashboards (session.maintenance.archiveDashboardAfter: stale dashboard
+//   rows archived in place, dashboard_archive.hpp), stale (updatedAt < now - pruneAfter),
+//   cap (forced: unarchived count > maxEntries; else unarchived count >= highWater(maxEntries):
+//   the oldest by activity_at of the rows that may change, as many as the unarchived count
+//   passes maxEntries), unreferenced (the transcripts of removed
 //   rows no remaining row references are archived as `.deleted.<ts>`, their trajectory
 //   sidecars deleted; forced: also orphan transcripts older than pruneAfter, and stale store
 //   temps deleted), archive_retention (`.deleted.<ts>` older than pruneAfter and `.reset.<ts>`
 //   older than resetArchiveRetention, by the timestamp in the name, deleted), budget_files and
 //   budget_rows (disk budget phases B and C down to highWaterBytes when the total passes
 //   maxDiskBytes [R§5.4]; phase A deletes prompt blobs, which sessionrt does not write).
-// Never removed, by any step: rows active within session.maintenance.preserveRecent (not
+// Archive in place, not delete (OpenClaw 2026.9, store-maintenance.ts): the stale and cap steps
+// remove only synthetic rows (cron, hook, heartbeat, node, ACP, sub-agent, model-run); every
+// other row they take stays, archived (archivedAt = now, archivedBy dropped, archiveReason
+// "age-retention" / "active-session-cap"), keeping its transcript. An archived row (archivedAt
+// set, by maintenance or by hand) is exempt from every step but one: phase C of the disk budget
+// evicts only rows archived with reason "active-session-cap" (oldest archivedAt first, ties by
+// key), with their unreferenced files deleted. The cap counts only unarchived rows.
+// Never changed, by any step: rows active within session.maintenance.preserveRecent (not
 // synthetic ones; activity_at), protected rows (group / channel / thread / topic pointers,
-// actors::is_protected_key), the active key and the preserve keys; never moved: a file whose
-// session id a remaining row references. Synthetic rows (cron, hook, heartbeat, ACP, sub-agent)
-// are never protected. Rows without updatedAt are never age-pruned; the cap and phase C take
-// them first.
+// actors::is_protected_key), pinned rows, rows with modelSelectionLocked or status "running",
+// the active key and the preserve keys; never moved: a file whose session id a remaining row
+// references. Synthetic rows are never protected. Rows without updatedAt are never age-pruned;
+// the cap takes them first.
 //
 // Transcripts kept compressed (<file>.jsonl.zst, cold_transcript.hpp) are transcripts to every
 // step: a row whose transcript is compressed is not missing, and an unreferenced one is
@@ -76,8 +84,10 @@ class maintenance_row {
   std::uint64_t text_bytes = 0;  // its bytes in sessions.json (session_store::append_row_text)
   bool is_protected = false;     // is_protected_key(key, row)
   bool synthetic = false;        // is_synthetic_key(key)
-  // OpenClaw 2026.9's flags the dashboard and cold storage rules look at (dashboard_archive.hpp):
+  // OpenClaw 2026.9's flags its archive and preservation rules look at (dashboard_archive.hpp):
   bool archived = false;      // archivedAt set
+  std::int64_t archived_at = 0;  // archivedAt when a number (phase C's order)
+  bool cap_archived = false;     // archived with archiveReason "active-session-cap"
   bool pinned = false;        // pinnedAt set on a pinnable row
   bool model_locked = false;  // modelSelectionLocked: true
   bool running = false;       // status "running"
@@ -114,9 +124,14 @@ enum class maintenance_step {
 };
 const char* maintenance_step_name(maintenance_step step) noexcept;
 // The per-row label of [R§5.5] for a row removed by `step`: prune-missing, retire-dm-scope,
-// prune-model-run, prune-stale, cap-overflow, evict-budget; "reap-cron-run" for the reaper;
-// "archive-dashboard" for a row archived in place.
+// prune-model-run, prune-stale, cap-overflow, evict-budget; "reap-cron-run" for the reaper.
 const char* row_action_label(maintenance_step step) noexcept;
+// The label of a row archived in place by `step` (OpenClaw's cleanup-action.ts):
+// archive-dashboard, archive-age (stale), archive-cap (cap).
+const char* row_archive_label(maintenance_step step) noexcept;
+// The archiveReason a row archived in place by `step` gets: "stale-dashboard", "age-retention",
+// "active-session-cap".
+std::string_view row_archive_reason(maintenance_step step) noexcept;
 
 // archive_row: the row stays, archived in place (dashboard_archive.hpp); compress_file: a
 // transcript kept compressed from now on (cold_transcript.hpp).
@@ -167,6 +182,8 @@ struct maintenance_plan {
   std::size_t capped = 0;
   std::size_t evicted = 0;          // phase C
   std::size_t dashboards_archived = 0;  // archiveDashboardAfter: rows marked archived in place
+  std::size_t age_archived = 0;         // stale rows archived in place (pruned: synthetic ones removed)
+  std::size_t cap_archived = 0;         // cap rows archived in place (capped: synthetic ones removed)
   std::size_t cold_files = 0;            // coldStorage: transcripts to compress
   std::uint64_t cold_raw_bytes = 0;      // their size now
   std::size_t archived_files = 0;   // .deleted.<ts> archives made
@@ -206,7 +223,8 @@ struct planner_input {
 
 maintenance_plan plan_maintenance(const planner_input& input);
 
-// The row label of a key in `plan` ("keep" when no action removes or archives it).
+// The row label of a key in `plan` ("keep" when no action removes or archives it; a row archived
+// and later evicted has the eviction's).
 const char* row_label_in(const maintenance_plan& plan, std::string_view key);
 // True when `rest` of an agent key is a per-peer direct key (fix-dm-scope's rule).
 bool is_per_peer_direct_key(std::string_view key);

@@ -125,7 +125,7 @@ apply_report apply_plan_range(storage::fs& files, storage::session_store_file& s
         continue;
       }
       session_entry archived = *row;
-      archive_row_in_place(archived, a.at_ms);
+      archive_row_in_place(archived, a.at_ms, row_archive_reason(a.step));
       store.store().upsert(a.key, std::move(archived));
       rows_changed = true;
       rep.applied.push_back(a);

@@ -539,6 +539,12 @@ void apply_model_selection(session_entry& entry, const model_selection& selectio
   for (auto k : fallback_origin_fields) entry.erase(k.name);
 }
 
+std::optional<status> archived_row_refusal(std::string_view key, const session_entry* row, inbound_kind kind) {
+  if (!is_system_event(kind) || !row || !row->json().contains("archivedAt")) return std::nullopt;
+  return status(errc::invalid_argument,
+                "Session \"" + std::string(key) + "\" is archived. Restore it before starting new work.");
+}
+
 rollover_result roll_session(const rollover_input& in) {
   boost::json::object row = in.current ? in.current->json() : boost::json::object();
   return roll(in, in.current, row);

@@ -12,8 +12,9 @@
 //   and the previous session ends (archive + drop queued events) when it was reset or stale.
 // System events (heartbeat, cron-event, exec-event) never roll a session and never extend
 // lastInteractionAt; they do update updatedAt. A message (not a system event) to an archived row
-// (archivedAt, e.g. session.maintenance.archiveDashboardAfter) restores it: archivedAt,
-// archivedBy and archiveReason are deleted.
+// (archivedAt: maintenance's archive in place, or sessions.patch) restores it: archivedAt,
+// archivedBy and archiveReason are deleted. A system event to an archived row is refused
+// (archived_row_refusal).
 //
 // The row is built the way JavaScript's `{...row, ...patch}` builds it: keys already in the row
 // keep their position, a key the patch leaves undefined is deleted, new keys are appended in the
@@ -39,6 +40,7 @@
 #include "actors/session/reset_policy.hpp"
 #include "actors/session/reset_trigger.hpp"
 #include "messages/session_entry.hpp"
+#include "messages/status.hpp"
 
 namespace sessionrt::actors {
 
@@ -76,6 +78,14 @@ struct rollover_result {
 };
 
 rollover_result roll_session(const rollover_input& in);
+
+// OpenClaw 2026.9's resolveSessionWorkStartError for an archived row: a system event
+// (heartbeat, cron-event, exec-event) to a row with archivedAt is refused with
+// `Session "<key>" is archived. Restore it before starting new work.` (errc::invalid_argument;
+// OpenClaw throws it as the run's error: nothing runs, nothing is stored, the row stays
+// archived). A message is never refused: roll_session restores the row. The caller checks this
+// before roll_session; nullopt: go on.
+std::optional<status> archived_row_refusal(std::string_view key, const session_entry* row, inbound_kind kind);
 
 // roll_session for the caller that owns the row and replaces it with the result
 // (`row = std::move(result.entry)`, the hot path of every turn): `current` is the row under the

@@ -5,9 +5,11 @@
 // session.maintenance.mode "enforce", holding the store's write lock, so it refuses while a
 // runtime owns the store. With a live gateway serving the state dir (and no --store), an applying
 // cleanup is handed to it (sessions.cleanup, as OpenClaw 2026.9's CLI does) instead of refused.
-// `sessionrt sessions archive|delete KEY...`: the rows removed with their transcripts archived
-// (`.deleted.<ts>`) or deleted, through the gateway when one runs (sessions.delete), else offline
-// under the store's lock; `sessionrt sessions tail [KEY]`: the session's last messages.
+// `sessionrt sessions archive KEY...`: OpenClaw 2026.9's archive in place (the row stays with
+// archivedAt and archiveReason "manual", its transcript untouched; sessions.patch {archived:
+// true} through the gateway when one runs, else offline under the store's lock);
+// `sessionrt sessions delete KEY...`: the rows removed and their transcripts deleted (through
+// sessions.delete, or offline); `sessionrt sessions tail [KEY]`: the session's last messages.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <ostream>
 
 #include "actors/maintenance/cleanup_run.hpp"
+#include "actors/maintenance/manual_archive.hpp"
 #include "actors/maintenance/maintenance_pass.hpp"
 #include "actors/maintenance/maintenance_planner.hpp"
 #include "actors/maintenance/plan_applier.hpp"
@@ -270,7 +273,11 @@ void print_plan_text(std::ostream& out, const store_cleanup& c, std::int64_t now
   out << fmt::format("Would prune missing transcripts: {}\n", p.missing);
   out << fmt::format("Would retire stale direct DM sessions: {}\n", p.dm_scope_retired);
   out << fmt::format("Would prune stale model-run probes: {}\n", p.model_run_pruned);
-  if (p.dashboards_archived > 0) out << fmt::format("Would archive inactive sessions: {}\n", p.dashboards_archived);
+  // OpenClaw 2026.9's lines: inactive = dashboards and stale rows archived in place.
+  if (p.dashboards_archived + p.age_archived + p.cap_archived > 0) {
+    out << fmt::format("Would archive inactive sessions: {}\n", p.dashboards_archived + p.age_archived);
+    out << fmt::format("Would archive cap overflow: {}\n", p.cap_archived);
+  }
   out << fmt::format("Would prune stale: {}\n", p.pruned);
   out << fmt::format("Would cap overflow: {}\n", p.capped);
   if (p.forced) out << fmt::format("Would prune unreferenced artifacts: {}\n", p.unreferenced.removed_files);
@@ -297,7 +304,9 @@ void print_plan_text(std::ostream& out, const store_cleanup& c, std::int64_t now
   std::size_t kept = 0, pruned = 0;
   for (const auto* r : order) {
     auto it = removal.find(r->key());
-    const char* label = it == removal.end() ? "keep" : actors::row_action_label(it->second->step);
+    const char* label = it == removal.end()                                   ? "keep"
+                        : it->second->kind == actors::action_kind::archive_row ? actors::row_archive_label(it->second->step)
+                                                                               : actors::row_action_label(it->second->step);
     std::string age = r->updated_at ? age_text(now - *r->updated_at) : "-";
     std::string flags = r->session_id().empty() ? "" : "id:" + std::string(r->session_id());
     if (r->is_protected) flags += " protected";
@@ -481,7 +490,7 @@ struct removal_options {
   bool json = false;
   bool yes = false;
   std::string token;
-  bool archive = true;  // archive: transcripts kept as .deleted.<ts>; delete: transcripts deleted
+  bool archive = true;  // archive: rows archived in place; delete: rows removed, transcripts deleted
 };
 
 struct removal_result {
@@ -491,6 +500,7 @@ struct removal_result {
   std::string transcript;  // its path ("" = none)
   std::string archived_to;  // archive: where it went
   bool transcript_deleted = false;
+  bool already_archived = false;  // archive: the row was archived before
   std::string error;
 };
 
@@ -505,6 +515,7 @@ void print_removals(const removal_options& o, const std::vector<removal_result>&
       if (!r.transcript.empty()) j["transcript"] = r.transcript;
       if (!r.archived_to.empty()) j["archivedTo"] = r.archived_to;
       if (r.transcript_deleted) j["transcriptDeleted"] = true;
+      if (r.already_archived) j["alreadyArchived"] = true;
       if (!r.error.empty()) j["error"] = r.error;
       out.push_back(std::move(j));
     }
@@ -518,6 +529,15 @@ void print_removals(const removal_options& o, const std::vector<removal_result>&
   for (const auto& r : rs) {
     if (!r.found) {
       *st.io.out << fmt::format("{}: no such session\n", r.key);
+      continue;
+    }
+    if (o.archive) {  // OpenClaw's sessions-lifecycle lines
+      if (!r.error.empty())
+        *st.io.err << fmt::format("archive {}: {}\n", r.key, r.error);
+      else if (r.already_archived)
+        *st.io.out << fmt::format("Session {} is already archived.\n", r.key);
+      else
+        *st.io.out << (o.dry_run ? fmt::format("[dry-run] archive session {}\n", r.key) : fmt::format("Archived session {}.\n", r.key));
       continue;
     }
     std::string what = o.dry_run ? fmt::format("would {}", verb) : (o.archive ? "archived" : "deleted");
@@ -555,6 +575,25 @@ std::optional<std::vector<removal_result>> remove_through_gateway(const removal_
       auto dir = storage::agent_sessions_dir(ctx.state_dir, agent);
       if (dir.ok()) r.transcript = storage::row_transcript_path(*st.io.files, *dir, r.session_id, std::nullopt);
     }
+    bool archived_before = false;
+    if (const bj::object* top = described->value().if_object())
+      if (const bj::value* row = top->if_contains("session"); row && row->is_object())
+        archived_before = json::get_bool(row->as_object(), "archived") == std::optional<bool>(true);
+    if (o.archive) {
+      r.already_archived = archived_before;
+      if (!o.dry_run && !archived_before) {
+        auto done = st.gateway(st.io, ctx.state_dir, o.token, "sessions.patch",
+                               bj::object{{"key", r.key}, {"archived", true}, {"expectedSessionId", r.session_id}});
+        if (!done) {
+          failed = status(errc::io_error, "the gateway went away");
+          out.push_back(std::move(r));
+          return out;
+        }
+        if (!done->ok()) r.error = done->error().message();
+      }
+      out.push_back(std::move(r));
+      continue;
+    }
     if (!o.dry_run) {
       auto done = st.gateway(st.io, ctx.state_dir, o.token, "sessions.delete",
                              bj::object{{"key", r.key}, {"deleteTranscript", o.archive}});
@@ -591,7 +630,8 @@ void removal_command(const removal_options& o, cli_state& st) {
   if (auto live = remove_through_gateway(o, *ctx, store.agent_id, st, failed)) {
     print_removals(o, *live, true, st);
     if (!failed.ok()) return fail(st, failed);
-    st.exit_code = std::all_of(live->begin(), live->end(), [](const removal_result& r) { return r.found; }) ? 0 : 1;
+    st.exit_code =
+        std::all_of(live->begin(), live->end(), [](const removal_result& r) { return r.found && r.error.empty(); }) ? 0 : 1;
     return;
   }
   // Offline: under the store's lock, refused while a runtime owns it.
@@ -631,7 +671,22 @@ void removal_command(const removal_options& o, cli_state& st) {
       r.transcript = storage::row_transcript_path(*st.io.files, store.sessions_dir, r.session_id, row->session_file());
       if (!r.transcript.empty() && !storage::transcript_exists(*st.io.files, r.transcript))
         r.transcript.clear();
-      if (!o.dry_run) file.store().erase(r.key);
+      if (o.archive) {
+        r.already_archived = row->json().contains("archivedAt");
+        const bool is_main = r.key == "global" || r.key == actors::build_main_key(store.agent_id, ctx->settings.routing.session.main_key);
+        if (!r.already_archived) {
+          status ok = actors::check_archive_patch(r.key, row, row->session_id(), true, is_main);
+          if (!ok.ok()) {
+            r.error = ok.message();
+          } else if (!o.dry_run) {
+            session_entry archived = *row;
+            actors::apply_archive_patch(archived, true, st.io.time->now_ms());
+            file.store().upsert(r.key, std::move(archived));
+          }
+        }
+      } else if (!o.dry_run) {
+        file.store().erase(r.key);
+      }
     }
     out.push_back(std::move(r));
   }
@@ -640,12 +695,8 @@ void removal_command(const removal_options& o, cli_state& st) {
     // never a row without its transcript.
     if (status saved = file.save(); !saved.ok()) return fail(st, saved);
     for (auto& r : out) {
-      if (r.transcript.empty()) continue;
-      if (o.archive) {
-        auto moved = storage::archive_transcript(*st.io.files, *st.io.time, r.transcript, storage::archive_reason::deleted);
-        if (moved.ok()) r.archived_to = *moved;
-        else r.error = moved.error().message();
-      } else {
+      if (r.transcript.empty() || o.archive) continue;  // an archived row keeps its transcript
+      {
         status gone = storage::remove_transcript(*st.io.files, r.transcript);  // either form
         r.transcript_deleted = gone.ok();
         if (!gone.ok()) r.error = gone.message();
@@ -739,8 +790,10 @@ void add_session_removal_commands(CLI::App* s, cli_state& st) {
     ro->archive = archive;
     auto* c = s->add_subcommand(
         archive ? "archive" : "delete",
-        archive ? "Archive sessions: remove their rows and keep their transcripts as <file>.deleted.<ts> (through the "
-                  "running gateway when one serves the state dir, else offline under the store's lock)"
+        archive ? "Archive sessions in place, as OpenClaw 2026.9 does: the rows stay with archivedAt and archiveReason "
+                  "\"manual\", out of sessions.list and maintenance, their transcripts untouched; the next message "
+                  "restores one (through the running gateway when one serves the state dir, else offline under the "
+                  "store's lock)"
                 : "Delete sessions: remove their rows and delete their transcripts (through the running gateway when "
                   "one serves the state dir, else offline under the store's lock). Asks for --yes");
     add_offline_options(c, ro->where);

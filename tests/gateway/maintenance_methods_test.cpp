@@ -24,7 +24,8 @@ constexpr std::int64_t kDay = 24LL * 3600 * 1000;
 
 std::string sessions_dir(const std::string& state) { return state + "/agents/main/sessions"; }
 
-// A state dir with an old row (60 days), a fresh one, and their transcripts.
+// A state dir with an old synthetic row (60 days: removed, not archived in place), a fresh
+// one, and their transcripts.
 void seed(const std::string& state) {
   const std::int64_t now = storage::real_clock().now_ms();
   std::filesystem::create_directories(sessions_dir(state));
@@ -35,7 +36,7 @@ void seed(const std::string& state) {
   sessionrt::testing::write_text(sessions_dir(state) + "/new-session.jsonl", header("new-session"));
   sessionrt::testing::write_text(
       sessions_dir(state) + "/sessions.json",
-      "{\n  \"agent:main:old\": {\n    \"sessionId\": \"old-session\",\n    \"updatedAt\": " + std::to_string(now - 60 * kDay) +
+      "{\n  \"agent:main:hook:old\": {\n    \"sessionId\": \"old-session\",\n    \"updatedAt\": " + std::to_string(now - 60 * kDay) +
           "\n  },\n  \"agent:main:new\": {\n    \"sessionId\": \"new-session\",\n    \"updatedAt\": " +
           std::to_string(now) + "\n  }\n}\n");
 }
@@ -96,7 +97,7 @@ TEST_CASE("sessions.cleanup runs the forced maintenance plan in the running gate
   CHECK(json::get_int(d, "appliedCount") == static_cast<std::int64_t>(d.at("appliedActions").as_array().size()));
   bool removed_old = false;
   for (const auto& a : d.at("appliedActions").as_array())
-    removed_old |= json::get_string(a.as_object(), "key") == std::optional<std::string_view>("agent:main:old");
+    removed_old |= json::get_string(a.as_object(), "key") == std::optional<std::string_view>("agent:main:hook:old");
   CHECK(removed_old);
   // The running runtime's own rows and files changed.
   auto listed = c->request("sessions.list", bj::object{}, std::chrono::seconds(30));
@@ -134,11 +135,18 @@ TEST_CASE("sessions archive and delete go through the running gateway, sessions 
   CHECK(tail.code == 0);
   CHECK_THAT(tail.out, Catch::Contains("\"messages\""));
 
-  auto archived = run_cli({"sessions", "archive", "agent:main:old", "--state-dir", g.dir.path(), "--token", "tok"});
+  auto archived = run_cli({"sessions", "archive", "agent:main:hook:old", "--state-dir", g.dir.path(), "--token", "tok"});
   INFO(archived.err);
   REQUIRE(archived.code == 0);
-  CHECK_THAT(archived.out, Catch::Contains("archived agent:main:old"));
-  CHECK(has_file(sessions_dir(g.dir.path()), "old-session.jsonl.deleted."));
+  // Archived in place through sessions.patch (OpenClaw 2026.9): the row and its transcript stay.
+  CHECK(archived.out == "Archived session agent:main:hook:old.\n");
+  CHECK_FALSE(has_file(sessions_dir(g.dir.path()), "old-session.jsonl.deleted."));
+  CHECK(std::filesystem::exists(sessions_dir(g.dir.path()) + "/old-session.jsonl"));
+  auto shelved = g.client()->request("sessions.list", bj::object{{"archived", true}}, std::chrono::seconds(30));
+  REQUIRE(shelved.ok());
+  CHECK(json::get_int(shelved->as_object(), "totalCount") == 1);
+  auto again = run_cli({"sessions", "archive", "agent:main:hook:old", "--state-dir", g.dir.path(), "--token", "tok"});
+  CHECK(again.out == "Session agent:main:hook:old is already archived.\n");
 
   auto refused = run_cli({"sessions", "delete", "agent:main:new", "--state-dir", g.dir.path(), "--token", "tok"});
   CHECK(refused.code != 0);

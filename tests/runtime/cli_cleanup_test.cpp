@@ -12,8 +12,9 @@
 namespace sessionrt::testing {
 namespace {
 
-// 3 stale DM rows (one labeled), 2 recent ones, an old protected group row, an expired reset
-// archive and an orphan transcript older than pruneAfter.
+// 2 stale DM rows (one labeled; archived in place) and a stale cron run row (removed), 2 recent
+// ones, an old protected group row, an expired reset archive and an orphan transcript older
+// than pruneAfter.
 void build_cleanup_fixture(sessions_fixture& fx) {
   fx.row("agent:main:main", "m1", 1000, {{"model", "gpt-5.5"}});
   fx.row("agent:main:telegram:group:-100", "g1", 200 * day);
@@ -21,7 +22,7 @@ void build_cleanup_fixture(sessions_fixture& fx) {
     std::string id = "old" + std::to_string(i);
     boost::json::object extra;
     if (i == 0) extra["label"] = "bob";
-    fx.row("agent:main:telegram:direct:" + std::to_string(i), id, (40 + i) * day, extra);
+    fx.row(i == 2 ? "agent:main:cron:nightly:run:2" : "agent:main:telegram:direct:" + std::to_string(i), id, (40 + i) * day, extra);
     fx.transcript(id, 300, 40 * day);
   }
   fx.row("agent:main:telegram:direct:8", "new8", 2 * day);
@@ -50,24 +51,29 @@ TEST_CASE("cli cleanup: warn mode and --dry-run change no byte and print the pla
   REQUIRE(lines.size() > 12);
   CHECK(lines[0] == "Session store: " + fx.store_path());
   CHECK(lines[1] == "Maintenance mode: warn");
-  CHECK(lines[2] == "Entries: 7 -> 4 (remove 3)");
+  CHECK(lines[2] == "Entries: 7 -> 6 (remove 1)");
   CHECK(lines[3] == "Would repair sessionFile metadata: 0");
   CHECK(lines[4] == "Would prune missing transcripts: 0");
   CHECK(lines[5] == "Would retire stale direct DM sessions: 0");
   CHECK(lines[6] == "Would prune stale model-run probes: 0");
-  CHECK(lines[7] == "Would prune stale: 3");
-  CHECK(lines[8] == "Would cap overflow: 0");
-  CHECK(lines[9] == "Would prune unreferenced artifacts: 1");
-  CHECK(lines[10] == "");
-  CHECK(lines[11] == "Planned session actions:");
+  // OpenClaw 2026.9: stale rows archived in place, only synthetic ones pruned.
+  CHECK(lines[7] == "Would archive inactive sessions: 2");
+  CHECK(lines[8] == "Would archive cap overflow: 0");
+  CHECK(lines[9] == "Would prune stale: 1");
+  CHECK(lines[10] == "Would cap overflow: 0");
+  CHECK(lines[11] == "Would prune unreferenced artifacts: 1");
+  CHECK(lines[12] == "");
+  CHECK(lines[13] == "Planned session actions:");
   // Keys whole (as --active-key takes them): the Key column is as wide as the longest.
-  CHECK(lines[12] == "Action              Key                            Age       Model          Flags");
-  CHECK(lines[13] == "keep                agent:main:main                just now  gpt-5.5        id:m1");
-  CHECK(warn.out.find("prune-stale         agent:main:telegram:direct:0   40d ago   -              id:old0\n") !=
+  CHECK(lines[14] == "Action              Key                            Age       Model          Flags");
+  CHECK(lines[15] == "keep                agent:main:main                just now  gpt-5.5        id:m1");
+  CHECK(warn.out.find("archive-age         agent:main:telegram:direct:0   40d ago   -              id:old0\n") !=
+        std::string::npos);
+  CHECK(warn.out.find("prune-stale         agent:main:cron:nightly:run:2  42d ago   -              id:old2\n") !=
         std::string::npos);
   CHECK(warn.out.find("keep                agent:main:telegram:group:-100 200d ago  -              id:g1 protected\n") !=
         std::string::npos);
-  CHECK(warn.out.find("Summary by Label:\n(unlabeled)  4 kept, 2 pruned\nbob  0 kept, 1 pruned\nTotal: 4 kept, 3 pruned\n") !=
+  CHECK(warn.out.find("Summary by Label:\n(unlabeled)  5 kept, 1 pruned\nbob  1 kept, 0 pruned\nTotal: 6 kept, 1 pruned\n") !=
         std::string::npos);
   CHECK(warn.out.find("Maintenance mode is warn: nothing was changed") != std::string::npos);
 
@@ -80,8 +86,9 @@ TEST_CASE("cli cleanup: warn mode and --dry-run change no byte and print the pla
   CHECK(j.at("mode").as_string() == "warn");
   CHECK(j.at("dryRun").as_bool());
   CHECK(j.at("beforeCount").as_int64() == 7);
-  CHECK(j.at("afterCount").as_int64() == 4);
-  CHECK(j.at("pruned").as_int64() == 3);
+  CHECK(j.at("afterCount").as_int64() == 6);
+  CHECK(j.at("pruned").as_int64() == 1);
+  CHECK(j.at("archived").as_int64() == 2);
   CHECK(j.at("capped").as_int64() == 0);
   CHECK(j.at("missing").as_int64() == 0);
   CHECK(j.at("dmScopeRetired").as_int64() == 0);
@@ -97,19 +104,30 @@ TEST_CASE("cli cleanup: --enforce applies exactly the plan --dry-run printed", "
   sessions_fixture fx;
   build_cleanup_fixture(fx);
   temp_dir cfg;
-  auto config = config_file(cfg, R"({"session": {"maintenance": {"maxDiskBytes": 2600, "highWaterBytes": 2000}}})");
+  // maxEntries 2: the cap archives direct:9 and direct:8 (4 unarchived rows, the group row
+  // protected), and phase C of the budget evicts them: it takes only rows the cap archived.
+  auto config = config_file(cfg, R"({"session": {"maintenance": {"maxEntries": 2, "maxDiskBytes": 2600, "highWaterBytes": 2000}}})");
   auto dry = run_cli_args({"sessions", "cleanup", "--dry-run", "--json", "--state-dir", fx.state_dir(), "--config", config});
   REQUIRE(dry.code == 0);
   auto planned = dry.json();
   const auto before = fx.checksum();
   CHECK(planned.at("diskBudget").as_object().at("overBudget").as_bool());
+  CHECK(planned.at("capArchived").as_int64() == 2);
+  CHECK(planned.at("diskBudget").as_object().at("removedEntries").as_int64() >= 1);
   auto applied = run_cli_args({"sessions", "cleanup", "--enforce", "--json", "--state-dir", fx.state_dir(), "--config", config});
   REQUIRE(applied.code == 0);
   CHECK(fx.checksum() != before);
   auto done = applied.json();
   CHECK_FALSE(done.at("dryRun").as_bool());
   CHECK(done.at("mode").as_string() == "enforce");
-  CHECK(done.at("appliedActions") == planned.at("actions"));
+  // The same actions; the applier writes a batch's row actions first (phase C's evictions come
+  // before the file actions planned ahead of them), so compare them as sets.
+  auto sorted_actions = [](const boost::json::value& v) {
+    std::multiset<std::string> out;
+    for (const auto& a : v.as_array()) out.insert(boost::json::serialize(a));
+    return out;
+  };
+  CHECK(sorted_actions(done.at("appliedActions")) == sorted_actions(planned.at("actions")));
   CHECK(done.at("appliedCount").as_int64() == static_cast<std::int64_t>(planned.at("actions").as_array().size()));
   CHECK(done.at("afterCount") == planned.at("afterCount"));
   CHECK(done.at("diskBudget") == planned.at("diskBudget"));
@@ -122,7 +140,7 @@ TEST_CASE("cli cleanup: --enforce applies exactly the plan --dry-run printed", "
   bool budget_deleted_an_archive = false;
   for (const auto& a : planned.at("actions").as_array()) {
     const auto& o = a.as_object();
-    if (o.at("action").as_string() == "remove-row") continue;
+    if (o.at("action").as_string() == "remove-row" || o.at("action").as_string() == "archive-row") continue;
     CHECK_FALSE(exists(fx.path(std::string(o.at("file").as_string()))));
     if (!o.contains("target")) continue;
     const std::string target(o.at("target").as_string());
@@ -144,7 +162,7 @@ TEST_CASE("cli cleanup: --enforce applies exactly the plan --dry-run printed", "
   build_cleanup_fixture(fx2);
   auto text = run_cli_args({"sessions", "cleanup", "--enforce", "--state-dir", fx2.state_dir()});
   CHECK(text.out == "Session store: " + fx2.store_path() +
-                        "\nApplied maintenance. Current entries: 4\nPruned unreferenced artifacts: 1\n");
+                        "\nApplied maintenance. Current entries: 6\nPruned unreferenced artifacts: 1\n");
 }
 
 TEST_CASE("cli cleanup: mode enforce in the config applies without --enforce, --fix-dm-scope retires per-peer rows",
@@ -157,7 +175,7 @@ TEST_CASE("cli cleanup: mode enforce in the config applies without --enforce, --
   REQUIRE(r.code == 0);
   auto j = r.json();
   CHECK_FALSE(j.at("dryRun").as_bool());
-  CHECK(j.at("dmScopeRetired").as_int64() == 5);  // direct:0..2, 8, 9
+  CHECK(j.at("dmScopeRetired").as_int64() == 4);  // direct:0, 1, 8, 9 (the cron row: pruned as stale)
   CHECK(j.at("afterCount").as_int64() == 2);
   auto keys = fx.keys_on_disk();
   CHECK(keys == std::vector<std::string>{"agent:main:main", "agent:main:telegram:group:-100"});

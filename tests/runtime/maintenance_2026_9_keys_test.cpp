@@ -85,12 +85,14 @@ TEST_CASE("preserveRecent keeps recently active interactive rows from the stale 
   in.settings.mode = actors::maintenance_mode::enforce;
   in.settings.preserve_recent_ms = 7 * kDay;
   auto plan = actors::plan_maintenance(in);
-  std::vector<std::string> removed;
+  std::vector<std::string> removed, archived;
   for (const auto& a : plan.actions)
-    if (a.kind == actors::action_kind::remove_row) removed.push_back(a.key);
-  CHECK(removed == std::vector<std::string>{"agent:main:explicit:b", "agent:main:cron:job1"});
+    (a.kind == actors::action_kind::remove_row ? removed : archived).push_back(a.key);
+  CHECK(removed == std::vector<std::string>{"agent:main:cron:job1"});
+  CHECK(archived == std::vector<std::string>{"agent:main:explicit:b"});  // in place (OpenClaw 2026.9)
 
   in.settings.preserve_recent_ms.reset();  // unset: the usual oldest-first policy
   auto plain = actors::plan_maintenance(in);
-  CHECK(plain.pruned == 3);
+  CHECK(plain.pruned == 1);
+  CHECK(plain.age_archived == 2);
 }

@@ -103,14 +103,16 @@ TEST_CASE("maintenance warn mode reports what enforce would do and changes no by
   const auto& store = first_store(*report);
   CHECK(json::get_string(store, "agentId") == std::optional<std::string_view>("main"));
   CHECK(store.at("beforeCount").to_number<std::int64_t>() == 6);
-  CHECK(store.at("afterCount").to_number<std::int64_t>() == 1);
-  CHECK(store.at("pruned").to_number<std::int64_t>() == 5);
-  CHECK(store.at("archivedFiles").to_number<std::int64_t>() == 5);
+  // Stale rows stay, archived in place with their transcripts (OpenClaw 2026.9).
+  CHECK(store.at("afterCount").to_number<std::int64_t>() == 6);
+  CHECK(store.at("pruned").to_number<std::int64_t>() == 0);
+  CHECK(store.at("ageArchived").to_number<std::int64_t>() == 5);
+  CHECK(store.at("archivedFiles").to_number<std::int64_t>() == 0);
   CHECK(store.at("deletedFiles").to_number<std::int64_t>() == 1);  // the .reset. archive past retention
   bool listed = false;
   for (const auto& a : store.at("actions").as_array())
     if (json::get_string(a.as_object(), "key") == std::optional<std::string_view>(peer_key("old3")))
-      listed = json::get_string(a.as_object(), "label") == std::optional<std::string_view>("prune-stale");
+      listed = json::get_string(a.as_object(), "label") == std::optional<std::string_view>("archive-age");
   CHECK(listed);
   // The subscribers saw the same report.
   auto seen = h.of_type("maintenance.report");
@@ -155,8 +157,10 @@ TEST_CASE("maintenance enforce applies the plan while turns flow and loses nothi
 
   CHECK(json::get_string(report->data, "mode") == std::optional<std::string_view>("enforce"));
   CHECK(report->data.at("applied").as_bool());
-  CHECK(report->data.at("rowsRemoved").to_number<std::int64_t>() >= kStale - 10);
-  CHECK(report->data.at("filesArchived").to_number<std::int64_t>() >= kStale - 10);
+  // Stale rows are archived in place (OpenClaw 2026.9): none removed, no transcript moved.
+  CHECK(report->data.at("rowsRemoved").to_number<std::int64_t>() == 0);
+  CHECK(report->data.at("rowsArchived").to_number<std::int64_t>() >= kStale - 10);
+  CHECK(report->data.at("filesArchived").to_number<std::int64_t>() == 0);
 
   // Every acknowledged turn is in the transcript its outcome names, and that file is in place.
   for (std::size_t i = 0; i < outs.size(); ++i) {
@@ -174,18 +178,21 @@ TEST_CASE("maintenance enforce applies the plan while turns flow and loses nothi
   REQUIRE(rows.ok());
   for (const auto& r : *rows)
     CHECK(std::filesystem::exists(h.fx.path(std::string(r.entry.session_id().value_or("")) + ".jsonl")));
-  // The stale keys no turn touched are gone, their transcripts archived as .deleted.
-  for (int i = 10; i < kStale; ++i) {
+  // The stale keys no turn touched stay, archived, with their transcripts in place; those a
+  // person's turn touched are not archived (the turn came first, or took the row out again).
+  for (int i = 0; i < kStale; ++i) {
     char id[64];
     std::snprintf(id, sizeof id, "00000000-0000-4000-8000-%012d", i);
-    CHECK_FALSE(rt->session(peer_key("p" + std::to_string(i))).value().has_value());
-    CHECK_FALSE(std::filesystem::exists(h.fx.path(std::string(id) + ".jsonl")));
-    CHECK(testing::has_name_starting(h.names(), std::string(id) + ".jsonl.deleted."));
+    auto row = rt->session(peer_key("p" + std::to_string(i))).value();
+    REQUIRE(row.has_value());
+    CHECK(row->json().contains("archivedAt") == (i >= 10));
+    CHECK(std::filesystem::exists(h.fx.path(std::string(id) + ".jsonl")));
+    CHECK_FALSE(testing::has_name_starting(h.names(), std::string(id) + ".jsonl.deleted."));
   }
   REQUIRE(rt->stop().ok());
 }
 
-TEST_CASE("maintenance passivates a live session before archiving the transcript of its pruned row") {
+TEST_CASE("maintenance passivates a live session before archiving its stale row in place, and a message restores it") {
   maintenance_harness h;
   h.fx.save();
   auto rt = h.start([](actors::runtime_settings& s) {
@@ -197,7 +204,7 @@ TEST_CASE("maintenance passivates a live session before archiving the transcript
   REQUIRE(out.st.ok());
   const std::string path = h.fx.path(out.session_id + ".jsonl");
   REQUIRE(std::filesystem::exists(path));
-  // A pass while the row is fresh keeps the live session's transcript where it is.
+  // A pass while the row is fresh keeps the live session as it is.
   auto kept = rt->maintain();
   REQUIRE(kept.ok());
   CHECK(kept->data.at("plannedActions").to_number<std::int64_t>() == 0);
@@ -208,24 +215,30 @@ TEST_CASE("maintenance passivates a live session before archiving the transcript
   auto report = rt->maintain();
   REQUIRE(report.ok());
   rt->settle();
+  // Archiving asks the idle live session to passivate, then holds the key (OpenClaw 2026.9
+  // archives a stale row in place; nothing moves its transcript).
   auto passivated = h.of_type("session.passivated");
   REQUIRE(passivated.size() == 1);
   CHECK(passivated[0].session_key == out.session_key);
   CHECK(json::get_string(passivated[0].data, "why") == std::optional<std::string_view>("maintenance"));
+  CHECK(report->data.at("rowsRemoved").to_number<std::int64_t>() == 0);
+  CHECK(report->data.at("filesArchived").to_number<std::int64_t>() == 0);
   auto row = rt->session(out.session_key).value();
-  if (row) {
-    // The passivation wrote the row back: it references its transcript, which stays.
-    CHECK(row->session_id() == std::optional<std::string_view>(out.session_id));
-    CHECK(std::filesystem::exists(path));
-  } else {
-    CHECK_FALSE(std::filesystem::exists(path));
-    CHECK(testing::has_name_starting(h.names(), out.session_id + ".jsonl.deleted."));
-    CHECK(report->data.at("filesArchived").to_number<std::int64_t>() == 1);
-  }
-  // The next turn on the key works (a new session when its row went).
+  REQUIRE(row.has_value());
+  CHECK(row->session_id() == std::optional<std::string_view>(out.session_id));
+  CHECK(std::filesystem::exists(path));
+  if (report->data.at("rowsArchived").to_number<std::int64_t>() == 1)
+    CHECK(json::get_string(row->json(), "archiveReason") == std::optional<std::string_view>("age-retention"));
+  else  // the passivation wrote the row back after the plan: skipped as changed
+    CHECK_FALSE(row->json().contains("archivedAt"));
+  // The next message continues the session and takes the row out of the archive.
   auto again = rt->send(testing::dm("q", "after the pass")).get();
   REQUIRE(again.st.ok());
-  CHECK(std::filesystem::exists(h.fx.path(again.session_id + ".jsonl")));
+  CHECK(again.session_id == out.session_id);
+  auto after = rt->session(out.session_key).value();
+  REQUIRE(after.has_value());
+  CHECK_FALSE(after->json().contains("archivedAt"));
+  CHECK_FALSE(after->json().contains("archiveReason"));
   REQUIRE(rt->stop().ok());
 }
 
@@ -248,8 +261,12 @@ TEST_CASE("the store tells maintenance when its rows reach high water and the pa
   auto reports = h.of_type("maintenance.report");
   REQUIRE(reports.size() == 1);
   CHECK(json::get_string(reports.front().data, "trigger") == std::optional<std::string_view>("high-water"));
-  CHECK(rt->sessions().value().size() == 5);
-  CHECK_FALSE(rt->session(peer_key("c0")).value().has_value());  // the oldest went
+  // The least active row is archived in place (OpenClaw 2026.9): it stays, out of the count.
+  CHECK(rt->sessions().value().size() == 6);
+  auto c0 = rt->session(peer_key("c0")).value();
+  REQUIRE(c0.has_value());
+  CHECK(json::get_string(c0->json(), "archiveReason") == std::optional<std::string_view>("active-session-cap"));
+  for (int i = 1; i < 6; ++i) CHECK_FALSE(rt->session(peer_key("c" + std::to_string(i))).value()->json().contains("archivedAt"));
   REQUIRE(rt->stop().ok());
 }
 

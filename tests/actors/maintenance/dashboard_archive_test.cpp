@@ -91,11 +91,11 @@ TEST_CASE("dashboard archive rule: dashboard keys only, by activity, never a pin
   CHECK_FALSE(actors::is_stale_dashboard(with({{"archivedAt", now - day}}), week, now));
 }
 
-TEST_CASE("dashboard archive in the plan: stale dashboards archived after the removals, protected and preserved ones kept") {
+TEST_CASE("dashboard archive in the plan: stale dashboards archived before the stale step, protected and preserved ones kept") {
   sessions_fixture fx;
   fx.row("agent:main:dashboard:a", "da", 8 * day);
   fx.row("agent:main:dashboard:b", "db", 2 * day);
-  fx.row("agent:main:dashboard:ancient", "dz", 40 * day);  // pruned by the stale step instead
+  fx.row("agent:main:dashboard:ancient", "dz", 40 * day);  // archived as a dashboard, before the stale step sees it
   fx.row("agent:main:dashboard:kept", "dk", 8 * day);
   fx.row("agent:main:dashboard:recent", "dr", 8 * day, {{"lastInteractionAt", fixture_now - 3 * day}});
   fx.row("agent:main:direct:x", "dx", 8 * day);
@@ -103,12 +103,13 @@ TEST_CASE("dashboard archive in the plan: stale dashboards archived after the re
   fx.save();
   auto s = enforce_settings();
   auto plan = fx.plan(s, "agent:main:dashboard:kept");
-  CHECK(archived_keys(plan) == std::vector<std::string>{"agent:main:dashboard:a"});
-  CHECK(plan.dashboards_archived == 1);
-  CHECK(plan.pruned == 1);  // the 40-day-old one
+  CHECK(archived_keys(plan) == std::vector<std::string>{"agent:main:dashboard:a", "agent:main:dashboard:ancient"});
+  CHECK(plan.dashboards_archived == 2);
+  CHECK(plan.pruned == 0);
+  CHECK(plan.age_archived == 0);  // OpenClaw's write profile archives dashboards first
   CHECK(std::string(actors::row_label_in(plan, "agent:main:dashboard:a")) == "archive-dashboard");
-  CHECK(std::string(actors::row_label_in(plan, "agent:main:dashboard:ancient")) == "prune-stale");
-  CHECK(plan.after_count == 5);  // archived rows stay
+  CHECK(std::string(actors::row_label_in(plan, "agent:main:dashboard:ancient")) == "archive-dashboard");
+  CHECK(plan.after_count == 6);  // archived rows stay
   // The row grows by exactly archivedAt and archiveReason in the projected store.
   const auto* a = &*std::find_if(plan.actions.begin(), plan.actions.end(),
                                  [](const actors::plan_action& x) { return x.kind == action_kind::archive_row; });
@@ -116,19 +117,21 @@ TEST_CASE("dashboard archive in the plan: stale dashboards archived after the re
   CHECK(a->updated_at == fixture_now - 8 * day);
 
   s.preserve_recent_ms = 10 * day;  // preserveRecent keeps it as it keeps rows from removal
-  CHECK(archived_keys(fx.plan(s)).empty());
+  CHECK(archived_keys(fx.plan(s)) == std::vector<std::string>{"agent:main:dashboard:ancient"});
   s.preserve_recent_ms.reset();
-  s.archive_dashboard_after_ms.reset();  // archiveDashboardAfter: false
-  CHECK(archived_keys(fx.plan(s)).empty());
+  s.archive_dashboard_after_ms.reset();  // archiveDashboardAfter: false: only the stale step's, by age
+  auto no_dash = fx.plan(s);
+  CHECK(archived_keys(no_dash) == std::vector<std::string>{"agent:main:dashboard:ancient"});
+  CHECK(no_dash.age_archived == 1);
   s.archive_dashboard_after_ms = 1 * day;
   CHECK(archived_keys(fx.plan(s)) ==
-        std::vector<std::string>{"agent:main:dashboard:a", "agent:main:dashboard:b", "agent:main:dashboard:kept",
-                                 "agent:main:dashboard:recent"});
+        std::vector<std::string>{"agent:main:dashboard:a", "agent:main:dashboard:ancient", "agent:main:dashboard:b",
+                                 "agent:main:dashboard:kept", "agent:main:dashboard:recent"});
   // A protected dashboard row (group chat) is never archived.
   fx.row("agent:main:dashboard:g", "dg", 8 * day, {{"chatType", "group"}});
   fx.save();
   const auto with_group = archived_keys(fx.plan(s));
-  CHECK(with_group.size() == 4);
+  CHECK(with_group.size() == 5);
   CHECK(std::count(with_group.begin(), with_group.end(), "agent:main:dashboard:g") == 0);
 }
 
@@ -179,8 +182,9 @@ TEST_CASE("dashboard archive applied offline: a row updated since the plan is no
 
 TEST_CASE("a transcript kept compressed is never missing, and its row's removal archives it as it is") {
   sessions_fixture fx;
-  fx.row("agent:main:direct:cold", "c1", 40 * day);
-  fx.row("agent:main:direct:warm", "w1", 40 * day);
+  // Synthetic rows: the stale step removes them (others it archives in place, with their transcripts).
+  fx.row("agent:main:hook:cold", "c1", 40 * day);
+  fx.row("agent:main:hook:warm", "w1", 40 * day);
   fx.transcript("c1", 300, 40 * day);
   fx.transcript("w1", 300, 40 * day);
   REQUIRE(storage::compress_transcript(storage::posix_fs(), fx.path("c1.jsonl"))->done);

@@ -31,9 +31,26 @@ std::vector<std::string> removed_keys(const actors::maintenance_plan& plan, main
   return keys;
 }
 
+// The rows `step` archives in place, sorted.
+std::vector<std::string> archived_keys(const actors::maintenance_plan& plan, maintenance_step step) {
+  std::vector<std::string> keys;
+  for (const auto& a : plan.actions)
+    if (a.kind == action_kind::archive_row && a.step == step) keys.push_back(a.key);
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+// The saved row of `key` ("" fields when absent).
+boost::json::object row_on_disk(const sessions_fixture& fx, const std::string& key) {
+  auto parsed = storage::load_from_text(read_text(fx.store_path()));
+  REQUIRE(parsed.ok());
+  const auto* e = parsed->store.find(key);
+  return e ? e->json() : boost::json::object{};
+}
+
 const actors::plan_action* file_action(const actors::maintenance_plan& plan, const std::string& file) {
   for (const auto& a : plan.actions)
-    if (a.kind != action_kind::remove_row && a.file == file) return &a;
+    if (a.kind != action_kind::remove_row && a.kind != action_kind::archive_row && a.file == file) return &a;
   return nullptr;
 }
 
@@ -81,7 +98,8 @@ TEST_CASE("maintenance settings: defaults and derived figures", "[maintenance]")
   CHECK(*actors::high_water_bytes(s) == 1000);  // clamped
 }
 
-TEST_CASE("maintenance planner: the stale prune removes old rows but keeps protected, active and recent ones",
+TEST_CASE("maintenance planner: the stale step archives old rows in place, removes old synthetic ones, keeps "
+          "protected, active and recent ones",
           "[maintenance]") {
   sessions_fixture fx;
   fx.row("agent:main:main", "m1", 40 * day);                   // the active key
@@ -95,60 +113,111 @@ TEST_CASE("maintenance planner: the stale prune removes old rows but keeps prote
   fx.save();
 
   auto plan = fx.plan(enforce_settings(), "agent:main:main");
-  CHECK(removed_keys(plan, maintenance_step::stale) ==
-        std::vector<std::string>{"agent:main:cron:job1:run:r1", "agent:main:telegram:direct:5"});
-  CHECK(plan.pruned == 2);
+  // OpenClaw 2026.9 (pruneStaleEntries): synthetic rows go, the others stay archived.
+  CHECK(removed_keys(plan, maintenance_step::stale) == std::vector<std::string>{"agent:main:cron:job1:run:r1"});
+  CHECK(archived_keys(plan, maintenance_step::stale) == std::vector<std::string>{"agent:main:telegram:direct:5"});
+  CHECK(plan.pruned == 1);
+  CHECK(plan.age_archived == 1);
   CHECK(plan.before_count == 9);
-  CHECK(plan.after_count == 7);
-  // Their transcripts are archived as .deleted.<ts>, the sidecar deleted, in the unreferenced step after the rows.
-  const auto* d5 = file_action(plan, "d5.jsonl");
-  REQUIRE(d5);
-  CHECK(d5->kind == action_kind::archive_file);
-  CHECK(d5->step == maintenance_step::unreferenced);
-  CHECK(d5->target.rfind("d5.jsonl.deleted.", 0) == 0);
-  REQUIRE(file_action(plan, "d5.trajectory.jsonl"));
-  CHECK(file_action(plan, "d5.trajectory.jsonl")->kind == action_kind::delete_file);
+  CHECK(plan.after_count == 8);
+  // The removed row's transcript is archived as .deleted.<ts>; the archived row keeps its files.
+  const auto* r1 = file_action(plan, "r1.jsonl");
+  REQUIRE(r1);
+  CHECK(r1->kind == action_kind::archive_file);
+  CHECK(r1->step == maintenance_step::unreferenced);
+  CHECK_FALSE(file_action(plan, "d5.jsonl"));
+  CHECK_FALSE(file_action(plan, "d5.trajectory.jsonl"));
   CHECK_FALSE(file_action(plan, "m1.jsonl"));
-  CHECK(actors::row_label_in(plan, "agent:main:telegram:direct:5") == std::string("prune-stale"));
+  CHECK(actors::row_label_in(plan, "agent:main:telegram:direct:5") == std::string("archive-age"));
+  CHECK(actors::row_label_in(plan, "agent:main:cron:job1:run:r1") == std::string("prune-stale"));
   CHECK(actors::row_label_in(plan, "agent:main:main") == std::string("keep"));
 
   apply(fx, plan);
   auto keys = fx.keys_on_disk();
   CHECK(std::find(keys.begin(), keys.end(), "agent:main:main") != keys.end());
   CHECK(std::find(keys.begin(), keys.end(), group_key) != keys.end());
-  CHECK(std::find(keys.begin(), keys.end(), "agent:main:telegram:direct:5") == keys.end());
-  auto names = list_names(fx.dir());
-  CHECK_FALSE(exists(fx.path("d5.jsonl")));
-  CHECK(exists(fx.path(d5->target)));
-  CHECK_FALSE(exists(fx.path("d5.trajectory.jsonl")));
+  CHECK(std::find(keys.begin(), keys.end(), "agent:main:cron:job1:run:r1") == keys.end());
+  auto d5 = row_on_disk(fx, "agent:main:telegram:direct:5");
+  CHECK(d5["archivedAt"] == boost::json::value(fixture_now));
+  CHECK(d5["archiveReason"] == boost::json::value("age-retention"));
+  CHECK(d5["updatedAt"] == boost::json::value(fixture_now - 40 * day));  // not touched
+  CHECK(exists(fx.path("d5.jsonl")));
+  CHECK(exists(fx.path("d5.trajectory.jsonl")));
+  CHECK_FALSE(exists(fx.path("r1.jsonl")));
+  CHECK(exists(fx.path(r1->target)));
   CHECK(exists(fx.path("m1.jsonl")));
-  // Applied again, the plan of the new state is empty.
+  // Applied again, the plan of the new state is empty: an archived row is never pruned again,
+  // however old (even forced, as `sessions cleanup` runs it).
   CHECK(fx.plan(enforce_settings(), "agent:main:main").actions.empty());
+  CHECK(fx.plan(enforce_settings(), "agent:main:main", true).actions.empty());
 }
 
-TEST_CASE("maintenance planner: the cap waits for the high-water mark, then keeps the newest", "[maintenance]") {
+TEST_CASE("maintenance planner: the cap waits for the high-water mark, then archives the least active in place",
+          "[maintenance]") {
   sessions_fixture fx;
   auto settings = enforce_settings();
   settings.max_entries = 10;  // high water 11
   for (int i = 0; i < 10; ++i) fx.row("agent:main:telegram:direct:" + std::to_string(i), "s" + std::to_string(i), (i + 1) * 1000);
-  fx.row(group_key, "g1", 5 * day);  // protected: counts against the cap, never removed
+  fx.row(group_key, "g1", 5 * day);  // protected: counts against the cap, never changed
+  for (int i = 0; i < 10; ++i) fx.transcript("s" + std::to_string(i), 100, 1000);
   fx.save();
-  // 11 rows = the high water: the cap runs and trims to 10 - 1 protected = 9 non-protected.
+  // 11 rows = the high water: the cap runs and brings the unarchived rows to 10.
   auto plan = fx.plan(settings);
-  CHECK(removed_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:telegram:direct:9"});
-  CHECK(plan.capped == 1);
+  CHECK(archived_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:telegram:direct:9"});
+  CHECK(removed_keys(plan, maintenance_step::cap).empty());
+  CHECK(plan.cap_archived == 1);
+  CHECK(plan.capped == 0);
+  CHECK(plan.after_count == 11);
+  CHECK_FALSE(file_action(plan, "s9.jsonl"));  // it keeps its transcript
+  CHECK(actors::row_label_in(plan, "agent:main:telegram:direct:9") == std::string("archive-cap"));
+  apply(fx, plan);
+  CHECK(row_on_disk(fx, "agent:main:telegram:direct:9")["archiveReason"] == boost::json::value("active-session-cap"));
+  CHECK(exists(fx.path("s9.jsonl")));
 
-  fx.store().erase("agent:main:telegram:direct:9");
-  fx.save();  // 10 rows, below the high water: no cap on a write ...
+  // 11 rows, 10 unarchived: below the high water, no cap on a write (the archived row does not count) ...
   CHECK(fx.plan(settings).actions.empty());
-  // ... but cleanup (forced) caps whenever the count is over maxEntries.
+  // ... but cleanup (forced) caps whenever the unarchived count is over maxEntries.
+  fx.row("agent:main:telegram:direct:9", "s9", 10 * 1000, {{"archivedAt", fixture_now}, {"archiveReason", "active-session-cap"}});
   fx.row("agent:main:telegram:direct:x", "sx", 1);
-  fx.save();  // 11 rows
-  settings.max_entries = 9;  // high water 10, forced cap to 9 - 1 protected = 8
+  fx.save();  // 12 rows, 11 unarchived
+  settings.max_entries = 9;  // high water 10: 2 of the 10 unprotected unarchived rows go
   auto forced = fx.plan(settings, {}, true);
-  CHECK(forced.capped == 2);  // 10 non-protected rows, 8 kept
-  CHECK(removed_keys(forced, maintenance_step::cap) ==
+  CHECK(forced.cap_archived == 2);
+  CHECK(archived_keys(forced, maintenance_step::cap) ==
         std::vector<std::string>{"agent:main:telegram:direct:7", "agent:main:telegram:direct:8"});
+}
+
+TEST_CASE("maintenance planner: the cap removes synthetic rows and archives the others", "[maintenance]") {
+  sessions_fixture fx;
+  auto settings = enforce_settings();
+  settings.max_entries = 1;  // high water 2
+  fx.row("agent:main:hook:h1", "h1", 3000);
+  fx.row("agent:main:telegram:direct:1", "d1", 2000);
+  fx.row("agent:main:telegram:direct:2", "d2", 1000);
+  for (const char* id : {"h1", "d1", "d2"}) fx.transcript(id, 100, 1000);
+  fx.save();
+  auto plan = fx.plan(settings);
+  CHECK(removed_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:hook:h1"});
+  CHECK(archived_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:telegram:direct:1"});
+  CHECK(plan.capped == 1);
+  CHECK(plan.cap_archived == 1);
+  CHECK(actors::row_label_in(plan, "agent:main:hook:h1") == std::string("cap-overflow"));
+  REQUIRE(file_action(plan, "h1.jsonl"));
+  CHECK(file_action(plan, "h1.jsonl")->kind == action_kind::archive_file);
+  CHECK_FALSE(file_action(plan, "d1.jsonl"));
+}
+
+TEST_CASE("maintenance planner: pinned, model-locked and running rows are never archived or removed",
+          "[maintenance]") {
+  sessions_fixture fx;
+  fx.row("agent:main:telegram:direct:1", "d1", 40 * day, {{"pinnedAt", 5}});
+  fx.row("agent:main:telegram:direct:2", "d2", 40 * day, {{"modelSelectionLocked", true}});
+  fx.row("agent:main:telegram:direct:3", "d3", 40 * day, {{"status", "running"}});
+  fx.row("agent:main:telegram:direct:4", "d4", 40 * day);
+  fx.save();
+  auto plan = fx.plan(enforce_settings(), {}, true);
+  CHECK(archived_keys(plan, maintenance_step::stale) == std::vector<std::string>{"agent:main:telegram:direct:4"});
+  CHECK(plan.actions.size() == 1);
 }
 
 TEST_CASE("maintenance planner: the cap takes rows without updatedAt first and keeps the active key",
@@ -163,8 +232,8 @@ TEST_CASE("maintenance planner: the cap takes rows without updatedAt first and k
   fx.row("agent:main:e", "e", 999999);  // oldest, but active
   fx.save();
   auto plan = fx.plan(settings, "agent:main:e");
-  // quota 3 - 1 preserved = 2 of a..d: the newest b and c stay.
-  CHECK(removed_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:a", "agent:main:d"});
+  // 5 unarchived, 2 over the cap; e is preserved: the least active of a..d, a (no time) and d.
+  CHECK(archived_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:a", "agent:main:d"});
 }
 
 TEST_CASE("maintenance planner: rows the cap finds tied on updatedAt go by key, whatever their store order",
@@ -177,15 +246,16 @@ TEST_CASE("maintenance planner: rows the cap finds tied on updatedAt go by key, 
     for (const auto& k : order) fx.row("agent:main:" + k, k, 5000);
     fx.save();
     auto plan = fx.plan(settings);
-    CHECK(removed_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:a"});
+    CHECK(archived_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:a"});
   }
 }
 
 TEST_CASE("maintenance planner: a transcript still referenced by another row is not archived", "[maintenance]") {
   sessions_fixture fx;
-  fx.row("agent:main:telegram:direct:1", "shared", 40 * day);
+  // Synthetic rows: the stale step removes them (others it archives, with their transcripts).
+  fx.row("agent:main:hook:1", "shared", 40 * day);
   fx.row("agent:main:telegram:direct:2", "shared", 1 * day);
-  fx.row("agent:main:telegram:direct:3", "alone", 40 * day, {{"sessionFile", "2026-12-01T00-00-00-000Z_alone.jsonl"}});
+  fx.row("agent:main:hook:3", "alone", 40 * day, {{"sessionFile", "2026-12-01T00-00-00-000Z_alone.jsonl"}});
   fx.transcript("shared", 100, 40 * day);
   fx.file("2026-12-01T00-00-00-000Z_alone.jsonl", 100, 40 * day);
   fx.file("alone.checkpoint.0b7e5a52-5f5e-4a43-9c1e-2f4e6f1d9a10.jsonl", 100, 40 * day);
@@ -227,13 +297,16 @@ TEST_CASE("maintenance planner: archives past their retention are removed, by th
   CHECK(file_action(fx.plan(settings), new_reset));
 }
 
-TEST_CASE("maintenance planner: the disk budget deletes removable files oldest first, then evicts rows (phases B, C)",
+TEST_CASE("maintenance planner: the disk budget deletes removable files oldest first, then evicts rows the cap "
+          "archived (phases B, C)",
           "[maintenance]") {
   sessions_fixture fx;
   // Three DM rows with 10 kB transcripts, a protected group row, an old archive and an orphan.
-  fx.row("agent:main:telegram:direct:1", "s1", 3 * day);
-  fx.row("agent:main:telegram:direct:2", "s2", 2 * day);
-  fx.row("agent:main:telegram:direct:3", "s3", 1 * day);
+  // Phase C evicts only rows the cap archived (OpenClaw 2026.9's isSessionEntryDiskBudgetEvictable):
+  // direct:1 (archived first), then direct:2; direct:3, archived by age, stays whatever the budget.
+  fx.row("agent:main:telegram:direct:1", "s1", 3 * day, {{"archivedAt", fixture_now - 9 * day}, {"archiveReason", "active-session-cap"}});
+  fx.row("agent:main:telegram:direct:2", "s2", 20 * day, {{"archivedAt", fixture_now - 1 * day}, {"archiveReason", "active-session-cap"}});
+  fx.row("agent:main:telegram:direct:3", "s3", 90 * day, {{"archivedAt", fixture_now - 30 * day}, {"archiveReason", "age-retention"}});
   fx.row(group_key, "g1", 9 * day);
   for (const char* id : {"s1", "s2", "s3", "g1"}) fx.transcript(id, 10000, 1 * day);
   const auto archive = storage::archive_name("old.jsonl", storage::archive_reason::reset, fixture_now - 3 * day);
@@ -262,6 +335,14 @@ TEST_CASE("maintenance planner: the disk budget deletes removable files oldest f
   CHECK(plan.disk_budget->removed_entries == 1);
   CHECK(plan.disk_budget->removed_files == 3);
   CHECK(actors::row_label_in(plan, "agent:main:telegram:direct:1") == std::string("evict-budget"));
+
+  // A budget no file or cap-archived row can meet: direct:3 and the group row stay.
+  settings.high_water_bytes = 1;
+  auto all = fx.plan(settings);
+  CHECK(removed_keys(all, maintenance_step::budget_rows) ==
+        std::vector<std::string>{"agent:main:telegram:direct:1", "agent:main:telegram:direct:2"});
+  CHECK_FALSE(all.disk_budget->met);
+  settings.high_water_bytes = static_cast<std::int64_t>(total) - 25000;
 
   apply(fx, plan);
   auto rescan = fx.plan(settings);
@@ -343,13 +424,17 @@ TEST_CASE("maintenance planner: the steps run in the order of [R§5.3]", "[maint
                                                maintenance_step::archive_retention, maintenance_step::budget_files,
                                                maintenance_step::budget_rows});
   CHECK(plan.model_run_pruned == 1);
-  CHECK(removed_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:telegram:direct:2"});
+  CHECK(archived_keys(plan, maintenance_step::stale) == std::vector<std::string>{"agent:main:telegram:direct:1"});
+  // s1 archived by age no longer counts: 3 unarchived rows over a cap of 2, the least active archived ...
+  CHECK(archived_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:telegram:direct:2"});
+  // ... and evicted by phase C; the age-archived row is not.
+  CHECK(removed_keys(plan, maintenance_step::budget_rows) == std::vector<std::string>{"agent:main:telegram:direct:2"});
   // Every file action of a row's session comes after that row's removal.
   std::set<std::string> gone, row_sessions{"mr", "s1", "s2", "s3", "s4"};
   for (const auto& a : plan.actions) {
     if (a.kind == action_kind::remove_row)
       gone.insert(a.session_id);
-    else if (row_sessions.count(a.session_id))
+    else if (row_sessions.count(a.session_id) && a.kind != action_kind::archive_row)
       CHECK(gone.count(a.session_id));
   }
   CHECK(file_action(plan, "zz.jsonl"));
@@ -410,7 +495,7 @@ TEST_CASE("plan applier: batches of any size give the same result, and changed r
   build(many);
   auto p1 = one.plan(enforce_settings());
   auto p2 = many.plan(enforce_settings());
-  REQUIRE(p1.actions.size() == 30);  // 15 rows + 15 archives
+  REQUIRE(p1.actions.size() == 15);  // 15 rows archived in place (their transcripts stay)
   apply(one, p1);
   apply(many, p2, 4);
   CHECK(list_names(one.dir()) == list_names(many.dir()));
@@ -423,8 +508,10 @@ TEST_CASE("plan applier: batches of any size give the same result, and changed r
   fx.row("agent:main:telegram:direct:s1", "s1", 0);
   fx.save();
   auto rep = apply(fx, plan);
-  CHECK(rep.applied.size() == 28);
-  CHECK(rep.skipped.size() == 2);
+  CHECK(rep.applied.size() == 14);
+  CHECK(rep.skipped.size() == 1);
+  CHECK(row_on_disk(fx, "agent:main:telegram:direct:s3")["archiveReason"] == boost::json::value("age-retention"));
+  CHECK_FALSE(row_on_disk(fx, "agent:main:telegram:direct:s1").contains("archivedAt"));
   CHECK(exists(fx.path("s1.jsonl")));
   // A warn plan is never applied.
   manual_clock clock(fixture_now);
