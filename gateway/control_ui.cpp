@@ -165,6 +165,16 @@ void security_headers(http_response& r) {
   r.headers.emplace_back("Referrer-Policy", "no-referrer");
 }
 
+// A page or its config: never cached, since a new build or config changes them under one name.
+http_response no_cache_response(const char* content_type, std::string body, bool head) {
+  http_response r;
+  r.headers = {{"Content-Type", content_type}, {"Cache-Control", "no-cache"}};
+  security_headers(r);
+  r.body = std::move(body);
+  r.head_only = head;
+  return r;
+}
+
 bool is_loopback_host(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "[::1]" || host == "::1";
 }
@@ -258,12 +268,7 @@ std::optional<http_response> control_ui::serve(std::string_view method, std::str
                    {"pluginAssetsRequireAuth", true},
                    {"pluginFrameGrants", bj::array{}}};
     if (!opt_.assistant_agent_id.empty()) cfg["assistantAgentId"] = opt_.assistant_agent_id;
-    http_response r;
-    r.headers = {{"Content-Type", "application/json; charset=utf-8"}, {"Cache-Control", "no-cache"}};
-    security_headers(r);
-    r.body = bj::serialize(cfg);
-    r.head_only = head;
-    return r;
+    return no_cache_response("application/json; charset=utf-8", bj::serialize(cfg), head);
   }
 
   auto decoded = percent_decode(path.substr(1));
@@ -311,12 +316,7 @@ std::optional<http_response> control_ui::serve(std::string_view method, std::str
   // The base path the app reads from <html data-openclaw-control-ui-base-path>.
   if (auto at = lower(html).find("<html"); at != std::string::npos)
     html.insert(at + 5, " data-openclaw-control-ui-base-path=\"\" data-openclaw-terminal-enabled=\"false\"");
-  http_response r;
-  r.headers = {{"Content-Type", "text/html; charset=utf-8"}, {"Cache-Control", "no-cache"}};
-  security_headers(r);
-  r.body = std::move(html);
-  r.head_only = head;
-  return r;
+  return no_cache_response("text/html; charset=utf-8", std::move(html), head);
 }
 
 namespace {

@@ -37,16 +37,6 @@ struct walk_result {
   bool cycle = false;
 };
 
-// Cuts a path that ran around a parent cycle just before its first repeated entry.
-void truncate_at_repeat(std::vector<position>& path) {
-  std::unordered_set<position> seen;
-  for (std::size_t i = 0; i < path.size(); ++i)
-    if (!seen.insert(path[i]).second) {
-      path.resize(i);
-      return;
-    }
-}
-
 // `need_kept`: whether the entries from firstKeptEntryId to the compaction are needed (the
 // context build) or only the thinking level / model (state_at).
 result<walk_result> walk(transcript_reader& rd, position leaf, bool need_kept) {
@@ -261,6 +251,15 @@ result<session_context> build_context(transcript_reader& rd, const leaf_selector
     }
   }
   return ctx;
+}
+
+void truncate_at_repeat(std::vector<transcript_reader::position>& path) {
+  std::unordered_set<transcript_reader::position> seen;
+  for (std::size_t i = 0; i < path.size(); ++i)
+    if (!seen.insert(path[i]).second) {
+      path.resize(i);
+      return;
+    }
 }
 
 }  // namespace sessionrt::storage

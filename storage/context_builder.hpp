@@ -12,6 +12,7 @@
 #include <boost/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "messages/status.hpp"
 #include "storage/transcript_reader.hpp"
@@ -65,6 +66,10 @@ result<path_state> state_at(transcript_reader& reader, std::optional<transcript_
 // costs what the context costs. Lines that do not parse are left out.
 result<std::vector<std::shared_ptr<const boost::json::object>>> path_entries(
     transcript_reader& reader, std::optional<transcript_reader::position> leaf);
+
+// Cuts a path (leaf first) that ran around a parent cycle just before its first repeated entry:
+// pi stops its walk there too. Shared by build_context and the history page (context_page).
+void truncate_at_repeat(std::vector<transcript_reader::position>& path);
 
 // The key under a compaction's `details` where sessionrt records the path state.
 inline constexpr const char* kCompactionStateKey = "sessionrt";

@@ -5,6 +5,7 @@
 
 #include "messages/context_message.hpp"
 #include "messages/json_access.hpp"
+#include "storage/context_builder.hpp"
 
 namespace sessionrt::storage {
 namespace {
@@ -65,17 +66,6 @@ status visit(transcript_reader& rd, position p, walk_state& w) {
     w.ended = true;
   }
   return {};
-}
-
-// Cuts a path that ran around a parent cycle just before its first repeated entry (as
-// build_context does).
-void truncate_at_repeat(std::vector<position>& path) {
-  std::unordered_set<position> seen;
-  for (std::size_t i = 0; i < path.size(); ++i)
-    if (!seen.insert(path[i]).second) {
-      path.resize(i);
-      return;
-    }
 }
 
 // The message an entry puts in the context (null: none).
