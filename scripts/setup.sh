@@ -27,6 +27,7 @@ packages=(
   tmux                        # drives OpenClaw's TUI in tests/compat/openclaw_tui.sh
   curl                        # the provider tests read the fake provider's counters
   systemd                     # systemd-analyze verify checks the unit `sessionrt gateway install` writes
+  etcd-server                 # cluster membership, leases, shard table (etcd 3.4; the cluster tests start one)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,5 @@
 // Runs the whole `sessionrt` command line in-process, with every command group the executable
-// registers (runtime/app/main.cpp: the gateway's, the remote commands, simulate), on the real
+// registers (runtime/app/main.cpp: the gateway's, the remote commands, simulate, cluster), on the real
 // files under a test's temp dir; stdout and stderr captured. The environment is empty (no
 // $HOME, no $SESSIONRT_STATE_DIR): tests name their state dir.
 #pragma once
@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/cluster_command.hpp"
 #include "gateway/gateway_command.hpp"
 #include "gateway/remote_commands.hpp"
 #include "runtime/cli/cli.hpp"
@@ -18,7 +19,7 @@ namespace sessionrt::testing {
 
 inline const std::vector<runtime::command_adder>& sessionrt_command_groups() {
   static const std::vector<runtime::command_adder> groups = {gateway::add_gateway_command, gateway::add_remote_commands,
-                                                             sim::add_simulate_command};
+                                                             sim::add_simulate_command, cluster::add_cluster_commands};
   return groups;
 }
 

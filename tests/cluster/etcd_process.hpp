@@ -1,0 +1,51 @@
+// etcd_process: a private etcd for one test, from the etcd binary (Debian etcd-server):
+// two free loopback ports, a data dir in a temp dir, fast elections (heartbeat 50 ms, election
+// 250 ms, so etcd's minimum lease TTL is 1 s); stopped (SIGTERM, then SIGKILL) and removed at
+// scope exit. start() waits until etcd answers a range (bounded: 20 s), failing with etcd's
+// log when it does not come up.
+// SESSIONRT_TEST_ETCD(var) starts one into `var`, or ends the test with a warning "SKIPPED:
+// etcd not found" (CTest reports it skipped) when there is no etcd binary.
+#pragma once
+#include <sys/types.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "messages/status.hpp"
+#include "tests/test_support.hpp"
+
+namespace sessionrt::testing {
+
+// $SESSIONRT_ETCD_BIN, else `etcd` on PATH; nullopt when neither is an executable file.
+std::optional<std::string> etcd_binary();
+
+class etcd_process {
+ public:
+  static result<std::unique_ptr<etcd_process>> start(const std::string& binary);
+  ~etcd_process();
+  etcd_process(const etcd_process&) = delete;
+  etcd_process& operator=(const etcd_process&) = delete;
+
+  const std::string& endpoint() const { return endpoint_; }  // http://127.0.0.1:<port>
+  std::string log() const;
+
+ private:
+  etcd_process() = default;
+  temp_dir dir_;
+  pid_t pid_ = -1;
+  std::string endpoint_;
+};
+
+}  // namespace sessionrt::testing
+
+#define SESSIONRT_TEST_ETCD(var)                                                                   \
+  auto var##_binary = ::sessionrt::testing::etcd_binary();                                       \
+  if (!var##_binary) {                                                                             \
+    WARN("SKIPPED: etcd not found (install Debian's etcd-server, as scripts/setup.sh does)");      \
+    return;                                                                                        \
+  }                                                                                                \
+  auto var##_started = ::sessionrt::testing::etcd_process::start(*var##_binary);                  \
+  INFO((var##_started.ok() ? std::string() : var##_started.error().to_string()));                 \
+  REQUIRE(var##_started.ok());                                                                     \
+  std::unique_ptr<::sessionrt::testing::etcd_process> var = std::move(*var##_started)
