@@ -1,5 +1,5 @@
 // cluster_command: the `sessionrt cluster` command group (issue #36), registered by the
-// executable (runtime/app/main.cpp) like the gateway's and the simulator's groups.
+// executable (app/command_groups.hpp) like the gateway's and the simulator's groups.
 //   sessionrt cluster status --cluster NAME [--etcd URL] [--json] [--timeout-ms N]
 // reads the cluster's nodes, shard tables and owner keys from etcd (cluster_status.hpp) and
 // prints them; it writes nothing. --etcd defaults to $SESSIONRT_ETCD, else

@@ -1,5 +1,5 @@
 // remote_commands: the CLI through a running gateway. add_remote_commands() registers
-// `sessionrt send`, `compact` and `tail`, and hands `sessions` / `status` (runtime/cli) the
+// `sessionrt send`, `compact` and `tail`, and hands `sessions` / `status` (app/cli) the
 // gateway_caller below, so that each of them talks to the gateway that <state>/gateway.json
 // names when it is live (its pid alive and its port answering), and works on the files
 // otherwise. send / compact / tail without a live gateway run in-process: an embedded runtime

@@ -1,27 +1,22 @@
 // Runs the whole `sessionrt` command line in-process, with every command group the executable
-// registers (runtime/app/main.cpp: the gateway's, the remote commands, simulate, cluster), on the real
-// files under a test's temp dir; stdout and stderr captured. The environment is empty (no
-// $HOME, no $SESSIONRT_STATE_DIR): tests name their state dir.
+// registers (app/main.cpp: the application's own, then app/command_groups.hpp: the gateway's, the
+// remote commands, simulate, cluster), on the real files under a test's temp dir; stdout and
+// stderr captured. The environment is empty (no $HOME, no $SESSIONRT_STATE_DIR): tests name
+// their state dir.
 #pragma once
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "cluster/cluster_command.hpp"
-#include "gateway/gateway_command.hpp"
-#include "gateway/remote_commands.hpp"
-#include "runtime/cli/cli.hpp"
-#include "sim/simulate_command.hpp"
+#include "app/cli/command_line.hpp"
+#include "app/command_groups.hpp"
 #include "storage/process_probe.hpp"
 #include "storage/system_clock.hpp"
 
 namespace sessionrt::testing {
 
-inline const std::vector<runtime::command_adder>& sessionrt_command_groups() {
-  static const std::vector<runtime::command_adder> groups = {gateway::add_gateway_command, gateway::add_remote_commands,
-                                                             sim::add_simulate_command, cluster::add_cluster_commands};
-  return groups;
-}
+// The groups app/main.cpp passes to run_cli, the one list both use.
+inline const std::vector<runtime::command_adder>& sessionrt_command_groups() { return app::command_groups(); }
 
 inline runtime::cli_io test_cli_io(std::ostream& out, std::ostream& err) {
   runtime::cli_io io;

@@ -4,10 +4,10 @@
 
 #include <sstream>
 
+#include "app/cli/command_line.hpp"
 #include "cluster/cluster_command.hpp"
 #include "cluster/node_membership.hpp"
 #include "messages/json_reader.hpp"
-#include "runtime/cli/cli.hpp"
 #include "tests/cluster/etcd_process.hpp"
 
 namespace sessionrt::cluster {

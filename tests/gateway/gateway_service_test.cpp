@@ -19,9 +19,9 @@
 #include <filesystem>
 #include <sstream>
 
+#include "app/cli/command_line.hpp"
 #include "gateway/gateway_command.hpp"
 #include "messages/json_access.hpp"
-#include "runtime/cli/cli.hpp"
 #include "storage/process_probe.hpp"
 #include "tests/test_support.hpp"
 

@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <sstream>
 
+#include "app/cli/command_line.hpp"
 #include "gateway/remote_commands.hpp"
 #include "messages/json_access.hpp"
 #include "messages/json_reader.hpp"
-#include "runtime/cli/cli.hpp"
 #include "storage/system_clock.hpp"
 #include "tests/gateway/gateway_fixture.hpp"
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/command_line.hpp"
 #include "messages/json_reader.hpp"
-#include "runtime/cli/cli.hpp"
 #include "tests/actors/maintenance/maintenance_fixture.hpp"
 
 namespace sessionrt::testing {

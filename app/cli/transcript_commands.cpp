@@ -4,10 +4,10 @@
 #include <iostream>
 #include <memory>
 
+#include "app/cli/command_line.hpp"
 #include "messages/json_access.hpp"
 #include "messages/json_writer.hpp"
 #include "messages/transcript_entry.hpp"
-#include "runtime/cli/cli.hpp"
 #include "storage/context_builder.hpp"
 #include "storage/transcript_check.hpp"
 

@@ -1,4 +1,4 @@
-#include "runtime/cli/sessions_view.hpp"
+#include "app/cli/sessions_view.hpp"
 
 #include <fmt/format.h>
 

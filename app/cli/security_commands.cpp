@@ -8,8 +8,8 @@
 #include <ostream>
 
 #include "actors/router/dm_scope_audit.hpp"
+#include "app/cli/command_line.hpp"
 #include "messages/json_writer.hpp"
-#include "runtime/cli/cli.hpp"
 #include "runtime/cli/offline_stores.hpp"
 
 namespace sessionrt::runtime {

@@ -4,8 +4,8 @@
 #include <iostream>
 #include <memory>
 
+#include "app/cli/command_line.hpp"
 #include "messages/json_writer.hpp"
-#include "runtime/cli/cli.hpp"
 #include "storage/session_store_file.hpp"
 #include "storage/system_clock.hpp"
 

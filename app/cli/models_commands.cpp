@@ -11,8 +11,8 @@
 #include <ostream>
 
 #include "actors/session/session_model.hpp"
+#include "app/cli/command_line.hpp"
 #include "messages/json_writer.hpp"
-#include "runtime/cli/cli.hpp"
 #include "runtime/cli/offline_stores.hpp"
 #include "runtime/config.hpp"
 #include "runtime/model_setup.hpp"

@@ -7,8 +7,8 @@
 #include <functional>
 #include <memory>
 
+#include "app/cli/command_line.hpp"
 #include "messages/json_writer.hpp"
-#include "runtime/cli/cli.hpp"
 #include "runtime/cli/offline_stores.hpp"
 #include "runtime/openclaw/openclaw_export.hpp"
 #include "runtime/openclaw/openclaw_import.hpp"

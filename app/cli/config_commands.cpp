@@ -6,8 +6,8 @@
 #include <memory>
 #include <ostream>
 
+#include "app/cli/command_line.hpp"
 #include "messages/json_writer.hpp"
-#include "runtime/cli/cli.hpp"
 #include "runtime/cli/offline_stores.hpp"
 #include "runtime/config.hpp"
 

@@ -11,11 +11,11 @@
 #include "actors/maintenance/maintenance_settings.hpp"
 #include "actors/maintenance/plan_applier.hpp"
 #include "actors/router/session_key.hpp"
+#include "app/cli/command_line.hpp"
+#include "app/cli/sessions_view.hpp"
 #include "messages/json_access.hpp"
 #include "messages/json_writer.hpp"
-#include "runtime/cli/cli.hpp"
 #include "runtime/cli/offline_stores.hpp"
-#include "runtime/cli/sessions_view.hpp"
 #include "storage/archive_names.hpp"
 #include "storage/durable_file.hpp"
 
