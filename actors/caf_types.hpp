@@ -135,7 +135,8 @@ typename Inspector::result_type inspect(Inspector& f, turn_outcome& x) {
   std::string reply = x.reply.value_or(std::string());
   return f(caf::meta::type_name("turn_outcome"), x.st, x.session_key, x.session_id, has_reply, reply, x.suppressed,
            x.command, x.command_output, x.new_session, x.reset_reason, x.notices, x.delivery.channel,
-           x.delivery.to, x.delivery.account_id, x.delivery.thread_id, caf::meta::load_callback([&]() -> caf::error {
+           x.delivery.to, x.delivery.account_id, x.delivery.thread_id, x.run_id, x.turn_event,
+           caf::meta::load_callback([&]() -> caf::error {
              x.reply = has_reply ? std::optional<std::string>(std::move(reply)) : std::nullopt;
              return caf::none;
            }));

@@ -60,7 +60,7 @@ void fuzz_http(std::string_view in, std::size_t piece) {
 }
 
 void fuzz_frames(std::string_view in) {
-  connection_state st(1 << 20);
+  connection_state st;
   std::size_t pos = 0;
   while (pos <= in.size()) {
     const auto nl = in.find('\n', pos);

@@ -14,7 +14,7 @@
 // An accepted socket therefore costs one descriptor for at most
 // max_unauthenticated + max_connections sockets at once.
 // phase_deadlines: the deadlines of one socket (request head, handshake, an unfinished message,
-// the close grace, a delayed refusal); the transport arms one timer for the earliest.
+// the close grace, a delayed refusal); ws_socket arms one timer for the earliest.
 #pragma once
 #include <array>
 #include <cstddef>

@@ -23,30 +23,29 @@ void send_closing(gateway_core& core, const chat_runs::finished& run) {
   });
 }
 
+// The run a bus event belongs to ("" when it names none: not a gateway run).
+std::string run_of(const lifecycle_event& e) { return std::string(json::get_string(e.data, "runId").value_or("")); }
+
 }  // namespace
 
-bool turn_ran_model(const turn_outcome& out) {
-  if (!out.command.empty()) return false;
-  if (out.st.ok()) return true;
-  const std::string& m = out.st.message();
-  return m.rfind("model call failed", 0) == 0 || m.rfind("the turn was cancelled", 0) == 0;
-}
-
 void chat_reply_delta(gateway_core& core, const lifecycle_event& e) {
+  const std::string run = run_of(e);
+  if (run.empty()) return;
   const bool discarded = json::get_bool(e.data, "discarded").value_or(false);
   const std::string text(json::get_string(e.data, "text").value_or(""));
-  core.runs->on_piece(e.session_key, text, discarded, json::get_int(e.data, "index").value_or(0),
-                      [&core](const chat_runs::delta& d) {
-                        core.sink->to_session(d.origin, d.session_key, "chat", delta_event(d, core.now_ms()));
-                      });
+  core.runs->on_piece(run, text, discarded, [&core](const chat_runs::delta& d) {
+    core.sink->to_session(d.origin, d.session_key, "chat", delta_event(d, core.now_ms()));
+  });
 }
 
-void chat_turn_ended(gateway_core& core, const std::string& session_key) {
-  core.runs->on_turn_end(session_key, [&core](const chat_runs::finished& run) { send_closing(core, run); });
+void chat_turn_ended(gateway_core& core, const lifecycle_event& e) {
+  const std::string run = run_of(e);
+  if (run.empty()) return;
+  core.runs->on_turn_end(run, [&core](const chat_runs::finished& f) { send_closing(core, f); });
 }
 
 void chat_acknowledged(gateway_core& core, const std::string& run_id, turn_outcome out) {
-  const bool wait = turn_ran_model(out);
+  const bool wait = out.turn_event;
   auto send = [&core](const chat_runs::finished& run) { send_closing(core, run); };
   if (core.runs->finish(run_id, std::move(out), wait, send) != chat_runs::ack::held) return;
   core.sink->after(kClosingHold, [c = &core, run_id] {

@@ -2,8 +2,10 @@
 // connection that sent the chat.send and to the connections watching the session
 // (frame_sink::to_session): the deltas as the event bus forwards the reply.delta events, the
 // closing event (final / aborted / error) at the turn's acknowledgement — held, when the turn
-// called the model, until the session's turn event came through the bus after the last delta
-// (chat_runs), for at most kClosingHold, so that a lost event cannot hold a final for ever.
+// published its turn event (turn_outcome::turn_event), until that event came through the bus
+// after the last delta (chat_runs). Bus events are joined to their run by data.runId; those
+// without one (not a gateway run) are ignored. kClosingHold bounds a hold, a safety net only: a
+// lost event must not hold a final for ever.
 #pragma once
 #include <chrono>
 #include <string>
@@ -16,13 +18,9 @@ namespace sessionrt::gateway {
 
 inline constexpr std::chrono::milliseconds kClosingHold{2000};
 
-// Whether the turn called the model (a turn.completed / turn.failed / turn.cancelled event then
-// follows its reply.delta events on the bus): not for a command, nor for a run refused before
-// its turn ran ("dropped by /stop", "the runtime is stopping", a store that could not open).
-bool turn_ran_model(const turn_outcome& out);
-
 void chat_reply_delta(gateway_core& core, const lifecycle_event& reply_delta);
-void chat_turn_ended(gateway_core& core, const std::string& session_key);
+// A turn.completed / turn.failed / turn.cancelled event.
+void chat_turn_ended(gateway_core& core, const lifecycle_event& turn_end);
 void chat_acknowledged(gateway_core& core, const std::string& run_id, turn_outcome out);
 
 }  // namespace sessionrt::gateway

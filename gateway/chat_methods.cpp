@@ -31,7 +31,7 @@ method_outcome chat_send(method_call& call) {
   const std::string raw(*json::get_string(call.params, "sessionKey"));
   if (raw.size() > 512) {
     c.metrics->refused(refusal::bad_session_key);
-    return error_of("invalid chat.send params: at /sessionKey: must NOT have more than 512 characters");
+    return params_error("chat.send", "at /sessionKey: must NOT have more than 512 characters");
   }
   auto key = resolve_session_key(*c.rt, raw, std::string(json::get_string(call.params, "agentId").value_or("")));
   if (!key.ok()) {
@@ -54,6 +54,7 @@ method_outcome chat_send(method_call& call) {
   ev.text = std::string(*json::get_string(call.params, "message"));
   ev.sender_authorized = true;
   ev.message_fields = user_message_fields(begun.run_id);  // the run, stored with the turn as OpenClaw stores it
+  ev.run_id = begun.run_id;  // named by the turn's events and its outcome (chat_delivery.hpp)
   const auto t0 = std::chrono::steady_clock::now();
   gateway_core* core = &c;
   const std::string run_id = begun.run_id;
@@ -105,7 +106,7 @@ method_outcome chat_history(method_call& call) {
                              {"inputRunIds", ptype::array}, {"maxBytes", ptype::positive_integer}}))
     return *e;
   if (auto l = json::get_int(call.params, "limit"); l && *l > 1000)
-    return error_of("invalid chat.history params: at /limit: must be <= 1000");
+    return params_error("chat.history", "at /limit: must be <= 1000");
   auto key = resolve_session_key(*call.core.rt, std::string(*json::get_string(call.params, "sessionKey")),
                                  std::string(json::get_string(call.params, "agentId").value_or("")));
   if (!key.ok()) {
@@ -136,7 +137,7 @@ method_outcome chat_history(method_call& call) {
   // the nextOffset it was given).
   const std::size_t limit = static_cast<std::size_t>(json::get_int(call.params, "limit").value_or(200));
   const auto offset = json::get_int(call.params, "offset").value_or(0);
-  if (offset < 0) return error_of("invalid chat.history params: at /offset: must be >= 0");
+  if (offset < 0) return params_error("chat.history", "at /offset: must be >= 0");
   auto h = call.core.rt->history(key->key, limit, static_cast<std::size_t>(offset));
   if (!h.ok()) return from_status(h.error());
   bj::array messages;

@@ -1,15 +1,15 @@
 // chat_runs: the chat.send runs in flight and the idempotency keys seen (thread-safe; no I/O).
-// A run is keyed by its runId (the request's idempotencyKey) and remembers the connection that
-// sent it. Runs of one session are served in the order they were sent (the session's queue mode
-// followup), so what the event bus says of a session (a streamed piece, the turn's end) belongs
-// to its oldest run whose turn has not ended on the bus. Each run numbers its chat events
-// (payload seq 1, 2, ...) and accumulates the streamed text (a `delta` carries all the text so
-// far and the new piece).
+// A run is keyed by its runId (the request's idempotencyKey), which the chat event carries into
+// the session (chat_event::run_id): the session's reply.delta and turn.* events name it as
+// data.runId, so what the event bus says of a run is joined to that run exactly; news of a run
+// that is not one of ours (a cron turn, another host's) or no longer in flight is dropped. Each
+// run remembers the connection that sent it, numbers its chat events (payload seq 1, 2, ...) and
+// accumulates the streamed text (a `delta` carries all the text so far and the new piece).
 // The closing event must not overtake the run's deltas, which travel apart from the turn's ack:
-// the session's turn.completed / turn.failed / turn.cancelled event follows the turn's last
-// reply.delta (done) on the bus, so at the ack (finish) a run whose turn called the model waits
-// for it (held) unless it already came; expire() lets a held run go after the caller's bound,
-// and later bus news of it is dropped or, past the bound, may be taken for the next run's.
+// the turn's turn.completed / turn.failed / turn.cancelled event follows its last reply.delta on
+// the bus, so at the ack (finish) a run whose turn published one (turn_outcome::turn_event)
+// waits for it (held) unless it already came. expire() lets a held run go after the caller's
+// bound: a safety net for an event that never came (the bus does not lose events in-process).
 // What is to be sent is handed to the caller's callback while the lock is held, so frames reach
 // the sink in their order: no delta after its run's closing event.
 // begin(): a key seen before (running or finished, among the last kMaxRemembered) gives back the
@@ -57,14 +57,11 @@ class chat_runs {
   using delta_fn = std::function<void(const delta&)>;
   using closing_fn = std::function<void(const finished&)>;
 
-  // A piece of the session's running reply (`index` counts the attempt's pieces from 0);
-  // discarded: the attempt was dropped (its text is forgotten). No delta when no run of the
-  // session waits for bus news, the piece is empty, or it is a late piece of a run already
-  // gone (an index past 0 before the run saw its first piece).
-  void on_piece(const std::string& session_key, const std::string& piece, bool discarded, std::int64_t index,
-                const delta_fn& send);
-  // The session's turn ended on the bus: its run's closing event goes now if it was held.
-  void on_turn_end(const std::string& session_key, const closing_fn& send);
+  // A piece of the run's reply; discarded: the attempt was dropped (its text is forgotten). No
+  // delta for a run not in flight or an empty piece.
+  void on_piece(const std::string& run_id, const std::string& piece, bool discarded, const delta_fn& send);
+  // The run's turn ended on the bus: its closing event goes now if it was held.
+  void on_turn_end(const std::string& run_id, const closing_fn& send);
 
   enum class ack { unknown, sent, held };
   // The run's turn was acknowledged. Its closing event goes now (sent) unless
@@ -73,7 +70,8 @@ class chat_runs {
   // The bound passed: a run still held sends its closing event now (true).
   bool expire(const std::string& run_id, const closing_fn& send);
 
-  // Runs not yet acknowledged (a held closing event is no longer a run in flight).
+  // The session's runs not yet acknowledged, in the order they were sent (a held closing event
+  // is no longer a run in flight).
   std::vector<std::string> open_runs(const std::string& session_key) const;
   bool has_open_run(const std::string& session_key) const;
   std::size_t open_count() const;
@@ -85,17 +83,15 @@ class chat_runs {
     std::uint64_t origin = 0;
     std::int64_t seq = 0;
     std::string text;
-    bool streaming = false;  // saw the first piece of an attempt
     bool turn_ended = false;  // the bus said so: nothing more of it comes
     std::optional<turn_outcome> held;  // acknowledged, its closing event waiting
   };
-  run* bus_target(const std::string& session_key);  // the oldest run whose turn has not ended
-  void close(std::deque<run>& q, std::deque<run>::iterator it, const closing_fn& send);
+  void close(std::map<std::string, run>::iterator it, const closing_fn& send);
 
   mutable std::mutex mu_;
-  std::map<std::string, std::deque<run>> by_session_;
-  std::map<std::string, std::string> run_session_;  // run id (open or held) -> session key
-  std::map<std::string, std::string> seen_;         // idempotency key -> run id
+  std::map<std::string, run> runs_;                              // by run id: open or held
+  std::map<std::string, std::deque<std::string>> by_session_;    // session key -> run ids, as sent
+  std::map<std::string, std::string> seen_;                      // idempotency key -> run id
   std::deque<std::string> seen_order_;
   std::size_t held_ = 0;  // runs whose closing event waits
 };

@@ -19,10 +19,11 @@ constexpr std::array<std::string_view, 17> kClientIds = {
 constexpr std::array<std::string_view, 8> kClientModes = {"webchat", "cli", "ui", "backend",
                                                            "node",    "worker", "probe", "test"};
 
-frame_error invalid(std::string message, bj::value details = nullptr) {
+frame_error invalid(fault why, std::string message, bj::value details = nullptr) {
   frame_error e;
   e.message = std::move(message);
   e.details = std::move(details);
+  e.why = why;
   return e;
 }
 
@@ -71,6 +72,7 @@ inbound_frame connection_state::on_text(std::string_view text) {
   if (!parsed.ok() || !parsed->is_object()) {
     // No id to answer: the frame cannot be a request.
     f.what = inbound_frame::kind::close;
+    f.error.why = fault::not_json;
     f.close = {close_code::policy, parsed.ok() ? "invalid request frame: not a JSON object"
                                                : "invalid request frame: not JSON"};
     return f;
@@ -87,12 +89,12 @@ inbound_frame connection_state::on_text(std::string_view text) {
     if (phase_ == phase::awaiting_connect || f.id.empty()) {
       f.what = inbound_frame::kind::close;
       f.respond_first = !f.id.empty();
-      f.error = invalid("invalid request frame: " + why);
+      f.error = invalid(fault::bad_frame, "invalid request frame: " + why);
       f.close = {close_code::policy, "invalid request frame"};
       return f;
     }
     f.what = inbound_frame::kind::error;
-    f.error = invalid("invalid request frame: " + why);
+    f.error = invalid(fault::bad_frame, "invalid request frame: " + why);
     return f;
   }
   f.method = std::string(*method);
@@ -100,13 +102,13 @@ inbound_frame connection_state::on_text(std::string_view text) {
   if (phase_ == phase::awaiting_connect && f.method != "connect") {
     f.what = inbound_frame::kind::close;
     f.respond_first = true;
-    f.error = invalid("invalid handshake: first request must be connect");
+    f.error = invalid(fault::before_connect, "invalid handshake: first request must be connect");
     f.close = {close_code::policy, "invalid handshake: first request must be connect"};
     return f;
   }
   if (phase_ == phase::open && f.method == "connect") {
     f.what = inbound_frame::kind::error;
-    f.error = invalid("invalid handshake: already connected");
+    f.error = invalid(fault::bad_frame, "invalid handshake: already connected");
     return f;
   }
   f.what = inbound_frame::kind::request;
@@ -115,7 +117,7 @@ inbound_frame connection_state::on_text(std::string_view text) {
 
 connect_verdict connection_state::check_connect(const bj::value& params, std::string_view expected_token) {
   auto bad = [](std::string why) {
-    return refuse(invalid("invalid connect params: " + why), close_code::policy, "invalid connect params");
+    return refuse(invalid(fault::bad_connect, "invalid connect params: " + why), close_code::policy, "invalid connect params");
   };
   if (!params.is_object()) return bad("must be object");
   const bj::object& p = params.get_object();
@@ -137,13 +139,13 @@ connect_verdict connection_state::check_connect(const bj::value& params, std::st
   if (ci.platform.empty()) return bad("at /client/platform: must NOT have fewer than 1 characters");
   if (!is_known_client_mode(ci.mode)) return bad("at /client/mode: must be equal to one of the allowed values");
   if (*min_p > kGatewayProtocol || *max_p < kGatewayProtocol)
-    return refuse(invalid("protocol mismatch",
+    return refuse(invalid(fault::protocol_mismatch, "protocol mismatch",
                           bj::object{{"code", "PROTOCOL_MISMATCH"}, {"expectedProtocol", kGatewayProtocol}}),
                   close_code::protocol_error, "protocol mismatch");
   std::string token;
   if (const auto* auth = json::get_object(p, "auth")) token = str_or_empty(*auth, "token");
   if (token.empty())
-    return refuse(invalid("unauthorized: gateway token missing", bj::object{{"code", "AUTH_TOKEN_MISSING"}}),
+    return refuse(invalid(fault::token_missing, "unauthorized: gateway token missing", bj::object{{"code", "AUTH_TOKEN_MISSING"}}),
                   close_code::policy, "unauthorized: gateway token missing");
   // Constant time over the expected length: the comparison must not tell how much matched.
   bool same = token.size() == expected_token.size();
@@ -151,10 +153,10 @@ connect_verdict connection_state::check_connect(const bj::value& params, std::st
   for (std::size_t i = 0; i < expected_token.size(); ++i)
     diff |= static_cast<unsigned char>(expected_token[i] ^ (i < token.size() ? token[i] : 0));
   if (!same || diff != 0)
-    return refuse(invalid("unauthorized: gateway token mismatch", bj::object{{"code", "AUTH_TOKEN_MISMATCH"}}),
+    return refuse(invalid(fault::token_mismatch, "unauthorized: gateway token mismatch", bj::object{{"code", "AUTH_TOKEN_MISMATCH"}}),
                   close_code::policy, "unauthorized: gateway token mismatch");
   if (auto role = json::get_string(p, "role"); role && *role != "operator")
-    return refuse(invalid("unauthorized: role " + std::string(*role) + " is not served by this gateway"),
+    return refuse(invalid(fault::bad_connect, "unauthorized: role " + std::string(*role) + " is not served by this gateway"),
                   close_code::policy, "unauthorized role");
   // The scopes asked for, limited to the operator scopes this gateway knows; none asked: read.
   std::vector<std::string> granted;

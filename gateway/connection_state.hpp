@@ -2,7 +2,8 @@
 // ../shared/reference/openclaw-gateway-protocol.md), with no I/O: the transport feeds it text
 // frames and does what it answers. It holds the handshake phase, the event seq counter (events
 // after the handshake count 1, 2, 3 ... per connection; the challenge carries none), the
-// scopes granted at connect, the subscriptions and the bytes the transport has buffered.
+// scopes granted at connect and the subscriptions. (What the socket has not sent yet is
+// ws_socket's: output_budget.hpp.)
 // Contract:
 //   - on_text() classifies one inbound text frame: a request to dispatch, an error response
 //     to send (the connection stays open) or a close (code + reason) after an optional error;
@@ -10,8 +11,6 @@
 //     refusal (error + close 1008 / 1002); after success the phase is open;
 //   - allowed() says whether the granted scopes cover a method's scope
 //     (operator.admin covers write and read, operator.write covers read);
-//   - buffered bytes: the transport reports what it queued and what was written; over_buffer()
-//     turns true past max_buffered_bytes (the transport then closes: never an unbounded queue);
 //   - watched session keys: the keys whose `chat` events the connection gets, at most
 //     kMaxWatchedKeys (the least recently used falls out), so a connection's cost stays bounded.
 #pragma once
@@ -45,7 +44,23 @@ inline constexpr int too_many = 1008;
 enum class method_scope { read, write, admin };
 std::string_view scope_name(method_scope s);  // "operator.read" ...
 
-// A protocol error as the response frame carries it.
+// What a refused frame, connect or request did wrong. Not on the wire (which carries code,
+// message and details): the gateway counts refusals and takes decisions by it, never by the
+// text of a message.
+enum class fault {
+  none,
+  not_json,           // a frame that is not JSON, or not a JSON object
+  bad_frame,          // an object that is not a request frame, or connect once connected
+  before_connect,     // a request before connect
+  bad_connect,        // connect params that do not validate, or a role this gateway does not serve
+  protocol_mismatch,  // connect's protocol range misses ours
+  token_missing,
+  token_mismatch,
+  origin,             // a Control UI Origin not allowed (control_ui.hpp)
+  bad_params,         // a method's params that do not validate (param_check.hpp)
+};
+
+// A protocol error as the response frame carries it, and its fault.
 struct frame_error {
   std::string code = "INVALID_REQUEST";
   std::string message;
@@ -54,6 +69,7 @@ struct frame_error {
   // UNAVAILABLE says the request may be sent again after retry_after_ms.
   bool retryable = false;
   std::optional<std::int64_t> retry_after_ms;
+  fault why = fault::none;  // not sent
   boost::json::object to_json() const;
 };
 
@@ -67,7 +83,7 @@ struct inbound_frame {
   std::string id;  // the request id (empty when the frame had none)
   std::string method;
   boost::json::value params = nullptr;
-  frame_error error;                   // kind::error, and kind::close when respond_first
+  frame_error error;                   // kind::error and kind::close (error.why says why, always set)
   bool respond_first = false;          // kind::close: send `error` for `id` before closing
   close_request close;
 };
@@ -88,8 +104,6 @@ class connection_state {
  public:
   enum class phase { awaiting_connect, open, closed };
 
-  explicit connection_state(std::size_t max_buffered_bytes) : max_buffered_(max_buffered_bytes) {}
-
   phase current() const { return phase_; }
   inbound_frame on_text(std::string_view text);
   connect_verdict check_connect(const boost::json::value& params, std::string_view expected_token);
@@ -102,15 +116,9 @@ class connection_state {
   std::int64_t next_seq() { return ++seq_; }
   std::int64_t last_seq() const { return seq_; }
 
-  void add_buffered(std::size_t n) { buffered_ += n; }
-  void drained(std::size_t n) { buffered_ = n > buffered_ ? 0 : buffered_ - n; }
-  void set_buffered(std::size_t n) { buffered_ = n; }
-  std::size_t buffered() const { return buffered_; }
-  bool over_buffer() const { return buffered_ > max_buffered_; }
-
   // chat.send / chat.history / sessions.describe on a key make the connection watch it (the
-  // transport keeps the reverse index). added: the key was not watched; evicted: the least
-  // recently used key that fell out to stay within kMaxWatchedKeys.
+  // dispatcher keeps the reverse index, frame_dispatch.hpp). added: the key was not watched;
+  // evicted: the least recently used key that fell out to stay within kMaxWatchedKeys.
   static constexpr std::size_t kMaxWatchedKeys = 256;
   struct watch_change {
     bool added = false;
@@ -128,8 +136,6 @@ class connection_state {
  private:
   phase phase_ = phase::awaiting_connect;
   std::int64_t seq_ = 0;
-  std::size_t buffered_ = 0;
-  std::size_t max_buffered_;
   std::vector<std::string> scopes_;
   client_info client_;
   std::list<std::string> watched_;

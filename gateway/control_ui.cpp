@@ -362,8 +362,7 @@ bool control_ui::origin_allowed(const std::map<std::string, std::string>& header
 connect_verdict with_origin_check(connect_verdict v, bool origin_ok, const std::string& reason) {
   if (origin_ok) return v;
   if (!v.ok) {
-    const auto* code = v.error.details.is_object() ? v.error.details.as_object().if_contains("code") : nullptr;
-    const bool credentials = code && code->is_string() && code->get_string().starts_with("AUTH_");
+    const bool credentials = v.error.why == fault::token_missing || v.error.why == fault::token_mismatch;
     if (!credentials) return v;  // refused before OpenClaw looks at the Origin
   }
   connect_verdict out;
@@ -371,6 +370,7 @@ connect_verdict with_origin_check(connect_verdict v, bool origin_ok, const std::
   out.error.code = "INVALID_REQUEST";
   out.error.message = kOriginRefusedMessage;
   out.error.details = bj::object{{"code", "CONTROL_UI_ORIGIN_NOT_ALLOWED"}, {"reason", reason}};
+  out.error.why = fault::origin;
   out.close = close_request{close_code::policy, kOriginRefusedMessage};
   return out;
 }

@@ -1,6 +1,7 @@
 #include "gateway/gateway_metrics.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 namespace sessionrt::gateway {
 
@@ -39,6 +40,12 @@ void gateway_metrics::ack_latency_ms(double ms) {
     if (ms <= kAckBucketsMs[i]) ack_buckets_[i].fetch_add(1);
   ack_count_.fetch_add(1);
   ack_sum_us_.fetch_add(static_cast<std::uint64_t>(ms * 1000.0));
+}
+
+void count_refusal(gateway_metrics& metrics, refusal r, const std::string& what) {
+  metrics.refused(r);
+  const std::uint64_t n = metrics.refusals(r);
+  if (n <= 3 || n % 1000 == 0) spdlog::warn("gateway: refused ({}, {} so far): {}", refusal_name(r), n, what);
 }
 
 std::string gateway_metrics::render(const runtime_sample& rt) const {

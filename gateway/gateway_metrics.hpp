@@ -84,4 +84,9 @@ class gateway_metrics {
   std::atomic<std::uint64_t> ack_sum_us_{0};
 };
 
+// Counts a refused client, then logs one line for it, rate-limited by that count: the first
+// three of a reason, then every 1000th, so that a flood of hostile sockets cannot flood the
+// log. `what` must never hold the token or a frame's text.
+void count_refusal(gateway_metrics& metrics, refusal r, const std::string& what);
+
 }  // namespace sessionrt::gateway

@@ -176,6 +176,7 @@ result<std::unique_ptr<gateway_server>> gateway_server::start(gateway_options op
   to.message_timeout_ms = gw.message_timeout_ms;
   to.max_requests_in_flight = gw.max_requests_in_flight;
   to.max_queued_requests = gw.max_queued_requests;
+  to.files = o.runtime.files;
   // Every socket costs a descriptor: the soft limit goes up to the hard one, and the transport
   // keeps gateway.fdReserve of them free for the runtime's files (gateway/admission.hpp).
   const std::size_t fd_limit = raise_fd_limit();
@@ -236,7 +237,7 @@ result<std::unique_ptr<gateway_server>> gateway_server::start(gateway_options op
   o.runtime.subscriptions.push_back(
       {{{"reply.delta", "turn.completed", "turn.failed", "turn.cancelled"}, "", ""}, [raw](const lifecycle_event& e) {
          if (e.type == "reply.delta") chat_reply_delta(raw->core, e);
-         else chat_turn_ended(raw->core, e.session_key);
+         else chat_turn_ended(raw->core, e);
        }});
   // Every stored message, to the sessions.messages.subscribe subscribers of its session.
   o.runtime.subscriptions.push_back({{{"message.appended"}, "", ""}, [raw](const lifecycle_event& e) {
@@ -307,6 +308,9 @@ status gateway_server::stop() {
   // runtime then return and the loop can end.
   status result = impl_->rt ? impl_->rt->stop() : status{};
   if (impl_->loop.joinable()) impl_->loop.join();
+  // A job still on a method worker (a delivery after the last run, a late call) uses the
+  // runtime: it returns before the runtime is destroyed (it is declared after the transport).
+  impl_->transport->wait_idle();
   storage::fs& files = impl_->opt.runtime.files ? *impl_->opt.runtime.files : storage::posix_fs();
   if (!impl_->discovery_path.empty()) (void)files.unlink(impl_->discovery_path);
   return result;

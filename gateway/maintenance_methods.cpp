@@ -32,7 +32,7 @@ method_outcome sessions_cleanup(method_call& call) {
   if (!req.agent_id.empty()) req.agent_id = actors::normalize_agent_id(req.agent_id);
   const bool all_agents = json::get_bool(p, "allAgents").value_or(false);
   if (all_agents && !req.agent_id.empty())
-    return error_of("invalid sessions.cleanup params: allAgents and agent exclude each other");
+    return params_error("sessions.cleanup", "allAgents and agent exclude each other");
   if (!all_agents && req.agent_id.empty()) req.agent_id = actors::default_agent_of(call.core.rt->settings().routing);
   req.mode = json::get_bool(p, "enforce").value_or(false) ? actors::maintenance_mode::enforce
                                                           : call.core.rt->settings().maintenance.mode;
@@ -41,7 +41,7 @@ method_outcome sessions_cleanup(method_call& call) {
   req.fix_dm_scope = json::get_bool(p, "fixDmScope").value_or(false);
   req.active_key = std::string(json::get_string(p, "activeKey").value_or(""));
   if (!req.active_key.empty() && !actors::is_plausible_session_key(req.active_key))
-    return error_of("invalid sessions.cleanup params: activeKey \"" + req.active_key + "\" is not a session key");
+    return params_error("sessions.cleanup", "activeKey \"" + req.active_key + "\" is not a session key");
   auto out = call.core.rt->cleanup(req);
   if (!out.ok()) return error_of(out.error().message(), "UNAVAILABLE");
   for (const auto& s : out->stores)

@@ -71,8 +71,13 @@ std::optional<frame_error> check_params(std::string_view method, const bj::objec
       if (!known) add("at root: unexpected property '" + std::string(kv.key()) + "'");
     }
   if (problems.empty()) return std::nullopt;
+  return params_error(method, problems);
+}
+
+frame_error params_error(std::string_view method, const std::string& problem) {
   frame_error e;
-  e.message = "invalid " + std::string(method) + " params: " + problems;
+  e.message = "invalid " + std::string(method) + " params: " + problem;
+  e.why = fault::bad_params;
   return e;
 }
 

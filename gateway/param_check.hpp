@@ -24,6 +24,10 @@ struct param_spec {
   std::size_t max_length = 0;
 };
 
+// "invalid <method> params: <problem>", its fault bad_params (what check_params returns, and
+// every handler's own params check).
+frame_error params_error(std::string_view method, const std::string& problem);
+
 std::optional<frame_error> check_params(std::string_view method, const boost::json::object& params,
                                         std::initializer_list<param_spec> specs, bool closed = false);
 

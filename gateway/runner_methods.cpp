@@ -1,6 +1,7 @@
 // sessionrt.runner.attach / sessionrt.turn.result: a client that becomes a model runner
 // (runner_pool.hpp has the protocol). Both need operator.write.
 #include "gateway/method_table.hpp"
+#include "gateway/param_check.hpp"
 #include "gateway/runner_pool.hpp"
 
 namespace sessionrt::gateway {
@@ -16,6 +17,8 @@ method_outcome runner_attach(method_call& call) {
 
 method_outcome turn_result(method_call& call) {
   if (!call.conn->runner) return error_of("sessionrt.turn.result: this connection did not call sessionrt.runner.attach");
+  if (auto problem = runner_pool::result_params_problem(call.params))
+    return params_error("sessionrt.turn.result", *problem);
   auto st = call.core.runners->on_result(call.conn_id, call.params);
   if (!st.ok()) return error_of(st.message());
   return bj::value(bj::object{{"ok", true}});

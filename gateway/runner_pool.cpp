@@ -121,19 +121,27 @@ void runner_pool::detach(std::uint64_t conn) {
   }
 }
 
+std::optional<std::string> runner_pool::result_params_problem(const bj::object& params) {
+  if (!json::get_string(params, "callId")) return "must have required property 'callId'";
+  const auto* delta = params.if_contains("delta");
+  const auto* message = params.if_contains("message");
+  const auto* error = params.if_contains("error");
+  if (delta && !delta->is_string()) return "at /delta: must be string";
+  if (message && !message->is_object()) return "at /message: must be object";
+  if (error && !error->is_string()) return "at /error: must be string";
+  if (!delta && !message && !error) return "one of delta, message, error is required";
+  return std::nullopt;
+}
+
 status runner_pool::on_result(std::uint64_t conn, const bj::object& params) {
+  if (auto problem = result_params_problem(params))
+    return status(errc::invalid_argument, "invalid sessionrt.turn.result params: " + *problem);
   const auto id = json::get_string(params, "callId");
-  if (!id) return status(errc::invalid_argument, "invalid sessionrt.turn.result params: must have required property 'callId'");
   std::shared_ptr<const model_request> req;
   std::shared_ptr<model_completion> done;
   const auto* delta = params.if_contains("delta");
   const auto* message = params.if_contains("message");
   const auto* error = params.if_contains("error");
-  if (delta && !delta->is_string()) return status(errc::invalid_argument, "invalid sessionrt.turn.result params: at /delta: must be string");
-  if (message && !message->is_object()) return status(errc::invalid_argument, "invalid sessionrt.turn.result params: at /message: must be object");
-  if (error && !error->is_string()) return status(errc::invalid_argument, "invalid sessionrt.turn.result params: at /error: must be string");
-  if (!delta && !message && !error)
-    return status(errc::invalid_argument, "invalid sessionrt.turn.result params: one of delta, message, error is required");
   {
     std::lock_guard lock(mu_);
     auto it = calls_.find(std::string(*id));

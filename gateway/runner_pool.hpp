@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -35,6 +36,8 @@ class runner_pool final : public async_model_runner {
   std::size_t attached() const;
   // A sessionrt.turn.result from `conn`; an error names what was wrong (unknown callId, ...).
   status on_result(std::uint64_t conn, const boost::json::object& params);
+  // What is wrong with a sessionrt.turn.result's params ("at /delta: must be string"), if anything.
+  static std::optional<std::string> result_params_problem(const boost::json::object& params);
 
  private:
   struct call {

@@ -56,7 +56,7 @@ method_outcome sessions_list(method_call& call) {
   // them) or "all".
   const bj::value* archived_param = call.params.if_contains("archived");
   if (archived_param && !archived_param->is_bool() && !(archived_param->is_string() && archived_param->get_string() == "all"))
-    return error_of("invalid sessions.list params: at /archived: must be boolean or \"all\"");
+    return params_error("sessions.list", "at /archived: must be boolean or \"all\"");
   const bool all_rows = archived_param && archived_param->is_string();
   const bool archived_only = archived_param && archived_param->is_bool() && archived_param->get_bool();
   auto rows = call.core.rt->sessions();
@@ -158,7 +158,7 @@ method_outcome sessions_patch(method_call& call) {
                          {"queueMode", ptype::nullable_string}, {"pinned", ptype::boolean},
                          {"archived", ptype::boolean}, {"expectedSessionId", ptype::nonempty_string}});
   if (e || !problems.empty()) {
-    frame_error out = e ? *e : error_of("invalid sessions.patch params: ");
+    frame_error out = e ? *e : params_error("sessions.patch", "");
     if (!problems.empty()) out.message += (e ? "; " : "") + problems;
     return out;
   }
@@ -210,7 +210,7 @@ method_outcome sessions_reset(method_call& call) {
     return *e;
   const std::string reason(json::get_string(call.params, "reason").value_or("reset"));
   if (reason != "new" && reason != "reset")
-    return error_of("invalid sessions.reset params: at /reason: must be equal to one of the allowed values");
+    return params_error("sessions.reset", "at /reason: must be equal to one of the allowed values");
   auto k = key_param(call);
   if (auto* err = std::get_if<frame_error>(&k)) return *err;
   const auto& key = std::get<resolved_key>(k);

@@ -1,6 +1,6 @@
 // session_watchers: for each session key, the connections that watch it (the reverse of each
 // connection_state's watched keys), so that a run's `chat` events cost O(watchers of its key),
-// not O(connections). The transport's loop thread owns it: no lock.
+// not O(connections). frame_dispatch owns it, on the loop thread: no lock.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -123,7 +123,7 @@ method_outcome events_subscribe(method_call& call) {
   event_filter f;
   if (const auto* types = json::get_array(call.params, "types"))
     for (const auto& t : *types) {
-      if (!t.is_string()) return error_of("invalid sessionrt.events.subscribe params: at /types: must be array of strings");
+      if (!t.is_string()) return params_error("sessionrt.events.subscribe", "at /types: must be array of strings");
       f.types.emplace_back(t.get_string());
     }
   f.key_prefix = std::string(json::get_string(call.params, "keyPrefix").value_or(""));

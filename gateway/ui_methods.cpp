@@ -122,7 +122,7 @@ method_outcome resolve_session(method_call& call, const bj::object& p, const cha
   if (auto sid = json::get_string(p, "shortId")) {
     short_id = lower_hex_of(*sid);
     if (short_id.size() < 8 || short_id.size() > 32 || short_id.find_first_not_of("0123456789abcdef") != std::string::npos)
-      return error_of("invalid " + std::string(method) + " params: shortId must be 8-32 hexadecimal characters");
+      return params_error(method, "shortId must be 8-32 hexadecimal characters");
   }
   auto rows = call.core.rt->sessions();
   if (!rows.ok()) return from_status(rows.error());
@@ -220,7 +220,7 @@ method_outcome commands_list(method_call& call) {
     return *e;
   const std::string scope(json::get_string(call.params, "scope").value_or("both"));
   if (scope != "text" && scope != "native" && scope != "both")
-    return error_of("invalid commands.list params: at /scope: must be equal to one of the allowed values (text, native, both)");
+    return params_error("commands.list", "at /scope: must be equal to one of the allowed values (text, native, both)");
   if (auto key = json::get_string(call.params, "sessionKey")) {
     auto r = resolve_session_key(*call.core.rt, std::string(*key), std::string(json::get_string(call.params, "agentId").value_or("")));
     if (!r.ok()) return from_status(r.error());
@@ -325,9 +325,9 @@ method_outcome sessions_create(method_call& call) {
   std::optional<runtime::session_row> forked;
   if (json::get_bool(call.params, "fork").value_or(false)) {
     const auto parent_raw = json::get_string(call.params, "parentSessionKey");
-    if (!parent_raw) return error_of("invalid sessions.create params: fork requires parentSessionKey");
+    if (!parent_raw) return params_error("sessions.create", "fork requires parentSessionKey");
     if (auto from = json::get_string(call.params, "forkFrom"); from && *from != "last-completed")
-      return error_of("invalid sessions.create params: at /forkFrom: must be equal to constant (last-completed)");
+      return params_error("sessions.create", "at /forkFrom: must be equal to constant (last-completed)");
     auto parent = resolve_session_key(*c.rt, std::string(*parent_raw), agent);
     if (!parent.ok()) return from_status(parent.error());
     std::optional<std::string> label;
@@ -336,7 +336,7 @@ method_outcome sessions_create(method_call& call) {
     if (!row.ok()) return from_status(row.error());
     forked = std::move(*row);
   } else if (json::get_string(call.params, "forkFrom")) {
-    return error_of("invalid sessions.create params: forkFrom requires fork=true");
+    return params_error("sessions.create", "forkFrom requires fork=true");
   }
 
   runtime::runtime::session_patch patch;

@@ -1,11 +1,12 @@
-// ws_transport: the libuv / libhttp-parser / libwslay glue of the gateway (one loop thread).
-// It accepts TCP connections on bind:port, parses each one's HTTP request with http_parser,
-// answers GET /healthz (JSON) and GET /metrics (Prometheus text, bearer token required), and
-// upgrades GET with `Upgrade: websocket` (Sec-WebSocket-Accept = base64(SHA-1(key + GUID)) via
-// OpenSSL; permessage-deflate is declined by not answering it). WebSocket framing is wslay's.
-// Each connection's protocol state is a connection_state; requests go through method_table:
-// on_loop methods run on the loop, the others on the method runner (see job_of()), and their
-// answers come back to the loop (a connection gone meanwhile is counted and skipped).
+// ws_transport: the gateway's event loop (one thread, libuv) and the connections on it, in the
+// layers h2o and nginx keep: ws_socket (libuv + wslay: one connection's bytes, frames, deadlines
+// and back-pressure), http_front (libhttp-parser: /healthz, /metrics, the Control UI, the
+// upgrade), frame_dispatch (no libuv: the handshake and each request through method_table) and
+// method_runner (the bounded pool of method workers for calls that may wait on the runtime).
+// The transport accepts TCP connections on bind:port, admits them (admission.hpp), keeps them by
+// id, wires each socket's callbacks to the layer that owns the phase, posts work to the loop
+// from any thread and batches the frames that posted work queues (each connection is written
+// once per batch).
 // Limits (every refusal counted in /metrics, gateway_metrics.hpp):
 //   - admission (gateway/admission.hpp): a socket accepted within fd_reserve descriptors of
 //     RLIMIT_NOFILE, or past max_unauthenticated sockets that have not completed connect, is
@@ -15,20 +16,18 @@
 //     accept (then 408 and close), the handshake handshake_timeout_ms from the upgrade (close
 //     1008), a WebSocket message begun and not finished message_timeout_ms (close 1008
 //     "message timeout"), a closing socket kCloseGraceMs (10 s for a slow consumer);
-//   - payload: 64 KiB per message before connect, then max_payload (wslay closes 1009; what the
-//     peer still sends is read and dropped so that the close frame reaches it, no reset);
-//   - output: max_buffered_bytes unsent (libuv's queue + wslay's, control frames included;
-//     past it: close 1008 "slow consumer" queued after what is unsent, nothing more queued).
-//     Pongs are coalesced: at most one unwritten pong per connection, the last one answering
-//     the latest ping (RFC 6455 5.5.3);
-//   - requests: at most max_requests_in_flight calls of one connection on the method runner
+//   - payload: 64 KiB per message before connect, then max_payload (close 1009);
+//   - output: max_buffered_bytes unsent per connection (ws_socket.hpp: close 1008 "slow
+//     consumer"), pongs coalesced;
+//   - requests: at most max_requests_in_flight calls of one connection on the method workers
 //     and max_queued_requests waiting in all; past either the request is answered UNAVAILABLE
-//     {retryable: true, retryAfterMs} at once. The runner serves connections in turn.
+//     {retryable: true, retryAfterMs} at once (a /metrics scrape 503). The workers serve
+//     connections in turn.
 // Stopping: each open connection gets a `shutdown` event, then close 1001 (queued frames go
 // before the close frame).
 // frame_sink is implemented here: event_to / broadcast / to_session / after / run_later post to
 // the loop and are safe from any thread, also after stop (then they do nothing). to_session
-// finds the connections watching a session key in a session_watchers index (O(watchers)).
+// finds the connections watching a session key through frame_dispatch (O(watchers)).
 #pragma once
 #include <atomic>
 #include <functional>
@@ -40,6 +39,7 @@
 
 #include "gateway/gateway_core.hpp"
 #include "messages/status.hpp"
+#include "storage/fs.hpp"
 
 namespace sessionrt::gateway {
 
@@ -63,6 +63,7 @@ struct transport_options {
   std::size_t fd_reserve = 64;               // descriptors kept free under RLIMIT_NOFILE
   std::int64_t request_timeout_ms = 10000;   // the HTTP request, head and body, from accept
   std::int64_t message_timeout_ms = 30000;   // a WebSocket message begun and not finished
+  storage::fs* files = nullptr;              // what /metrics measures the disk with; null: posix_fs()
 };
 
 class ws_transport final : public frame_sink {
@@ -73,6 +74,9 @@ class ws_transport final : public frame_sink {
   status listen();  // binds and listens (before run); port() is then the bound port
   void run();       // the loop thread's body: returns after stop
   void request_stop();  // any thread: closes every connection (1001) and ends the loop
+  // Returns once every job on the method workers has returned (after the loop ended, before the
+  // runtime they use goes away).
+  void wait_idle();
   int port() const { return port_; }
   std::function<void()> on_signal;  // SIGTERM / SIGINT (loop thread); set before run()
 
@@ -85,7 +89,6 @@ class ws_transport final : public frame_sink {
   void run_later(std::function<void()> fn) override;
 
   struct conn;
-  struct work;
   struct impl;
 
  private:

@@ -35,6 +35,9 @@ struct chat_event {
   std::string subject;         // group subject
   std::int64_t timestamp_ms = 0;  // 0 = now
   bool sender_authorized = true;  // may use /new and /reset
+  // The host's id for this message's run ("" = none): the turn's reply.delta and turn.* events
+  // carry it as data.runId and its turn_outcome echoes it, so a host joins them to the run.
+  std::string run_id;
 };
 
 enum class system_event_kind { heartbeat, cron, exec };
@@ -68,6 +71,10 @@ struct turn_outcome {
   std::string reset_reason;          // new | reset | daily | idle, when new_session
   std::vector<std::string> notices;  // for the user from the runtime (e.g. a memory flush gave up)
   delivery_route delivery;           // where the host sends the reply (the session's route after the turn)
+  std::string run_id;                // chat_event::run_id, once its turn ran
+  // The turn published its turn.completed / turn.failed / turn.cancelled event, which follows
+  // its reply.delta events on the bus (not for a command, nor a message refused before its turn).
+  bool turn_event = false;
 };
 
 }  // namespace sessionrt

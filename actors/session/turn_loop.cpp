@@ -30,6 +30,12 @@
 namespace sessionrt::actors {
 namespace {
 
+// The host's run id (chat_event::run_id) on a turn's reply.delta and turn.* events.
+lifecycle_event with_run_id(lifecycle_event e, const std::string& run_id) {
+  if (!run_id.empty()) e.data["runId"] = run_id;
+  return e;
+}
+
 payloads::memory_flush_decision flush_decision_payload(const flush_decision& d) {
   return {std::string(flush_reason_name(d.reason)), d.token_count, d.threshold};
 }
@@ -325,9 +331,11 @@ turn_outcome session_core::end_failed_turn(const status& cause, std::string_view
                                            turn_outcome out) {
   const bool was_cancelled = cause.code() == errc::cancelled;
   if (was_cancelled)
-    fx.events.push_back(event(payloads::turn_cancelled{io_ ? io_->cancel_reason() : std::string()}));
+    fx.events.push_back(
+        with_run_id(event(payloads::turn_cancelled{io_ ? io_->cancel_reason() : std::string()}), out.run_id));
   else
-    fx.events.push_back(event(payloads::turn_failed{cause.message()}));
+    fx.events.push_back(with_run_id(event(payloads::turn_failed{cause.message()}), out.run_id));
+  out.turn_event = true;
   out.st = was_cancelled ? cause : cause.with_context(std::string(context));
   if (status st = durability_commit(fx); !st.ok()) out.st = st;
   finish_effects(fx, last_route_);
@@ -338,6 +346,7 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
   const auto& settings = *deps_->settings;
   const std::int64_t started = deps_->time->now_ms();
   const std::int64_t ts = ev.timestamp_ms ? ev.timestamp_ms : started;
+  out.run_id = ev.run_id;
   boost::json::object user = ev.content.empty() ? user_message(text, ts) : user_message(ev.content, ts);
   for (const auto& f : ev.message_fields) user[f.key()] = f.value();
   const session_model m = model();
@@ -424,7 +433,11 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
     // Streamed pieces reach the stream on the actor's thread (the actor forwards them).
     std::optional<reply_stream> stream;
     if (publish_now_ && wants(event_types::reply_delta)) {
-      stream.emplace(publish_now_, *deps_->time, subject(), overflow_compactions + 1);
+      auto publish = ev.run_id.empty() ? publish_now_
+                                       : publish_now_fn([p = publish_now_, run = ev.run_id](lifecycle_event e) {
+                                           p(with_run_id(std::move(e), run));
+                                         });
+      stream.emplace(std::move(publish), *deps_->time, subject(), overflow_compactions + 1);
       req->on_text = [&stream](std::string_view piece) { stream->on_text(piece); };
     }
     reply = co_await call_model(req);
@@ -491,9 +504,11 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
     out.reply = verdict.text;
   }
   if (wants(event_types::turn_completed)) {
-    fx.events.push_back(
+    fx.events.push_back(with_run_id(
         event(payloads::turn_completed{row_->total_tokens().value_or(0), deps_->time->now_ms() - started,
-                                       delivery_route_of(*row_)}));
+                                       delivery_route_of(*row_)}),
+        out.run_id));
+    out.turn_event = true;
   }
   check_context_pressure(context_tokens, fx);
   if (settings.compaction.enabled &&

@@ -1,10 +1,12 @@
 // chat_runs: runs in flight, their streamed text, their held closing events and the idempotency
-// keys seen; which turns make chat_delivery hold a closing event.
+// keys seen, what the bus says of a run joined to it by its runId; which turns make
+// chat_delivery hold a closing event.
 #include <catch2/catch.hpp>
 
 #include "gateway/chat_delivery.hpp"
 #include "gateway/chat_runs.hpp"
 #include "gateway/param_check.hpp"
+#include "messages/lifecycle_event.hpp"
 
 using namespace sessionrt;
 using namespace sessionrt::gateway;
@@ -36,6 +38,35 @@ turn_outcome ok_reply(std::string text) {
   return o;
 }
 
+// A frame sink that records the chat events and the held closings' timers.
+struct recording_sink final : frame_sink {
+  std::vector<boost::json::object> chat;
+  std::vector<std::function<void()>> timers;
+  void event_to(std::uint64_t, std::string, boost::json::value) override {}
+  void broadcast(audience, std::string, boost::json::value) override {}
+  bool has_audience(audience) const override { return false; }
+  void to_session(std::uint64_t, std::string, std::string name, boost::json::value payload) override {
+    if (name == "chat") chat.push_back(payload.as_object());
+  }
+  void after(std::chrono::milliseconds, std::function<void()> fn) override { timers.push_back(std::move(fn)); }
+  void run_later(std::function<void()> fn) override { fn(); }
+  std::vector<std::string> states() const {
+    std::vector<std::string> out;
+    for (const auto& c : chat)
+      out.push_back(std::string(c.at("runId").as_string()) + ":" + std::string(c.at("state").as_string()));
+    return out;
+  }
+};
+
+lifecycle_event bus_event(std::string type, std::string run_id, boost::json::object data = {}) {
+  lifecycle_event e;
+  e.type = std::move(type);
+  e.session_key = "k";
+  if (!run_id.empty()) data["runId"] = run_id;
+  e.data = std::move(data);
+  return e;
+}
+
 }  // namespace
 
 TEST_CASE("chat_runs: a second begin with the same idempotency key returns the first run and starts nothing") {
@@ -56,13 +87,13 @@ TEST_CASE("chat_runs: a second begin with the same idempotency key returns the f
   CHECK(r.open_count() == 0);
 }
 
-TEST_CASE("chat_runs: pieces accumulate into the oldest open run of the session numbered from 1") {
+TEST_CASE("chat_runs: pieces accumulate into the run they name numbered from 1") {
   chat_runs r;
   recorder rec;
   r.begin("a", "k", "main", 7);
   r.begin("b", "k", "main", 8);
-  r.on_piece("k", "Hello", false, 0, rec.delta());
-  r.on_piece("k", " there", false, 1, rec.delta());
+  r.on_piece("a", "Hello", false, rec.delta());
+  r.on_piece("a", " there", false, rec.delta());
   REQUIRE(rec.deltas.size() == 2);
   CHECK(rec.deltas[0].run_id == "a");
   CHECK(rec.deltas[0].origin == 7);
@@ -75,21 +106,35 @@ TEST_CASE("chat_runs: pieces accumulate into the oldest open run of the session 
   CHECK(rec.closed[0].seq == 3);
   CHECK(rec.closed[0].streamed == "Hello there");
   CHECK(rec.closed[0].origin == 7);
-  r.on_piece("k", "x", false, 0, rec.delta());
+  r.on_piece("b", "x", false, rec.delta());
   REQUIRE(rec.deltas.size() == 3);
   CHECK(rec.deltas[2].run_id == "b");
-  r.on_piece("other", "x", false, 0, rec.delta());
+  CHECK(rec.deltas[2].origin == 8);
+  r.on_piece("not-ours", "x", false, rec.delta());  // a cron turn, another host's run
   CHECK(rec.deltas.size() == 3);
+}
+
+TEST_CASE("chat_runs: the runs of one session stream at once without taking each other's pieces") {
+  // The old join ("the session's oldest run") gave every piece to the first run.
+  chat_runs r;
+  recorder rec;
+  r.begin("a", "k", "main");
+  r.begin("b", "k", "main");
+  r.on_piece("b", "bee", false, rec.delta());
+  r.on_piece("a", "ay", false, rec.delta());
+  CHECK(rec.out == std::vector<std::string>{"delta:b:1", "delta:a:1"});
+  CHECK(rec.deltas[0].text == "bee");
+  CHECK(rec.deltas[1].text == "ay");
 }
 
 TEST_CASE("chat_runs: a discarded attempt forgets its text") {
   chat_runs r;
   recorder rec;
   r.begin("a", "k", "main");
-  r.on_piece("k", "draft", false, 0, rec.delta());
-  r.on_piece("k", "", true, 1, rec.delta());
+  r.on_piece("a", "draft", false, rec.delta());
+  r.on_piece("a", "", true, rec.delta());
   CHECK(rec.deltas.size() == 1);
-  r.on_piece("k", "final", false, 0, rec.delta());
+  r.on_piece("a", "final", false, rec.delta());
   REQUIRE(rec.deltas.size() == 2);
   CHECK(rec.deltas[1].text == "final");
 }
@@ -99,17 +144,20 @@ TEST_CASE("chat_runs: an acknowledged run waits for its turn's end on the bus an
   recorder rec;
   r.begin("a", "k", "main");
   r.begin("b", "k", "main");
-  r.on_piece("k", "one", false, 0, rec.delta());
+  r.on_piece("a", "one", false, rec.delta());
   REQUIRE(r.finish("a", ok_reply("one two"), true, rec.closing()) == chat_runs::ack::held);
   CHECK(rec.closed.empty());
   CHECK(r.open_runs("k") == std::vector<std::string>{"b"});  // a held run is no longer in flight
   CHECK(r.held_count() == 1);
-  r.on_piece("k", " two", false, 1, rec.delta());  // a's tail, after its ack
-  r.on_turn_end("k", rec.closing());
-  r.on_piece("k", "three", false, 0, rec.delta());  // b's
-  CHECK(rec.out == std::vector<std::string>{"delta:a:1", "delta:a:2", "close:a:3", "delta:b:1"});
+  r.on_piece("a", " two", false, rec.delta());  // a's tail, after its ack
+  r.on_turn_end("b", rec.closing());            // b's end does not let a's closing go
+  CHECK(rec.closed.empty());
+  r.on_turn_end("a", rec.closing());
+  r.on_piece("b", "three", false, rec.delta());  // b's turn ended on the bus: nothing more of it
+  CHECK(rec.out == std::vector<std::string>{"delta:a:1", "delta:a:2", "close:a:3"});
   CHECK(rec.closed[0].streamed == "one two");
   CHECK(r.held_count() == 0);
+  CHECK(r.finish("b", ok_reply("three"), true, rec.closing()) == chat_runs::ack::sent);  // its end came first
 }
 
 TEST_CASE("chat_runs: a turn end that comes through the bus before the ack lets the closing event go at once") {
@@ -117,9 +165,9 @@ TEST_CASE("chat_runs: a turn end that comes through the bus before the ack lets 
   recorder rec;
   r.begin("a", "k", "main");
   r.begin("b", "k", "main");
-  r.on_piece("k", "one", false, 0, rec.delta());
-  r.on_turn_end("k", rec.closing());
-  r.on_piece("k", "two", false, 0, rec.delta());  // b's turn already streams
+  r.on_piece("a", "one", false, rec.delta());
+  r.on_turn_end("a", rec.closing());
+  r.on_piece("b", "two", false, rec.delta());  // b's turn already streams
   CHECK(r.finish("a", ok_reply("one"), true, rec.closing()) == chat_runs::ack::sent);
   CHECK(rec.out == std::vector<std::string>{"delta:a:1", "delta:b:1", "close:a:2"});
 }
@@ -131,27 +179,48 @@ TEST_CASE("chat_runs: a held closing event goes when the bound expires and not t
   REQUIRE(r.finish("a", ok_reply("x"), true, rec.closing()) == chat_runs::ack::held);
   CHECK(r.expire("a", rec.closing()));
   CHECK_FALSE(r.expire("a", rec.closing()));
-  r.on_turn_end("k", rec.closing());
-  r.on_piece("k", "late", false, 1, rec.delta());
+  r.on_turn_end("a", rec.closing());
+  r.on_piece("a", "late", false, rec.delta());
   CHECK(rec.out == std::vector<std::string>{"close:a:1"});
   CHECK(r.finish("a", ok_reply("x"), true, rec.closing()) == chat_runs::ack::unknown);
 }
 
-TEST_CASE("chat_delivery: only a turn that called the model waits for its turn event") {
-  turn_outcome ok;
-  CHECK(turn_ran_model(ok));
+TEST_CASE("chat_delivery: the closing event waits only for a turn that published its turn event") {
+  // By the outcome's turn_event, never by its message: a refused message's text ("dropped by
+  // /stop") and a failed call's ("model call failed: ...") decide nothing.
+  gateway_metrics metrics;
+  chat_runs runs;
+  recording_sink sink;
+  gateway_core core;
+  core.metrics = &metrics;
+  core.runs = &runs;
+  core.sink = &sink;
+
+  runs.begin("cmd", "k", "main");
   turn_outcome command;
   command.command = "/status";
-  CHECK_FALSE(turn_ran_model(command));
+  chat_acknowledged(core, "cmd", command);
+  CHECK(sink.states() == std::vector<std::string>{"cmd:final"});
+
+  runs.begin("ran", "k", "main");
   turn_outcome failed;
-  failed.st = status(errc::io_error, "model call failed: boom");
-  CHECK(turn_ran_model(failed));
-  turn_outcome cancelled;
-  cancelled.st = status(errc::cancelled, "the turn was cancelled (/stop)");
-  CHECK(turn_ran_model(cancelled));
-  turn_outcome dropped;
-  dropped.st = status(errc::cancelled, "dropped by /stop");
-  CHECK_FALSE(turn_ran_model(dropped));
+  failed.st = status(errc::io_error, "dropped by /stop");  // the text of a refusal, but the turn ran
+  failed.turn_event = true;
+  chat_reply_delta(core, bus_event("reply.delta", "ran", {{"text", "par"}, {"index", 0}}));
+  chat_acknowledged(core, "ran", failed);
+  CHECK(sink.states() == std::vector<std::string>{"cmd:final", "ran:delta"});
+  REQUIRE(sink.timers.size() == 1);  // the safety bound, armed
+  chat_reply_delta(core, bus_event("reply.delta", "ran", {{"text", "tial"}, {"index", 1}}));
+  chat_turn_ended(core, bus_event("turn.failed", ""));      // names no run: not ours
+  chat_turn_ended(core, bus_event("turn.failed", "other"));  // another run's
+  CHECK(sink.states().size() == 3);
+  chat_turn_ended(core, bus_event("turn.failed", "ran"));
+  CHECK(sink.states() == std::vector<std::string>{"cmd:final", "ran:delta", "ran:delta", "ran:error"});
+  CHECK(sink.chat[2].at("message").at("content").at(0).at("text") == "partial");
+  sink.timers[0]();  // the bound passes after the closing went: nothing more
+  CHECK(sink.states().size() == 4);
+  CHECK(metrics.chat_holds_expired.load() == 0);
+  CHECK(metrics.turns_failed.load() == 1);
 }
 
 TEST_CASE("param_check: messages name the field as the real server's do") {
@@ -177,10 +246,10 @@ TEST_CASE("chat_runs: a late piece of a run sent without waiting is not given to
   recorder rec;
   r.begin("a", "k", "main");
   r.begin("b", "k", "main");
-  r.on_piece("k", "one", false, 0, rec.delta());
+  r.on_piece("a", "one", false, rec.delta());
   REQUIRE(r.finish("a", ok_reply("one"), false, rec.closing()) == chat_runs::ack::sent);
-  r.on_piece("k", "late", false, 1, rec.delta());  // a's tail, arriving after its final
-  r.on_piece("k", "two", false, 0, rec.delta());
+  r.on_piece("a", "late", false, rec.delta());  // a's tail, arriving after its final
+  r.on_piece("b", "two", false, rec.delta());
   CHECK(rec.out == std::vector<std::string>{"delta:a:1", "close:a:2", "delta:b:1"});
   CHECK(rec.deltas.back().text == "two");
 }

@@ -1,7 +1,10 @@
 // The gateway's methods through a real socket: chat.send streaming to its sender and a watcher
 // (not to others), history, idempotency, bad keys, the sessions.* methods, events.subscribe, a
-// client killed mid-request, a slow consumer closed 1008, remote runners with failover.
+// client killed mid-request, a slow consumer closed 1008, remote runners with failover; a host's
+// own turn on a session beside a gateway run.
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
@@ -141,6 +144,60 @@ TEST_CASE("gateway: the final waits for the deltas that trail the turn's ack on 
   CHECK(joined == text_of(fin.payload.at("message")));
   REQUIRE(a->request("health", bj::object{}, 10s).ok());
   CHECK(queued_chat_events(*a) == 0);
+}
+
+TEST_CASE("gateway: a host's own turn on the session is not taken for a gateway run queued behind it") {
+  // The bus is held at the host's turn's first delta until chat.send was answered: the host's
+  // turn then streams and ends while the gateway's run waits in the session's queue. Joined by
+  // "the session's oldest run" its turn end was taken for the gateway run's, whose deltas were
+  // then dropped; joined by runId the host's events name no gateway run.
+  running_gateway g;
+  auto a = g.client();
+  struct bus_hold {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool held = false, release = false;
+  };
+  auto hold = std::make_shared<bus_hold>();
+  const auto sub = g.server->rt().subscribe(event_filter{{"reply.delta"}, "", ""}, [hold](const lifecycle_event& e) {
+    if (e.data.contains("runId")) return;
+    std::unique_lock lk(hold->mu);
+    if (hold->held) return;
+    hold->held = true;
+    hold->cv.notify_all();
+    hold->cv.wait_for(lk, 10s, [&] { return hold->release; });
+  });
+  chat_event host;
+  host.channel = "webchat";
+  host.session_key = "agent:main:main";
+  host.agent_id = "main";
+  host.text = "the host's own message, long enough to stream in several pieces";
+  auto host_turn = g.server->rt().send(std::move(host));
+  {
+    std::unique_lock lk(hold->mu);
+    REQUIRE(hold->cv.wait_for(lk, 10s, [&] { return hold->held; }));
+  }
+  auto started = send(*a, "main", "the gateway's message, long enough to stream in several pieces", "join-1");
+  CHECK(started.at("status") == "started");
+  {
+    std::lock_guard lk(hold->mu);
+    hold->release = true;
+    hold->cv.notify_all();
+  }
+  auto frames = run_frames(*a, "join-1");
+  g.server->rt().unsubscribe(sub);
+  REQUIRE(host_turn.get().st.ok());
+  REQUIRE(frames.ok());
+  const auto& fin = frames->back();
+  REQUIRE(fin.payload.at("state") == "final");
+  std::string joined;
+  for (const auto& f : *frames)
+    if (f.payload.at("state") == "delta") joined += std::string(f.payload.at("deltaText").as_string());
+  CHECK(frames->size() >= 3);  // deltas, then the final
+  CHECK(joined == text_of(fin.payload.at("message")));
+  auto [code, body] = http_get(g.server->port(), "/metrics", "tok");
+  REQUIRE(code == 200);
+  CHECK(metric(body, "sessionrt_gateway_chat_holds_expired_total") == 0);
 }
 
 TEST_CASE("gateway: an idempotencyKey seen twice gets the first run's id and no second turn") {
