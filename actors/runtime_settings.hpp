@@ -20,6 +20,9 @@
 
 namespace sessionrt::actors {
 
+inline constexpr std::int64_t kStoreFlushWindowMs = 50;
+inline constexpr std::int64_t kStoreMaxAgeBatchMs = 5000;
+
 struct storage_settings {
   storage::durability durability = storage::durability::batch;  // storage.durability
   // storage.batchWindowMs: how long a group commit waits for more appends after the first. 0:
@@ -27,11 +30,17 @@ struct storage_settings {
   // same): the commit log (actors/commit_log) writes it and fdatasyncs the log once.
   std::int64_t batch_window_ms = 0;
   std::size_t max_line_bytes = 16u << 20;                       // storage.maxLineBytes
-  std::int64_t store_flush_window_ms = 50;                      // storage.storeFlushWindowMs
-  // storage.storeDurableAck: acknowledge a turn only once sessions.json holds its row (the
-  // store writes at once for it, sharing the write with every durable put already queued);
-  // off: the row follows within the flush window and a crash in between is repaired at start-up
-  // from the transcript header.
+  // storage.storeFlushWindowMs: the longest a row change waits before sessions.json holds it,
+  // so the age of the file every reader sees (stretched to 4x the last write's time for a store
+  // that takes longer than a quarter of it to write). Unset: kStoreMaxAgeBatchMs with durability
+  // batch (the commit log holds every row change durably, so the file is rewritten lazily),
+  // kStoreFlushWindowMs otherwise (the file is the only copy).
+  std::optional<std::int64_t> store_flush_window_ms;
+  // storage.storeDurableAck: acknowledge a turn only once its row is durable: with durability
+  // batch always so, at no cost (the row is a record of the turn's commit log append); otherwise
+  // the store writes sessions.json at once for it, sharing the write with every durable put
+  // already queued. Off (none, sync): the row follows within the flush window and a crash in
+  // between is repaired at start-up from the transcript header.
   bool store_durable_ack = false;
   // storage.storeSpillMinBytes: once sessions.json is at least this large, rows unchanged since
   // a write keep only their place in it (read back when next used or written); a smaller store
@@ -54,6 +63,12 @@ struct storage_settings {
   // the store's next write.
   bool watch_store_edits = true;
 };
+
+// storage.storeFlushWindowMs as set, else its default for the durability mode (see above).
+inline std::int64_t store_flush_window(const storage_settings& s) {
+  return s.store_flush_window_ms.value_or(s.durability == storage::durability::batch ? kStoreMaxAgeBatchMs
+                                                                                      : kStoreFlushWindowMs);
+}
 
 struct model_settings {
   std::int64_t context_window = 200000;  // model.contextWindow (tokens)

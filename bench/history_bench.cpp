@@ -4,8 +4,12 @@
 //   - whole:  as chat.history read it first (the whole context built, then cut: build_context);
 //   - walk:   as it read it next (build_context(reader, active, limit): the path walked on the
 //             index to the root to count, only the page parsed);
-//   - cold:   as it reads it now, the first page of the file since the process started
-//             (read_context_page with no counts: walks to the root once, leaves counts);
+//   - cold:   the first page of the file since the process started, when nothing is known
+//             (read_context_page with no counts: walks to the root once, leaves counts): a row
+//             without the session's count (a session never written by this runtime version);
+//   - seeded: the first page since the process started as runtime::history reads it now: the
+//             counts seeded with the one the session keeps in its row (actors/session/
+//             history_count.hpp), computed beforehand as the session computes it;
 //   - warm:   the next pages (read_context_page with the counts a page left);
 //   - append: a page after a turn (2 entries) was appended since the counts were left.
 // Each measurement opens a fresh reader, as each chat.history call does; median of --reps. The
@@ -77,10 +81,31 @@ struct measured {
   boost::json::array page;
 };
 
+// The count a session keeps in its row: its leaf's {id, offset, total} (history_count.hpp).
+struct row_count {
+  std::string id;
+  std::uint64_t offset = 0;
+  std::int64_t total = 0;
+};
+
+// The leaf's count, as the session keeps it in its row (untimed: the session learns it from
+// building its context when it opens the transcript, then counts what each turn appends).
+row_count count_of(const std::string& path) {
+  auto rd = transcript_reader::open(posix_fs(), path);
+  if (!rd.ok()) std::exit(1);
+  auto counts = std::make_shared<context_counts::file>();
+  auto page = read_context_page(**rd, {1, 0}, counts);
+  if (!page.ok() || !page->leaf_id) std::exit(1);
+  auto at = (*rd)->locate(*page->leaf_id);
+  if (!at.ok() || !*at) std::exit(1);
+  return {*page->leaf_id, (*rd)->index().at(**at).offset, static_cast<std::int64_t>(page->total)};
+}
+
 enum class way { whole, walk, memo };
 
 // One chat.history page: a fresh reader, then the page.
-measured time_page(const std::string& path, std::size_t limit, way how, context_counts* counts) {
+measured time_page(const std::string& path, std::size_t limit, way how, context_counts* counts,
+                   const row_count* seed = nullptr) {
   measured m;
   const auto t0 = steady::now();
   auto rd = transcript_reader::open(posix_fs(), path);
@@ -91,6 +116,7 @@ measured time_page(const std::string& path, std::size_t limit, way how, context_
       auto info = posix_fs().fstat((*rd)->fd());
       if (!info.ok()) std::exit(1);
       file = counts->of({path, info->dev, info->ino}, (*rd)->data_end());
+      if (seed) file->remember({{seed->id, {seed->offset, seed->total}}});
     }
     auto page = read_context_page(**rd, {limit, 0}, file);
     if (!page.ok()) std::exit(1);
@@ -146,21 +172,27 @@ int main(int argc, char** argv) {
     if (!::mkdtemp(tmpl)) return 1;
     dir = tmpl;
   }
-  std::cerr << fmt::format("{:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9}\n", "entries", "whole ms", "walk ms",
-                           "cold ms", "warm ms", "append ms", "walk idx", "warm idx", "app idx");
+  std::cerr << fmt::format("{:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9}\n", "entries",
+                           "whole ms", "walk ms", "cold ms", "seeded ms", "warm ms", "append ms", "walk idx", "seed idx",
+                           "warm idx", "app idx");
   for (int n : sizes) {
     const std::string path = make_transcript(dir, n);
-    std::vector<double> whole_ms, walk_ms, cold_ms, warm_ms, append_ms;
-    measured whole, walk, cold, warm, appended;
+    std::vector<double> whole_ms, walk_ms, cold_ms, seeded_ms, warm_ms, append_ms;
+    measured whole, walk, cold, seeded, warm, appended;
+    const row_count seed = count_of(path);
     for (int r = 0; r < reps; ++r) {
       whole = time_page(path, limit, way::whole, nullptr);
       walk = time_page(path, limit, way::walk, nullptr);
       context_counts counts;  // a process that has read no page of this file yet
       cold = time_page(path, limit, way::memo, &counts);
       warm = time_page(path, limit, way::memo, &counts);
+      context_counts after_start;  // a process started since the session wrote its row
+      seeded = time_page(path, limit, way::memo, &after_start, &seed);
       same_or_die(whole, walk, "walk");
       same_or_die(whole, cold, "cold");
       same_or_die(whole, warm, "warm");
+      same_or_die(whole, seeded, "seeded");
+      seeded_ms.push_back(seeded.ms);
       whole_ms.push_back(whole.ms);
       walk_ms.push_back(walk.ms);
       cold_ms.push_back(cold.ms);
@@ -178,13 +210,16 @@ int main(int argc, char** argv) {
       }
       same_or_die(time_page(path, limit, way::whole, nullptr), appended, "append");
     }
-    const double w = median(whole_ms), k = median(walk_ms), c = median(cold_ms), h = median(warm_ms), a = median(append_ms);
-    std::cerr << fmt::format("{:>8} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.3f} {:>10.3f} {:>9} {:>9} {:>9}\n", n, w, k, c, h, a,
-                             walk.indexed, warm.indexed, appended.indexed);
+    const double w = median(whole_ms), k = median(walk_ms), c = median(cold_ms), sd = median(seeded_ms),
+                 h = median(warm_ms), a = median(append_ms);
+    std::cerr << fmt::format("{:>8} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.3f} {:>10.3f} {:>10.3f} {:>9} {:>9} {:>9} {:>9}\n", n,
+                             w, k, c, sd, h, a, walk.indexed, seeded.indexed, warm.indexed, appended.indexed);
     std::cout << fmt::format(R"({{"bench":"history_page","entries":{},"limit":{},"whole_ms_p50":{:.3f},"walk_ms_p50":{:.3f},)"
-                             R"("cold_ms_p50":{:.3f},"warm_ms_p50":{:.3f},"append_ms_p50":{:.3f},"walk_lines_indexed":{},)"
-                             R"("warm_lines_indexed":{},"append_lines_indexed":{},"warm_lines_parsed":{},"page_messages":{}}})" "\n",
-                             n, limit, w, k, c, h, a, walk.indexed, warm.indexed, appended.indexed, warm.parsed, warm.page.size());
+                             R"("cold_ms_p50":{:.3f},"seeded_ms_p50":{:.3f},"warm_ms_p50":{:.3f},"append_ms_p50":{:.3f},)"
+                             R"("walk_lines_indexed":{},"seeded_lines_indexed":{},"warm_lines_indexed":{},)"
+                             R"("append_lines_indexed":{},"warm_lines_parsed":{},"page_messages":{}}})" "\n",
+                             n, limit, w, k, c, sd, h, a, walk.indexed, seeded.indexed, warm.indexed, appended.indexed,
+                             warm.parsed, warm.page.size());
     ::unlink(path.c_str());
   }
   ::rmdir(dir.c_str());

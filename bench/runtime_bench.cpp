@@ -12,6 +12,11 @@
 //               the runtime's own added latency per turn (ack - L), /status latency on
 //               another session meanwhile, peak RSS with every call in flight
 // A turn = the user entry + the assistant entry appended + the row updated in the store.
+// "store_bytes_per_turn": the sessions.json bytes written (its size at each store.flushed event).
+// CPU (throughput): the process's user+sys time from the first send to the last ack, per turn
+// ("cpu_us_per_turn"; the runtime's start and stop excluded), and over the turns between the
+// 10% and 90% acks ("cpu_us_per_turn_mid": mostly later turns, little of the first turns' file
+// creation, which on these disks costs ~1 ms of kernel time a session).
 // Usage: runtime_bench [--sessions N] [--turns M] [--inflight K] [--quick] [--skip-paced] [--memory-sessions K]
 //                      [--paced-rate R] [--config FILE] [--trace FILE] [--keep-caches]
 //                      [--model-latency-ms L [--max-concurrent C]]
@@ -22,6 +27,7 @@
 // run's turns as lines "sent_ms ack_ms session turn", to see when slow acks happen;
 // --keep-caches: see settle_disk.)
 #include <malloc.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -63,6 +69,9 @@ struct args {
 
 // --config: the runtime settings every run starts from (a sessionrt config file).
 actors::runtime_settings base_settings;
+
+// sessions.json bytes written: at each store.flushed event, the file's size (it is written whole).
+std::atomic<std::int64_t> store_bytes{0};
 
 std::int64_t proc_status_kb(const char* field) {
   std::ifstream in("/proc/self/status");
@@ -141,6 +150,15 @@ std::unique_ptr<runtime::runtime> start(const std::string& dir, sessionrt::clock
   o.runner = std::make_shared<runtime::simulated_model>(*time, mo);
   o.time = time;
   o.virtual_time = virtual_time;
+  event_filter flushes;
+  flushes.types = {"store.flushed"};
+  o.subscriptions.push_back({flushes, [](const lifecycle_event& e) {
+                               std::error_code ec;
+                               const auto* path = e.data.if_contains("path");
+                               if (!path || !path->is_string()) return;
+                               const auto n = std::filesystem::file_size(std::string(path->as_string()), ec);
+                               if (!ec) store_bytes += static_cast<std::int64_t>(n);
+                             }});
   auto rt = runtime::runtime::start(o);
   if (!rt.ok()) throw std::runtime_error(rt.error().to_string());
   return std::move(*rt);
@@ -185,14 +203,26 @@ std::int64_t transcript_bytes(const std::string& dir) {
 // `interval_us` > 0 paces the first turns of all sessions and every later turn to a rate.
 struct run_result {
   double seconds = 0;
+  double cpu_us_per_turn = 0;      // user+sys from the first send to the last ack, per turn
+  double cpu_us_per_turn_mid = 0;  // the same between the 10% and the 90% acks
   std::vector<double> latency_ms;
   std::vector<double> sent_ms;  // when each turn was sent, from the run's start
   std::int64_t failures = 0;
 };
 
+double cpu_seconds() {
+  rusage ru{};
+  ::getrusage(RUSAGE_SELF, &ru);
+  const auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  return s(ru.ru_utime) + s(ru.ru_stime);
+}
+
 run_result drive(runtime::runtime& rt, int sessions, int turns, double turns_per_s_limit, int inflight = 0) {
   run_result r;
   const std::int64_t total = static_cast<std::int64_t>(sessions) * turns;
+  const std::int64_t mark_lo = total / 10, mark_hi = total - total / 10;
+  std::atomic<double> cpu_lo{0}, cpu_hi{0};
+  const double cpu0 = cpu_seconds();
   r.latency_ms.assign(static_cast<std::size_t>(total), 0.0);
   r.sent_ms.assign(static_cast<std::size_t>(total), 0.0);
   std::atomic<std::int64_t> done{0}, failed{0}, issued{0};
@@ -228,7 +258,10 @@ run_result drive(runtime::runtime& rt, int sessions, int turns, double turns_per
         const int n = next_session++;  // this session is done: start another one
         if (n < sessions) send_turn(n, 0);
       }
-      if (++done == total) {
+      const std::int64_t now_done = ++done;
+      if (now_done == mark_lo) cpu_lo = cpu_seconds();
+      if (now_done == mark_hi) cpu_hi = cpu_seconds();
+      if (now_done == total) {
         std::lock_guard<std::mutex> g(mu);
         cv.notify_all();
       }
@@ -266,6 +299,8 @@ run_result drive(runtime::runtime& rt, int sessions, int turns, double turns_per
     cv.wait(g, [&] { return done.load() == total; });
   }
   r.seconds = std::chrono::duration<double>(steady::now() - t0).count();
+  r.cpu_us_per_turn = (cpu_seconds() - cpu0) * 1e6 / static_cast<double>(total);
+  if (mark_hi > mark_lo) r.cpu_us_per_turn_mid = (cpu_hi.load() - cpu_lo.load()) * 1e6 / static_cast<double>(mark_hi - mark_lo);
   r.failures = failed.load();
   (void)issued;
   return r;
@@ -276,6 +311,7 @@ double throughput(const args& a) {
   const bool dropped = settle_disk(a.drop_caches);
   auto rt = start(dir, &storage::real_clock(), false, 10000);
   const std::int64_t wchar0 = proc_io("wchar"), wbytes0 = proc_io("write_bytes");
+  store_bytes = 0;
   std::cerr << fmt::format("[runtime_bench] {} sessions x {} turns, {} in flight\n", a.sessions, a.turns, a.inflight);
   run_result r = drive(*rt, a.sessions, a.turns, 0, a.inflight);
   const std::int64_t total = static_cast<std::int64_t>(a.sessions) * a.turns;
@@ -285,10 +321,11 @@ double throughput(const args& a) {
   const double rate = static_cast<double>(total) / r.seconds;
   const double transcript = static_cast<double>(transcript_bytes(dir)) / static_cast<double>(total);
   std::cout << fmt::format(
-                   R"({{"bench":"runtime_throughput","sessions":{},"turns_per_session":{},"inflight":{},"turns":{},"seconds":{:.3f},"turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"failures":{},"bytes_written_per_turn":{:.0f},"transcript_bytes_per_turn":{:.0f},"disk_bytes_per_turn":{:.0f},"peak_rss_mb":{:.1f},"caches_dropped":{}}})",
+                   R"({{"bench":"runtime_throughput","sessions":{},"turns_per_session":{},"inflight":{},"turns":{},"seconds":{:.3f},"turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"failures":{},"bytes_written_per_turn":{:.0f},"transcript_bytes_per_turn":{:.0f},"disk_bytes_per_turn":{:.0f},"peak_rss_mb":{:.1f},"caches_dropped":{},"cpu_us_per_turn":{:.1f},"cpu_us_per_turn_mid":{:.1f},"store_bytes_per_turn":{:.0f}}})",
                    a.sessions, a.turns, std::min(a.inflight, a.sessions), total, r.seconds, rate, percentile(r.latency_ms, 0.5),
                    percentile(r.latency_ms, 0.99), percentile(r.latency_ms, 1.0), r.failures, wchar, transcript, wbytes,
-                   static_cast<double>(proc_status_kb("VmHWM:")) / 1024.0, dropped)
+                   static_cast<double>(proc_status_kb("VmHWM:")) / 1024.0, dropped, r.cpu_us_per_turn, r.cpu_us_per_turn_mid,
+                   static_cast<double>(store_bytes.load()) / static_cast<double>(total))
             << std::endl;
   return rate;
 }

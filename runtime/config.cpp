@@ -462,8 +462,12 @@ const table<actors::storage_settings>& storage_table() {
                "when an append is on disk before its ack (SPEC §1.2)"),
       k::field("batchWindowMs", &T::batch_window_ms, millis{0}, "extra wait for a group commit to gather appends"),
       k::field("maxLineBytes", &T::max_line_bytes, bytes{1}, "longest transcript line"),
-      k::field("storeFlushWindowMs", &T::store_flush_window_ms, millis{0}, "sessions.json write coalescing (SPEC §1.1)"),
-      k::field("storeDurableAck", &T::store_durable_ack, boolean{}, "ack a turn after sessions.json has its row"),
+      k::field("storeFlushWindowMs", &T::store_flush_window_ms, millis{0},
+               "the longest a row change waits for sessions.json: the age of the file readers see (SPEC §1.1; "
+               "unset: 5000 with durability batch, whose commit log holds the changes, else 50)")
+          .unset_as(nullptr),
+      k::field("storeDurableAck", &T::store_durable_ack, boolean{},
+               "ack a turn once its row is durable (always so with durability batch: the row is in its log record)"),
       k::field("storeSpillMinBytes", &T::store_spill_min_bytes, bytes{0},
                "from this size of sessions.json on, unchanged rows keep only their place in it (unset: 2 MiB on a "
                "device, never in memory)")

@@ -25,6 +25,7 @@
 #include "actors/router/route_resolver.hpp"
 #include "actors/router/router_actor.hpp"
 #include "actors/router/session_key.hpp"
+#include "actors/session/history_count.hpp"
 #include "actors/session/session_core.hpp"
 #include "actors/session/session_rollover.hpp"
 #include "actors/store/store_actor.hpp"
@@ -106,7 +107,8 @@ class host_self : public caf::scoped_actor {
   host_self& operator=(const host_self&) = delete;
 };
 
-// Puts `entry` as `key`'s row in the agent's store and waits until sessions.json holds it.
+// Puts `entry` as `key`'s row in the agent's store and waits until it is durable: in
+// sessions.json, or with durability batch in the commit log (the file follows lazily).
 status put_row_now(caf::scoped_actor& self, const caf::actor& store, const std::string& agent, const std::string& key,
                    const session_entry& entry) {
   status failed;
@@ -234,8 +236,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
       return lock.error().with_context(fmt::format("another runtime owns {} (stop it, or use another stateDir)", *path));
     st->store_locks.push_back(std::move(*lock));
     if (st->store_locks.size() == 1) {  // the state dir is ours: the commit log first, before any load
-      auto log = open_commit_log(*st->files, *st->time, st->state_dir,
-                                 st->settings.storage.durability == storage::durability::batch);
+      auto log = open_commit_log(*st->files, st->state_dir);
       if (!log.ok()) return log.error();
       st->log = std::move(*log);
     }
@@ -250,10 +251,14 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
                     "{} key(s) could not be recovered",
                     agent, rep->quarantine->cause, rep->quarantine->quarantined_path,
                     rep->quarantine->rows_from_headers.size(), rep->quarantine->unrecoverable_keys.size());
+    // The row changes the commit log holds that the file lacks (durability batch), before the
+    // rows are reconciled with their transcripts; written before the logs go (below).
+    const bool replayed = apply_logged_rows(*st->log, *file);
     // A crash between a turn's ack and the store's next write leaves a newer transcript than
     // its row: adopt it (store_reconcile.hpp).
     auto rec = storage::reconcile_store(*st->files, file->store(), *dir);
     if (!rec.ok()) return rec.error().with_context("reconciling " + *path + " with its transcripts");
+    if (replayed && rec->adopted.empty()) SRT_RETURN_IF_ERROR(file->save());
     if (!rec->adopted.empty()) {
       SRT_RETURN_IF_ERROR(file->save());
       for (const auto& a : rec->adopted)
@@ -266,6 +271,10 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     agents.sessions_dir[agent] = *dir;
     if (st->feed) st->feed->watch(*dir);
   }
+
+  // Every store has its row changes: the old logs go, this run's log starts (batch).
+  SRT_RETURN_IF_ERROR(finish_commit_log(*st->files, *st->time, st->state_dir, *st->log,
+                                        st->settings.storage.durability == storage::durability::batch));
 
   // The actor system and the actors.
   st->cfg = std::make_unique<caf::actor_system_config>();
@@ -316,7 +325,8 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   }
   for (auto& [agent, file] : loaded) {
     store_actor_config sc;
-    sc.flush_window_ms = st->settings.storage.store_flush_window_ms;
+    sc.flush_window_ms = actors::store_flush_window(st->settings.storage);
+    sc.commit_log = st->commit_log;  // batch: row changes are log records, the file is written lazily
     sc.agent_id = agent;
     sc.bus = st->bus;
     sc.hub = st->hub;
@@ -327,6 +337,11 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
     sc.watch_edits = st->settings.storage.watch_store_edits;
     st->stores[agent] = caf::actor_cast<caf::actor>(spawn_io(sys, options.files_block, store_actor, file, sc));
     agents.store[agent] = st->stores[agent];
+  }
+  if (st->commit_log) {  // the log hands the sessions' rows to the stores (before any row arrives)
+    actors::store_routes routes;
+    for (auto& [agent, file] : loaded) routes.by_agent[agent] = {file->path(), st->stores[agent]};
+    caf::anon_send(caf::actor_cast<actors::commit_log_actor>(st->commit_log), spawned_atom::value, std::move(routes));
   }
   // The router needs the timers and the timers the router: the timers get it by message.
   timer_actor_config tc;
@@ -538,6 +553,11 @@ void runtime::settle() {
   };
   // Through the relay: behind the turns sent before (which wait there for the router).
   self->request(impl_->relay, caf::infinite, settle_atom::value).receive([](bool) {}, warn("the router"));
+  // The records those sessions sent (a turn's, or the user's line of a model call that waits)
+  // are answered and no log sync runs: a power cut now finds what a later one would.
+  if (impl_->commit_log)
+    self->request(caf::actor_cast<actors::commit_log_actor>(impl_->commit_log), caf::infinite, settle_atom::value)
+        .receive([](bool) {}, warn("the commit log"));
   self->request(impl_->bus, caf::infinite, settle_atom::value).receive([] {}, warn("the event bus"));
 }
 
@@ -910,8 +930,11 @@ result<runtime::session_history> runtime::history(const std::string& key, std::s
   std::shared_ptr<storage::context_counts::file> counts;
   // A cold transcript's reader reads an in-memory copy: its fd is not one of impl_->files.
   auto info = (*reader)->cold() ? impl_->files->lstat(*path + ".zst") : impl_->files->fstat((*reader)->fd());
-  if (info.ok())
+  if (info.ok()) {
     counts = impl_->history_counts.of({*path, info->dev, info->ino}, (*reader)->data_end());
+    // And the count the session keeps in its row: the first page after a start stops there too.
+    actors::remember_history_count(*counts, entry);
+  }
   auto page = storage::read_context_page(**reader, {limit, offset}, counts);
   if (!page.ok()) return page.error();
   const bool own_ids = (*reader)->source_version() >= 2;  // version 1 ids are made up at each read

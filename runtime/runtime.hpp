@@ -145,7 +145,8 @@ class runtime {
   status advance_clock(std::int64_t ms);  // advance() without the maintenance pass
   result<bool> run_due_maintenance();    // the pass when one is due at the clock's time: ran?
   // Waits until every event sent so far has been handled by the router and its session
-  // (system events included) and their lifecycle events were delivered (testing aid; a session
+  // (system events included), the commit log (durability batch) answered every record those
+  // sent and runs no sync, and their lifecycle events were delivered (testing aid; a session
   // waiting for a transcript lock answers before the events it holds back).
   void settle();
   // Writes every agent's sessions.json now with what its store holds (the rows sessions sent

@@ -310,6 +310,8 @@ void engine::quiesce() {
   int stalls = 0;
   for (int round = 0; round < 10000 && rt_; ++round) {
     const std::uint64_t before = progress_.load() + static_cast<std::uint64_t>(model_->started());
+    // The sessions, then the commit log (no record unanswered, no sync running: records sent
+    // while a model call waits ack no turn, so no progress would wait for them), then the bus.
     rt_->settle();
     if (crash_fired_.load()) return;
     const std::uint64_t after = progress_.load() + static_cast<std::uint64_t>(model_->started());
@@ -710,6 +712,11 @@ void engine::recovery_checks(const step& s) {
 
 void engine::handle_crash(const step& s, const std::string& why) {
   armed_.reset();
+  // A scripted cut waits for a quiet runtime: quiesce() settles the commit log too, so every
+  // record sent so far (the user's line of a model call still waiting among them) is answered
+  // and no sync is in flight, and what survives is a function of virtual time, not of whether
+  // a sync worker got there first. A cut fired by an event has already happened.
+  if (!crash_fired_.load()) quiesce();
   power_.kill();
   const std::int64_t at = clk_.now_ms();
   std::int64_t inflight = 0, failed_before = 0;

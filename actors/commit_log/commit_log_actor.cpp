@@ -4,7 +4,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <fmt/ranges.h>
+
 #include <chrono>
+#include <iterator>
 #include <utility>
 
 #include "storage/commit_log/log_record.hpp"
@@ -108,6 +111,15 @@ storage::shared_fd_ptr fd_of_log(commit_log_state& st, std::uint64_t number) {
   return nullptr;
 }
 
+// The stores whose rows a retired log holds write sessions.json with their next window (or
+// record at once that it holds them): that log may go only then.
+void ask_stores(self_ptr self) {
+  auto& st = self->state;
+  for (const auto& agent : st.marks.holders_below(st.log_number))
+    if (auto it = st.stores.find(agent); it != st.stores.end() && it->second.store)
+      caf::send_as(caf::actor_cast<caf::actor>(self), it->second.store, checkpoint_atom::value);
+}
+
 // The next log file takes the writes; the current one is retired (its syncs go on).
 status rotate(self_ptr self) {
   auto& st = self->state;
@@ -127,6 +139,7 @@ status rotate(self_ptr self) {
   st.log_header_bytes = made->length;
   st.log_started_ms = st.cfg.time->now_ms();
   st.book.begin_log(number, made->length);
+  ask_stores(self);
   return {};
 }
 
@@ -134,6 +147,50 @@ std::string relative_path(const commit_log_state& st, const std::string& path) {
   if (!st.prefix.empty() && path.size() > st.prefix.size() && path.compare(0, st.prefix.size(), st.prefix) == 0)
     return path.substr(st.prefix.size());
   return path;
+}
+
+// The rows of `r`, after its bytes, into the round (log_format.hpp kRowChange, kStoreWritten).
+void add_rows(commit_log_state& st, const commit_log_append& r) {
+  namespace cl = storage::commit_log;
+  if (!r.store_written && r.rows.empty()) return;
+  const auto route = st.stores.find(r.agent);
+  if (route == st.stores.end()) {
+    spdlog::error("commit log: row changes of agent {}, whose store it does not know: not recorded", r.agent);
+    return;
+  }
+  const std::string& store = route->second.path;
+  if (r.store_written) {
+    st.scratch.clear();
+    cl::encode(st.scratch, cl::store_written{r.store_order, store});
+    st.writer->add_record(st.scratch);
+    st.marks.written(r.agent, r.store_order);
+    return;
+  }
+  for (const auto& row : r.rows) {
+    st.scratch.clear();
+    cl::encode_row_change(st.scratch, r.from_store ? cl::kFromStore : cl::kFromSession,
+                          r.from_store ? r.store_order : row.seq, store, row.key, row.text);
+    st.writer->add_record(st.scratch);
+    if (r.from_store)
+      st.marks.store_change(st.log_number, r.agent);
+    else
+      st.marks.session_row(st.log_number, r.agent, row.seq);
+  }
+}
+
+// A session's rows go to their store once the round is written: that is how the store gets
+// them (in their sequence, one batch per store and round).
+void send_rows(self_ptr self, std::vector<commit_log_append>& reqs) {
+  auto& st = self->state;
+  std::map<std::string, row_batch> batches;
+  for (auto& r : reqs) {
+    if (r.from_store || r.rows.empty()) continue;
+    auto& b = batches[r.agent].rows;
+    std::move(r.rows.begin(), r.rows.end(), std::back_inserter(b));
+  }
+  for (auto& [agent, batch] : batches)
+    if (auto it = st.stores.find(agent); it != st.stores.end() && it->second.store)
+      caf::send_as(caf::actor_cast<caf::actor>(self), it->second.store, log_rows_atom::value, std::move(batch));
 }
 
 // Writes the requests that arrived since the last round with one write.
@@ -148,17 +205,24 @@ void write_round(self_ptr self) {
     failed = status(errc::invalid_argument, "the commit log is closed (the runtime is stopping)");
   else if (!st.writer)
     failed = status(errc::io_error, fmt::format("no commit log could be started in {}", st.dir));
+  // A session's rows are numbered whatever the write does: they go to the store either way.
+  for (auto& r : reqs)
+    if (!r.from_store)
+      for (auto& row : r.rows) row.seq = st.next_row_seq++;
   if (failed.ok()) {
     for (const auto& r : reqs) {
-      if (r.bytes.empty()) continue;
-      st.scratch.clear();
-      storage::commit_log::encode_transcript_append(st.scratch, r.new_file ? storage::commit_log::kNewFile : 0,
-                                                    r.inode, r.offset, relative_path(st, r.path), r.bytes);
-      st.writer->add_record(st.scratch);
+      if (!r.bytes.empty()) {
+        st.scratch.clear();
+        storage::commit_log::encode_transcript_append(st.scratch, r.new_file ? storage::commit_log::kNewFile : 0,
+                                                      r.inode, r.offset, relative_path(st, r.path), r.bytes);
+        st.writer->add_record(st.scratch);
+      }
+      add_rows(st, r);
     }
     if (st.scratch.capacity() > (1u << 20)) std::string().swap(st.scratch);
     failed = st.writer->write();
   }
+  send_rows(self, reqs);
   for (std::size_t i = 0; i < reqs.size(); ++i) {
     if (!failed.ok()) {
       st.book.failed(std::move(from[i]), failed.message());
@@ -187,6 +251,17 @@ log_sync_job job_for(commit_log_state& st, book_t::sync_job j) {
 
 void on_log_synced(self_ptr self, std::uint64_t id, const std::string& error);
 
+// Nothing arrived unwritten, every record is answered, no sync or checkpoint runs.
+bool settled(const commit_log_state& st) {
+  return st.pending.empty() && !st.flush_scheduled && st.book.waiting() == 0 && !st.book.syncs_running() &&
+         !st.checkpoint_running;
+}
+
+void answer_settles(commit_log_state& st) {
+  if (st.settle_waiters.empty() || !settled(st)) return;
+  for (auto& rp : std::exchange(st.settle_waiters, {})) rp.deliver(true);
+}
+
 // Starts what can start: syncs on idle workers (or here), a checkpoint when one is ready.
 void dispatch(self_ptr self) {
   auto& st = self->state;
@@ -206,7 +281,7 @@ void dispatch(self_ptr self) {
     }
   }
   if (st.checkpoint_running) return;
-  auto cp = st.book.take_checkpoint();
+  auto cp = st.book.take_checkpoint([&st](std::uint64_t n) { return st.marks.held(n); });
   if (!cp) return;
   // The logs it removes need no more syncs: their descriptors go.
   for (auto n : cp->logs)
@@ -252,8 +327,10 @@ void on_tick(self_ptr self) {
   self->delayed_send(self, std::chrono::milliseconds(st.cfg.checkpoint_interval_ms), tick_atom::value);
   if (st.writer && st.writer->written() > st.log_header_bytes &&
       st.cfg.time->now_ms() - st.log_started_ms >= st.cfg.checkpoint_interval_ms) {
-    (void)rotate(self);
+    (void)rotate(self);  // asks the stores
     dispatch(self);
+  } else {
+    ask_stores(self);  // a retired log still waits for a store's write (one that failed, say)
   }
 }
 
@@ -270,6 +347,13 @@ std::string final_checkpoint(self_ptr self) {
   st.writer.reset();
   st.log_fd.reset();
   st.log_fds.clear();
+  // A log holding rows that no sessions.json write covers stays for the next start's replay.
+  std::vector<std::uint64_t> kept;
+  std::erase_if(cp.logs, [&](std::uint64_t n) { return st.marks.held(n) ? (kept.push_back(n), true) : false; });
+  if (!kept.empty())
+    spdlog::warn("commit log: {} log(s) kept at shutdown: row changes of {} are not in sessions.json yet (the "
+                 "next start applies them)",
+                 kept.size(), fmt::join(st.marks.holders_below(~std::uint64_t{0}), ", "));
   log_checkpoint_job job{std::move(cp.files), std::move(cp.dirs), st.dir, std::move(cp.logs), cp.sync_home};
   std::string error = run_checkpoint(*st.cfg.files, job);
   // Whatever waited is durable in its transcript now, or failed with the checkpoint.
@@ -298,6 +382,7 @@ commit_log_actor::behavior_type commit_log(self_ptr self, commit_log_config cfg)
     st.log_header_bytes = first.length;
     st.log_started_ms = st.cfg.time->now_ms();
     st.book.begin_log(first.number, first.length);
+    st.next_row_seq = (first.number << 32) + 1;  // above every row of the logs before it
   }
   st.workers = std::max(0, st.cfg.parallel_syncs);
   const auto me = caf::actor_cast<commit_log_actor>(self);
@@ -312,17 +397,26 @@ commit_log_actor::behavior_type commit_log(self_ptr self, commit_log_config cfg)
     self->delayed_send(self, std::chrono::milliseconds(st.cfg.checkpoint_interval_ms), tick_atom::value);
   return {
       [self](log_append_atom, commit_log_append& req) { on_append(self, req); },
-      [self](checkpoint_atom) -> std::string { return final_checkpoint(self); },
+      [self](checkpoint_atom) -> std::string {
+        std::string error = final_checkpoint(self);
+        answer_settles(self->state);
+        return error;
+      },
       [self](flush_atom) {
         self->state.flush_scheduled = false;
         write_round(self);
         dispatch(self);
+        answer_settles(self->state);
       },
-      [self](tick_atom) { on_tick(self); },
+      [self](tick_atom) {
+        on_tick(self);
+        answer_settles(self->state);
+      },
       [self](log_synced_atom, std::uint64_t id, const std::string& error) {
         self->state.idle.push_back(self->current_sender());
         on_log_synced(self, id, error);
         dispatch(self);
+        answer_settles(self->state);
       },
       [self](checkpointed_atom, const std::string& error) {
         auto& st = self->state;
@@ -333,6 +427,17 @@ commit_log_actor::behavior_type commit_log(self_ptr self, commit_log_config cfg)
           st.book.checkpoint_failed(std::move(done));
         }
         dispatch(self);
+        answer_settles(self->state);
+      },
+      [self](spawned_atom, store_routes& routes) {
+        auto& st = self->state;
+        for (auto& [agent, route] : routes.by_agent)
+          st.stores[agent] = store_route{relative_path(st, route.path), std::move(route.store)};
+      },
+      [self](settle_atom) -> caf::result<bool> {
+        if (settled(self->state)) return true;
+        self->state.settle_waiters.push_back(self->make_response_promise());
+        return self->state.settle_waiters.back();
       },
   };
 }

@@ -18,16 +18,32 @@
 // the session's next record again (it sends everything not yet acknowledged).
 // With parallel_syncs 0 the actor syncs and checkpoints itself, blocking (the CAF test
 // coordinator has no threads for workers).
+// Row changes (commit_log_append.hpp): the rows of an append are written after its bytes, in
+// the same round. A session's rows get the next numbers of the row sequence and, once the
+// round is written (before its sync), go to their agent's store as one (logrows, row_batch)
+// per store and round — sent even when the write failed, as the store has always received
+// every row: such a turn fails, and its row reaches sessions.json with the store's next write.
+// The stores are named by (spawned, store_routes) before any row arrives. A checkpoint drops a
+// log only once a store_written record covers its rows (store_marks.hpp): when a log retires
+// holding rows of a store, and at each interval tick while one does, the log asks that store
+// with (checkpt): it writes sessions.json with its next window and records that. The shutdown
+// checkpoint keeps (and names in a warning) the logs whose rows no write covers: the next
+// start replays them.
+// (settle) is answered true once every record that arrived before it is answered and no sync
+// or checkpoint runs (at once when idle): what the log holds on disk then no longer changes
+// until the next append (runtime::settle; the simulator cuts the power only then).
 #pragma once
 #include <cstdint>
 #include <string>
 
+#include <map>
 #include <memory>
 #include <vector>
 
 #include "actors/caf_types.hpp"
 #include "actors/commit_log/commit_log_append.hpp"
 #include "actors/commit_log/group_commit.hpp"
+#include "actors/commit_log/store_marks.hpp"
 #include "storage/commit_log/log_writer.hpp"
 #include "messages/clock.hpp"
 #include "storage/commit_log/log_files.hpp"
@@ -39,10 +55,22 @@ using log_append_atom = caf::atom_constant<caf::atom("logappend")>;
 using checkpoint_atom = caf::atom_constant<caf::atom("checkpt")>;
 using log_synced_atom = caf::atom_constant<caf::atom("logsynced")>;
 using checkpointed_atom = caf::atom_constant<caf::atom("checkpted")>;
+using log_rows_atom = caf::atom_constant<caf::atom("logrows")>;
+
+// Each agent's store: the sessions.json it writes (as records name it) and its actor.
+struct store_route {
+  std::string path;
+  caf::actor store;
+};
+struct store_routes {
+  std::map<std::string, store_route> by_agent;
+};
 
 }  // namespace sessionrt::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::commit_log_append)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::row_batch)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::store_routes)
 
 namespace sessionrt::actors {
 
@@ -72,7 +100,9 @@ using commit_log_actor = caf::typed_actor<
     caf::reacts_to<flush_atom>,                           // the round's window closed
     caf::reacts_to<tick_atom>,                            // the interval checkpoint's timer
     caf::reacts_to<log_synced_atom, std::uint64_t, std::string>,  // a sync worker's job ended
-    caf::reacts_to<checkpointed_atom, std::string>>;              // the checkpoint worker's job ended
+    caf::reacts_to<checkpointed_atom, std::string>,               // the checkpoint worker's job ended
+    caf::reacts_to<spawned_atom, store_routes>,                   // the agents' stores
+    caf::replies_to<settle_atom>::with<bool>>;                    // true once nothing is pending or running
 
 struct commit_log_waiter {
   caf::actor to;
@@ -101,6 +131,10 @@ struct commit_log_state {
   group_commit<commit_log_waiter>::checkpoint running_checkpoint;  // given back if it fails
   bool closed = false;
   std::string scratch;             // one record's payload
+  std::vector<caf::response_promise> settle_waiters;  // (settle) requests not answered yet
+  std::map<std::string, store_route> stores;  // by agent; paths relative to the state dir
+  std::uint64_t next_row_seq = 1;             // the next session row's number
+  store_marks marks;                          // logs whose rows no sessions.json write covers yet
 };
 
 commit_log_actor::behavior_type commit_log(commit_log_actor::stateful_pointer<commit_log_state> self,

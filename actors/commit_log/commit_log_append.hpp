@@ -4,13 +4,34 @@
 // byte not yet acknowledged, so a record that failed is carried again by the next one. Empty
 // bytes: nothing new, answered once everything sent before is durable. CAF-free (it travels in
 // core_effects).
+// Row changes (durability batch) ride along: `rows` of the agent's sessions.json, written in the
+// same round as the bytes (after them) and acknowledged with them. A session's rows are then
+// handed to the agent's store by the log (a row_batch, each row with its number in the log's
+// row sequence), which is how a session's row reaches the store. The store sends its own
+// changes (from_store: ordered after the session row `store_order`) and, after each write of
+// sessions.json, a store_written append (no rows) — log_format.hpp kRowChange, kStoreWritten.
+// With no transcript (file null, bytes empty) an append carries rows only; `seq` is then the
+// sender's own count, answered as (synced, 0, seq, error).
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "storage/shared_fd.hpp"
 
 namespace sessionrt::actors {
+
+// One row of sessions.json as the log records it.
+struct logged_row {
+  std::string key;
+  std::string text;       // as session_store::append_row_text writes it; empty: removed
+  std::uint64_t seq = 0;  // set by the log for a session's row: its place in the row sequence
+};
+
+// The log to the store: the session rows just written, in their sequence.
+struct row_batch {
+  std::vector<logged_row> rows;
+};
 
 struct commit_log_append {
   storage::shared_fd_ptr file;  // kept open by the log until a checkpoint made the file durable
@@ -27,6 +48,12 @@ struct commit_log_append {
   // user line written before a crash) that no replay knows of, and a hole before this record
   // would keep the record from being replayed.
   bool sync_file = false;
+  // Row changes of `agent`'s sessions.json (see above).
+  std::string agent;
+  std::vector<logged_row> rows;
+  bool from_store = false;          // the store's own changes (rows), or its written record
+  bool store_written = false;       // the store wrote sessions.json (no rows)
+  std::uint64_t store_order = 0;    // from the store: the last session row it had taken
 };
 
 }  // namespace sessionrt::actors

@@ -15,6 +15,8 @@
 // - Checkpoint: a retired log whose waiters are answered and whose jobs are done can go once
 //   its dirty transcripts are durable: take_checkpoint() hands them over (checkpoint_failed()
 //   gives them back to be retried with the next one). take_all() (shutdown) takes every log.
+//   A caller may hold a log back (take_checkpoint's `held`: the commit log keeps a log whose
+//   row changes no sessions.json write covers yet).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -146,11 +148,14 @@ class group_commit {
   }
   std::size_t waiting() const { return waiting_.size(); }
 
-  // Retired logs ready to go (oldest first, stopping at the first that is not).
-  std::optional<checkpoint> take_checkpoint() {
+  // Retired logs ready to go (oldest first, stopping at the first that is not, or that
+  // `held` keeps: its row changes are not in their sessions.json yet).
+  template <class Held = bool (*)(std::uint64_t)>
+  std::optional<checkpoint> take_checkpoint(Held held = [](std::uint64_t) { return false; }) {
     checkpoint cp = std::exchange(retry_, {});
     dirty_files dirty = std::exchange(retry_dirty_, dirty_files(home_));
-    while (logs_.size() > 1 && !logs_.front().jobs.size() && !waits_on(logs_.front().number)) {
+    while (logs_.size() > 1 && !logs_.front().jobs.size() && !waits_on(logs_.front().number) &&
+           !held(logs_.front().number)) {
       auto& l = logs_.front();
       cp.logs.push_back(l.number);
       dirty.merge(std::move(l.dirty));

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "actors/maintenance/dashboard_archive.hpp"
+#include "actors/router/protected_key.hpp"
 #include "actors/router/session_key.hpp"
 #include "messages/json_access.hpp"
 #include "storage/archive_names.hpp"
@@ -110,25 +111,6 @@ std::string maintenance_row::transcript_name() const {
   return {};
 }
 
-namespace {
-
-bool is_model_run_key(std::string_view key) {
-  auto parsed = parse_agent_session_key(key);
-  if (!parsed) return false;
-  constexpr std::string_view prefix = "explicit:model-run-";
-  if (parsed->rest.size() <= prefix.size() || parsed->rest.compare(0, prefix.size(), prefix) != 0) return false;
-  std::string_view uuid = std::string_view(parsed->rest).substr(prefix.size());
-  if (uuid.size() != 36) return false;
-  for (std::size_t i = 0; i < uuid.size(); ++i) {
-    char c = uuid[i];
-    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-    if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 maintenance_row maintenance_row_of(std::string_view key, const session_entry& entry, std::string_view sessions_dir) {
   std::string_view session_id = entry.session_id().value_or("");
   std::string file_name;
@@ -219,6 +201,7 @@ class planner {
     plan_.before_count = rows_.size();
     removed_.assign(rows_.size(), false);
     keep_always_.assign(rows_.size(), false);
+    kept_unprotected_.assign(rows_.size(), false);
     archived_bytes_.assign(rows_.size(), 0);
     archived_.assign(rows_.size(), false);
     archived_at_.assign(rows_.size(), 0);
@@ -231,7 +214,8 @@ class planner {
       const bool recent = in.settings.preserve_recent_ms && !r.synthetic && r.activity_at > 0 &&
                           in.now_ms - r.activity_at <= *in.settings.preserve_recent_ms;
       // OpenClaw's shouldPreserveNonArchivedMaintenanceEntry.
-      keep_always_[i] = r.is_protected || recent || r.pinned || r.model_locked || r.running || preserve.count(r.key()) > 0;
+      kept_unprotected_[i] = recent || r.pinned || r.model_locked || r.running || preserve.count(r.key()) > 0;
+      keep_always_[i] = r.is_protected || kept_unprotected_[i];
       archived_[i] = r.archived;
       archived_at_[i] = r.archived_at;
       cap_archived_[i] = r.cap_archived;
@@ -254,7 +238,11 @@ class planner {
     const auto hw = entry_high_water(in_.settings.max_entries);
     if (in_.fix_missing) step_fix_missing();
     if (in_.fix_dm_scope) step_fix_dm_scope();
-    if (in_.forced || static_cast<std::int64_t>(unarchived_) >= hw) step_model_run();
+    // shouldRunModelRunPrune: forced (cleanup) only over maxEntries, else at the high water;
+    // the unarchived count either way, as the cap.
+    if (in_.forced ? static_cast<std::int64_t>(unarchived_) > in_.settings.max_entries
+                   : static_cast<std::int64_t>(unarchived_) >= hw)
+      step_model_run();
     if (in_.settings.archive_dashboard_after_ms) step_archive_dashboards();
     step_stale();
     if (in_.forced ? static_cast<std::int64_t>(unarchived_) > in_.settings.max_entries
@@ -334,6 +322,10 @@ class planner {
 
   // May a step remove or archive row i? Archived rows are exempt (phase C picks its own).
   bool removable(std::size_t i) const { return !removed_[i] && !keep_always_[i] && !archived_[i]; }
+  // For the cleanup fixes (fix-missing, fix-dm-scope): protection does not keep a row from them
+  // (OpenClaw 2026.9 retires a per-peer DM key, itself protected, and a protected row whose
+  // transcript is gone); the other reasons to keep a row do.
+  bool fixable(std::size_t i) const { return !removed_[i] && !kept_unprotected_[i] && !archived_[i]; }
 
   // Archives row i in place (removable: the caller checked); it keeps its transcript.
   void archive_row(std::size_t i, maintenance_step step) {
@@ -414,7 +406,7 @@ class planner {
       return f && counted(*f);
     };
     for (std::size_t i = 0; i < rows_.size(); ++i) {
-      if (!removable(i)) continue;
+      if (!fixable(i)) continue;
       const auto& r = rows_[i];
       const std::string file = r.transcript_name();
       // A transcript kept compressed is there (and never empty: cold storage takes only old ones).
@@ -427,7 +419,7 @@ class planner {
 
   void step_fix_dm_scope() {
     for (std::size_t i = 0; i < rows_.size(); ++i)
-      if (removable(i) && is_per_peer_direct_key(rows_[i].key())) remove_row(i, maintenance_step::fix_dm_scope);
+      if (fixable(i) && is_per_peer_direct_key(rows_[i].key())) remove_row(i, maintenance_step::fix_dm_scope);
     flush_files(maintenance_step::fix_dm_scope);
   }
 
@@ -641,6 +633,7 @@ class planner {
   maintenance_plan plan_;
   std::vector<bool> removed_;
   std::vector<bool> keep_always_;
+  std::vector<bool> kept_unprotected_;  // kept for a reason other than protection
   std::vector<std::uint64_t> archived_bytes_;  // what archiving a row added to its text (0: not archived here)
   std::vector<bool> archived_;                 // archivedAt set, before or by this plan
   std::vector<std::int64_t> archived_at_;

@@ -30,6 +30,22 @@ bool contains(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
 }
 
+// A key already in normal form that needs no Unicode or span rule: printable ASCII without
+// uppercase letters or spaces, and no Signal / Matrix span (whose rules trim inside the key).
+// normalize_session_key returns such a key unchanged and each of its ':' segments is trimmed,
+// so the parsers below can read it in place (what the router hands every session actor).
+bool is_plain_key(std::string_view key) {
+  for (char c : key)
+    if (c <= ' ' || c > '~' || (c >= 'A' && c <= 'Z')) return false;  // (char may be signed: > '~' covers 0x7F)
+  return !contains(key, "signal:") && !contains(key, "matrix:");
+}
+
+// Whether the ASCII-lowercased `s` contains `lower_part`, without building the lowercased copy.
+bool contains_ascii_ci(std::string_view s, std::string_view lower_part) {
+  const auto eq = [](char a, char b) { return (a >= 'A' && a <= 'Z' ? static_cast<char>(a - 'A' + 'a') : a) == b; };
+  return std::search(s.begin(), s.end(), lower_part.begin(), lower_part.end(), eq) != s.end();
+}
+
 std::vector<std::string_view> split_non_empty(std::string_view s, char sep) {
   std::vector<std::string_view> parts;
   std::size_t start = 0;
@@ -168,27 +184,6 @@ bool is_telegram_topic_rest(std::string_view rest) {
   if (after.empty() || at == std::string_view::npos || at == 0) return false;
   const std::string_view topic = after.substr(at + 7);
   return !topic.empty() && !contains(topic, ":");
-}
-
-// ^[^:]+:(group|channel):.+$
-bool is_group_or_channel_rest(std::string_view rest) {
-  const std::size_t colon = rest.find(':');
-  if (colon == 0 || colon == std::string_view::npos) return false;
-  const std::string_view after = rest.substr(colon + 1);
-  for (std::string_view kind : {"group:", "channel:"})
-    if (starts_with(after, kind) && after.size() > kind.size()) return true;
-  return false;
-}
-
-// entry.chatType ?? entry.origin.chatType, lowercased; "" when absent or not a string.
-std::string entry_chat_type(const session_entry* entry) {
-  if (entry == nullptr) return {};
-  const boost::json::value* v = json::find(entry->json(), "chatType");
-  if (v == nullptr || v->is_null()) {
-    const boost::json::object* origin = entry->origin();
-    v = origin ? json::find(*origin, "chatType") : nullptr;
-  }
-  return v != nullptr && v->is_string() ? lower_trimmed(v->get_string()) : std::string();
 }
 
 bool has_control_char(std::string_view s) {
@@ -341,6 +336,7 @@ std::string normalize_session_peer_id(std::string_view channel, std::string_view
 }
 
 std::string normalize_session_key(std::string_view key) {
+  if (is_plain_key(key)) return std::string(key);
   const std::string raw = trimmed_text(key);
   const std::string lower = ascii_lowercase(raw);
   if (!contains(lower, "signal:") && !contains(lower, "matrix:")) return js_lowercase(raw);
@@ -358,6 +354,20 @@ std::string normalize_session_key(std::string_view key) {
 }
 
 // ---- parsing and classification ------------------------------------------------------------
+
+std::optional<std::string_view> agent_id_of_plain_key(std::string_view key) {
+  if (!is_plain_key(key)) return std::nullopt;
+  // split_non_empty's first three segments, in place.
+  std::string_view parts[3];
+  std::size_t n = 0, start = 0;
+  while (n < 3 && start <= key.size()) {
+    const std::size_t end = std::min(key.find(':', start), key.size());
+    if (end > start) parts[n++] = key.substr(start, end - start);
+    start = end + 1;
+  }
+  if (n < 3 || parts[0] != "agent") return default_agent_id;
+  return parts[1];
+}
 
 std::optional<parsed_agent_key> parse_agent_session_key(std::string_view key) {
   const std::string raw = normalize_session_key(key);
@@ -389,16 +399,12 @@ bool is_synthetic_key(std::string_view key) {
   return rest == "heartbeat" || ends_with(rest, ":heartbeat") || contains(rest, ":heartbeat:");
 }
 
-bool is_protected_key(std::string_view key, const session_entry* entry) {
-  if (is_synthetic_key(key)) return false;
-  const std::string rest = lowered_rest_or_key(key);
-  if (is_thread_key(key) || is_telegram_topic_rest(rest) || is_group_or_channel_rest(rest))
-    return true;
-  const std::string chat_type = entry_chat_type(entry);
-  return chat_type == "group" || chat_type == "channel" || chat_type == "thread";
-}
+// is_protected_key: protected_key.cpp (OpenClaw 2026.9's rule).
 
-bool is_thread_key(std::string_view key) { return !split_thread_suffix(key).thread_id.empty(); }
+bool is_thread_key(std::string_view key) {
+  if (!contains_ascii_ci(key, ":thread:")) return false;  // (most keys: no copy made)
+  return !split_thread_suffix(key).thread_id.empty();
+}
 
 bool is_group_key(std::string_view key) {
   const std::string lower = js_lowercase(key);
@@ -429,7 +435,7 @@ std::string canonicalize_main_alias(std::string_view key, std::string_view agent
 
 bool is_plausible_session_key(std::string_view text) {
   if (text.empty() || text.size() > max_plausible_key_length) return false;
-  if (!is_valid_utf8(text) || has_control_char(text) || trimmed_text(text).empty()) return false;
+  if (!is_valid_utf8(text) || has_control_char(text) || js_trim(text).empty()) return false;
   if (contains(text, "\\") || text.front() == '/' || contains(text, "//")) return false;
   return !contains(text, "../") && !contains(text, "/..");
 }

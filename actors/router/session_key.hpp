@@ -73,6 +73,10 @@ struct parsed_agent_key {
 };
 // Normalizes first; nullopt unless the key is "agent:<id>:<rest>" with a non-empty rest.
 std::optional<parsed_agent_key> parse_agent_session_key(std::string_view key);
+// The agent of a key already in plain normal form (printable ASCII, no uppercase, no spaces,
+// no Signal / Matrix span), read in place: parse_agent_session_key's agent id, or
+// default_agent_id when it finds none. nullopt for any other key (parse it).
+std::optional<std::string_view> agent_id_of_plain_key(std::string_view key);
 
 struct thread_suffix {
   std::string base_key;   // the key before the last ":thread:" marker
@@ -85,8 +89,10 @@ bool is_cron_run_key(std::string_view key);
 // [R§5.2] rest (or the whole key when unscoped) is subagent:/acp:/cron:/acp-bridge:/hook:/
 // node:*, or "heartbeat", or ends ":heartbeat", or contains ":heartbeat:".
 bool is_synthetic_key(std::string_view key);
-// [R§5.2] not synthetic and (thread suffix, Telegram topic, <channel>:(group|channel):<id>, or
-// entry chatType ?? origin.chatType in {group, channel, thread}). entry may be null.
+// Store maintenance never archives, removes or evicts the row: OpenClaw 2026.9's
+// isProtectedSessionMaintenanceEntry (protected_key.hpp: not synthetic, and the main key, a
+// thread, an external delivery or conversation, or a group / channel / thread chatType).
+// entry may be null.
 bool is_protected_key(std::string_view key, const session_entry* entry);
 bool is_thread_key(std::string_view key);  // a non-empty id after ":thread:"
 bool is_group_key(std::string_view key);   // contains ":group:" or ":channel:" [R§4.1]

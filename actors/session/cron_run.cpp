@@ -68,6 +68,15 @@ task<turn_outcome> session_core::cron_run(const system_event& ev, core_effects& 
     if (!o.st.ok()) p.error = o.st.to_string();
     fx.events.push_back(event(p));
   };
+  // An archived cron:<job> row takes no run (OpenClaw 2026.9's resolveCronSession refuses it):
+  // the run fails with the reason, reported and logged as any failed run; nothing is stored.
+  if (auto refused = archived_row_refusal(key_, row_ ? &*row_ : nullptr, inbound_kind::cron_event)) {
+    out.st = std::move(*refused);
+    refused_effects(fx);
+    report(out);
+    log_run(*deps_, ev, out, deps_->time->now_ms());
+    co_return out;
+  }
   // The current transcript's lock first, as for a chat turn: held elsewhere, nothing changes.
   if (row_ && row_->session_id())
     if (status st = open_current(fx); !st.ok()) {

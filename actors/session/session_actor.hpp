@@ -1,6 +1,8 @@
 // session_actor: one per sessionKey (SPEC §2, §3). Its mailbox serializes everything that
-// happens to the session; the work is done by session_core, whose turn is a coroutine that
-// this actor runs and resumes. The actor never blocks:
+// happens to the session; what to do is decided by its session_machine (session_machine.hpp:
+// the queue, the acks, the running turn — a session_core coroutine —, lock retry, debounce,
+// passivation), whose plans the actor carries out; the actor's own part is the messages and
+// the bridge that takes model calls across threads. The actor never blocks:
 //   - a model call goes through the runtime's model_gate (model.maxConcurrent, first come
 //     first served) to the asynchronous runner; its answer, its streamed pieces, the gate's
 //     admission and the model.timeoutMs alarm come back as messages;
@@ -8,10 +10,13 @@
 //     call; /new or /reset cancel it and run next; other messages wait by the session's queue
 //     mode (turn_queue.hpp: followup, collect, interrupt, steer; cap and drop); system events
 //     wait in arrival order;
+//   - when a model call starts waiting, it sends the commit log the turn's record so far (the
+//     user's line, storage.durability=batch) without waiting for its answer;
 //   - after a turn it publishes the events, sends the row to the store (and waits for the
-//     write when storage.storeDurableAck), sends the appends to the commit log
-//     (storage.durability=batch), tells the timers when the session goes stale, and
-//     acknowledges the turn (ack_order.hpp: in turn order).
+//     write when storage.storeDurableAck) — with storage.durability=batch the row instead rides
+//     with the turn's commit log append, whose answer covers both, and the log hands it to the
+//     store —, tells the timers when the session goes stale, and acknowledges the turn
+//     (ack_order.hpp: in turn order).
 // If another process holds the transcript's write lock, the turn is retried with backoff up
 // to session.writeLock.acquireTimeoutMs (what arrives meanwhile waits), then fails with the
 // lock's error. (passivate, why) closes the transcript, releases the lock and reports

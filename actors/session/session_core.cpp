@@ -149,6 +149,7 @@ status session_core::open_current(core_effects& fx) {
   context_ = std::move(ctx->messages);
   clean_upto_ = 0;  // a new context: its cleanliness is unknown
   transcript_ = std::move(opened->file);
+  if (!ctx->cycle_detected) note_opened_context(ctx->total_messages);
   // The time the session began by its transcript's header, for a row that does not say
   // (sessionStartedAt missing: a legacy row) [R§4.2]; a file made just now says nothing.
   header_started_ms_.reset();
@@ -287,10 +288,26 @@ std::string session_core::system_prompt() const { return system_prompt_of(*deps_
 
 result<std::string> session_core::append_with_event(const boost::json::object& message, core_effects& fx) {
   auto id = transcript_->append_message(message);
-  if (id.ok() && wants(event_types::message_appended))
+  if (!id.ok()) return id;
+  // Written before it is announced: whoever the event wakes (the gateway's session.message
+  // push reads the file) finds the line. A failed write took the line back, with any other
+  // line still buffered; the cached context follows the file again (unless a model call holds
+  // it: it comes back as it went, which the file still matches).
+  if (status written = transcript_->flush(); !written.ok()) {
+    if (!in_flight_) reload_context();
+    return written;
+  }
+  if (wants(event_types::message_appended))
     fx.events.push_back(
         event(payloads::message_appended{*id, std::string(json::get_string(message, "role").value_or(""))}));
   return id;
+}
+
+void session_core::reload_context() {
+  if (auto ctx = transcript_->context(); ctx.ok()) {
+    context_ = std::move(ctx->messages);
+    clean_upto_ = 0;  // a new context: its cleanliness is unknown
+  }
 }
 
 result<const boost::json::object*> session_core::append_and_track(boost::json::object& message, core_effects& fx) {
@@ -344,23 +361,36 @@ void session_core::finish_effects(core_effects& fx, const route_facts& route) {
   }
 }
 
-status session_core::durability_commit(core_effects& fx) {
+void session_core::refused_effects(core_effects& fx) {
+  finish_effects(fx, last_route_);
+  fx.store_put = fx.store_durable = false;
+}
+
+status session_core::durability_commit(core_effects& fx, bool turn_end) {
   if (!transcript_) return {};
   status st = deps_->settings->storage.durability == storage::durability::batch ? transcript_->flush()
                                                                                 : transcript_->commit();
   if (!st.ok()) {
-    // The failed appends were rolled back in the file; rebuild the context to match it.
-    if (auto ctx = transcript_->context(); ctx.ok()) {
-      context_ = std::move(ctx->messages);
-      clean_upto_ = 0;
-    }
+    reload_context();  // the failed appends were rolled back in the file
     return st;
   }
+  // Before the model call a batch record is built only if the call waits (the actor asks
+  // log_record_while_waiting()): a call answered at once leaves it to the turn's record.
+  if (!turn_end) return {};
   transcript_->release_buffer();  // the turn's lines are written; an idle session keeps no buffer
-  if (deps_->settings->storage.durability == storage::durability::batch &&
-      (transcript_->durable_seq() < transcript_->written_seq() || transcript_->dir_unsynced()))
-    return log_record(fx);
-  return {};
+  return log_unacked() ? log_record(fx) : status();
+}
+
+bool session_core::log_unacked() const {
+  return deps_->settings->storage.durability == storage::durability::batch && transcript_ &&
+         (transcript_->durable_seq() < transcript_->written_seq() || transcript_->dir_unsynced());
+}
+
+std::optional<commit_log_append> session_core::log_record_while_waiting() {
+  if (!log_unacked()) return std::nullopt;
+  core_effects fx;
+  if (!log_record(fx).ok()) return std::nullopt;  // the turn's own record tries again
+  return std::move(fx.log_append);
 }
 
 status session_core::log_record(core_effects& fx) {
@@ -415,13 +445,14 @@ void session_core::row_for_store(core_effects& fx) {
   // The actor sends the row whenever store_put is set (as this text, or as the object).
   row_sent_ = fx.store_put && row_;
   if (!fx.store_put || !row_) return;
+  note_history_count();
   std::string text;
   storage::session_store::append_row_text(text, key_, *row_);
   // Invalid UTF-8 would not parse back in the store: such a row goes as the object.
   if (is_valid_utf8(text)) fx.store_text = std::move(text);
 }
 
-void session_core::system_turn(const system_event& ev, core_effects& fx) {
+void session_core::system_turn(const system_event& ev, turn_outcome& out, core_effects& fx) {
   rollover_input in;
   in.current = row_ ? &*row_ : nullptr;
   in.session_key = key_;
@@ -429,6 +460,14 @@ void session_core::system_turn(const system_event& ev, core_effects& fx) {
     case system_event_kind::heartbeat: in.kind = inbound_kind::heartbeat; break;
     case system_event_kind::cron: in.kind = inbound_kind::cron_event; break;
     case system_event_kind::exec: in.kind = inbound_kind::exec_event; break;
+  }
+  // An archived row takes no system work (OpenClaw fails the run: turn.failed here), and its
+  // notice is not queued: nothing is kept for a session that is not restored.
+  if (auto refused = archived_row_refusal(key_, in.current, in.kind)) {
+    fx.events.push_back(event(payloads::turn_failed{refused->message()}));
+    out.st = std::move(*refused);
+    refused_effects(fx);
+    return;
   }
   in.now_ms = deps_->time->now_ms();
   in.new_session_id = next_session_id(in.now_ms, "system");

@@ -6,7 +6,8 @@
 // the write lock of that transcript while it is open, and the in-memory context of the
 // active leaf (so a turn does not re-read the file). A turn:
 //   freshness + reset trigger -> reuse or roll over (archive the old transcript .reset.<ts>)
-//   -> append the user's message as sent -> model call on the context (+ per-turn runtime
+//   -> append the user's message as sent (written, and durable or on its way to the commit
+//   log, before the call: durability_commit) -> model call on the context (+ per-turn runtime
 //   context, never stored) -> append the reply -> update the row (tokens, timestamps).
 // What must happen outside (store write, events, timers, group commit) is returned in
 // core_effects; the caller acknowledges the turn after the commit log answers when
@@ -18,9 +19,10 @@
 // the turn, crossing window - reserve compacts; a silent reply (NO_REPLY) is recorded but not
 // delivered; context.pressure events fire at configured fractions of the compaction threshold.
 // Errors before anything was appended (lock held elsewhere, bad input) change nothing.
-// While a turn waits (suspended in a co_await), the actor may only call the const members
-// and answer_while_busy(); everything else waits for the turn's end. A cancelled turn
-// (turn_io::cancel_reason) keeps the user's message, stores nothing of the reply and ends.
+// While a turn waits (suspended in a co_await), the actor may only call the const members,
+// answer_while_busy(), note_synced() and log_record_while_waiting(); everything else waits
+// for the turn's end. A cancelled turn (turn_io::cancel_reason) keeps the user's message,
+// stores nothing of the reply and ends.
 #pragma once
 #include <boost/json/array.hpp>
 #include <functional>
@@ -44,6 +46,7 @@
 #include "messages/lifecycle_event.hpp"
 #include "messages/model_runner.hpp"
 #include "messages/session_entry.hpp"
+#include "storage/context_counts.hpp"
 #include "storage/process_probe.hpp"
 #include "storage/transcript_file.hpp"
 #include "storage/write_lock.hpp"
@@ -167,6 +170,13 @@ class session_core {
   bool transcript_open() const { return transcript_ != nullptr; }
   // The commit log made appends up to `seq` durable (and the file's name, for a new file).
   void note_synced(std::uint64_t seq, bool dir_synced);
+  // While a turn's model call waits (durability batch): the commit log record of what the
+  // transcript holds past the log's acknowledged end — the user's line, written before the
+  // call — for the actor to send at once, so a crash during the call keeps it; nullopt when
+  // everything is acknowledged (or the bytes cannot be read: the turn's own record carries
+  // them). The turn's ack still waits for its final record. Like note_synced(), callable
+  // while the turn waits.
+  std::optional<commit_log_append> log_record_while_waiting();
   std::size_t queued_system_events() const { return queued_.size(); }
   // Set when the last chat()/system() failed (errc::locked) because the current transcript's
   // write lock is held elsewhere: nothing was changed, the turn may be retried later (the
@@ -200,9 +210,13 @@ class session_core {
   // Ends a turn that failed: turn.failed (turn.cancelled for a cancellation) with the cause,
   // out.st = the cause under `context`, what was written made durable, the effects finished.
   turn_outcome end_failed_turn(const status& cause, std::string_view context, core_effects& fx, turn_outcome out);
-  // Appends `message` to the transcript (buffered) and says so with message.appended; the id,
-  // or the append's error. append_and_track() and a tool loop's rounds both go through it.
+  // Appends `message` to the transcript, writes it (through the page cache) and only then says
+  // so with message.appended; the id, or the append's or the write's error (then the line is
+  // not in the file and no event is queued). append_and_track() and a tool loop's rounds both
+  // go through it.
   result<std::string> append_with_event(const boost::json::object& message, core_effects& fx);
+  // The cached context rebuilt from the file (after a failed write rolled lines back).
+  void reload_context();
   task<turn_outcome> run_turn(const chat_event& ev, std::string text, core_effects& fx, turn_outcome out);
   // One model call of the turn: the context moves into the request and back.
   task<model_answer> call_model(std::shared_ptr<model_request> req);
@@ -212,10 +226,18 @@ class session_core {
                           boost::json::value& saved_last);
   void restore_context(std::shared_ptr<model_request>& req, boost::json::value& saved_last);
   void finish_effects(core_effects& fx, const route_facts& route);
+  // Work refused before it began (a system event to an archived row, session_rollover.hpp
+  // archived_row_refusal): nothing ran and nothing is stored; the row's expiry stays scheduled.
+  void refused_effects(core_effects& fx);
   boost::json::object inbound_patch(const chat_event& ev, const route_facts& route) const;
-  status durability_commit(core_effects& fx);
+  // What the transcript holds made durable per storage.durability: none written, sync
+  // fdatasync'd, batch written with its commit log record in fx.log_append (the caller waits
+  // for the log's answer). Before the model call (!turn_end: the user's line) the write
+  // buffer is kept and a batch record is left to log_record_while_waiting().
+  status durability_commit(core_effects& fx, bool turn_end = true);
   // batch: the commit log record of what the open transcript holds past its acknowledged end.
   status log_record(core_effects& fx);
+  bool log_unacked() const;  // batch, and the open transcript has bytes or a name not acknowledged
   // One compaction with its events; swaps to the successor transcript when one was written.
   task<result<compaction_outcome>> compact(std::string reason, std::string instructions, core_effects& fx);
   task<bool> maybe_flush_memory(std::int64_t prompt_estimate, std::int64_t context_tokens, core_effects& fx,
@@ -228,11 +250,16 @@ class session_core {
   // After a turn: the row as the store writes it (session_store::append_row_text) in
   // fx.store_text, so the store never serializes rows it is sent.
   void row_for_store(core_effects& fx);
+  // Before a row write: the context's length in the row (history_count.hpp), counted from the
+  // last count this session made.
+  void note_history_count();
+  // After open_current built the context: its length is the open leaf's count (history_count.hpp).
+  void note_opened_context(std::size_t total);
   task<turn_outcome> chat_turn(const chat_event& ev, const route_facts& route, core_effects& fx);
   task<turn_outcome> cron_run(const system_event& ev, core_effects& fx);
   // A heartbeat in its own `<base>:heartbeat` session (heartbeat_run.cpp): its text runs as a turn.
   task<turn_outcome> heartbeat_run(const system_event& ev, core_effects& fx);
-  void system_turn(const system_event& ev, core_effects& fx);
+  void system_turn(const system_event& ev, turn_outcome& out, core_effects& fx);
 
   std::string key_;
   std::optional<session_entry> row_;  // unset: no row yet, or left to the store by trim()
@@ -264,6 +291,8 @@ class session_core {
   // The row field that keeps pressure_ (ours; OpenClaw keeps fields it does not know).
   static constexpr std::string_view kPressureField = "sessionrtContextPressure";
   route_facts last_route_;
+  std::shared_ptr<storage::context_counts::file> history_counts_;  // note_history_count's, for
+  std::string history_counts_path_;                                // the transcript at this path
   std::string fork_parent_key_, fork_parent_path_;  // set_fork_parent(), until the first session starts
 };
 

@@ -545,6 +545,17 @@ std::optional<status> archived_row_refusal(std::string_view key, const session_e
                 "Session \"" + std::string(key) + "\" is archived. Restore it before starting new work.");
 }
 
+bool rolls_archived_heartbeat_row(const session_entry* row) {
+  if (!row || !row->json().contains("archivedAt")) return false;
+  const auto* pending = row->json().if_contains("initializationPending");
+  if (pending && pending->is_bool() && pending->get_bool()) return false;
+  return has_text(json::get_string(row->json(), "heartbeatIsolatedBaseSessionKey"));
+}
+
+void clear_archive_fields(session_entry& row) {
+  for (std::string_view f : {"archivedAt", "archivedBy", "archiveReason"}) row.erase(f);
+}
+
 rollover_result roll_session(const rollover_input& in) {
   boost::json::object row = in.current ? in.current->json() : boost::json::object();
   return roll(in, in.current, row);

@@ -87,6 +87,14 @@ rollover_result roll_session(const rollover_input& in);
 // before roll_session; nullopt: go on.
 std::optional<status> archived_row_refusal(std::string_view key, const session_entry* row, inbound_kind kind);
 
+// The one exception (resolveCronSession's canRollArchivedHeartbeat): an archived row that is an
+// isolated heartbeat's own (heartbeatIsolatedBaseSessionKey not blank, initializationPending not
+// true) is not refused: the heartbeat starts a new session there, out of the archive
+// (clear_archive_fields on the new row). The caller (heartbeat_run) checks this first.
+bool rolls_archived_heartbeat_row(const session_entry* row);
+// Deletes archivedAt, archivedBy and archiveReason (the row is out of the archive).
+void clear_archive_fields(session_entry& row);
+
 // roll_session for the caller that owns the row and replaces it with the result
 // (`row = std::move(result.entry)`, the hot path of every turn): `current` is the row under the
 // key (in.current is not read) and its object becomes result.entry, patched in place instead of

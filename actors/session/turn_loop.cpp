@@ -85,7 +85,7 @@ task<turn_outcome> session_core::system(const system_event& ev, core_effects& fx
   else if (ev.kind == system_event_kind::heartbeat && is_isolated_heartbeat_key(key_))
     out = co_await heartbeat_run(ev, fx);
   else
-    system_turn(ev, fx);
+    system_turn(ev, out, fx);
   if (out.session_id.empty()) out.session_id = session_id();
   row_for_store(fx);
   co_return out;
@@ -362,14 +362,16 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
   // model answers.
   if (!cancelled()) co_await maybe_flush_memory(prompt_estimate, context_tokens_now, fx, out);
   if (!cancelled()) co_await maybe_compact_before_turn(prompt_estimate, context_tokens_now, fx);
-  // Written (not yet synced) before the model runs: a process killed during a long call or a
-  // tool loop still has the user's message, and below each round the loop finished. A message
+  // Kept before the model runs, so a crash during a long call or a tool loop keeps the user's
+  // message (and below, each round the loop finished): written, then with durability sync
+  // fdatasync'd, with batch its commit log record handed over as the call starts (the call
+  // does not wait for the log; the ack still does). message.appended follows the write. It
+  // stays when the call fails or is cancelled, as pi keeps it (docs/guarantees.md). A message
   // the transcript refuses (over storage.maxLineBytes) fails the turn before any model call.
   if (auto kept = append_and_track(user, fx); !kept.ok())
     co_return end_failed_turn(kept.error(), "storing the user's message", fx, std::move(out));
-  if (transcript_)
-    if (status st = transcript_->flush(); !st.ok())
-      co_return end_failed_turn(st, "storing the user's message", fx, std::move(out));
+  if (status st = durability_commit(fx, /*turn_end=*/false); !st.ok())
+    co_return end_failed_turn(st, "storing the user's message", fx, std::move(out));
 
   // The request: the cached context, with this turn's runtime context in front of the last
   // (the user's) message — in the request only.
@@ -405,13 +407,10 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
         loop_error = valid;
         return;
       }
-      const std::size_t events_before = fx.events.size();
-      auto id = append_with_event(message, fx);
-      status written = id.ok() ? transcript_->flush() : id.error();
-      if (!written.ok()) {
-        fx.events.resize(events_before);  // the line was taken back: no message.appended for it
-        // The turn fails once the call returns; nothing after the failed line is kept.
-        loop_error = written.with_context("storing a tool-loop message");
+      if (auto written = append_with_event(message, fx); !written.ok()) {
+        // The line was taken back (no message.appended for it); the turn fails once the call
+        // returns and nothing after the failed line is kept.
+        loop_error = written.error().with_context("storing a tool-loop message");
         return;
       }
       loop_messages.push_back(std::move(message));

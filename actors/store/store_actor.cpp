@@ -90,6 +90,7 @@ void take_hand_edits(self_ptr self) {
   if (st.router)
     for (const auto& k : edited) caf::anon_send(st.router, passivate_atom::value, k, std::string("sessions.json edited"));
   if (!rep.removed.empty()) st.high_water_told = false;
+  st.archived.forget();  // the merged store is counted again when the high-water check needs it
   check_high_water(self);
 }
 
@@ -97,6 +98,66 @@ void schedule_edit_check(self_ptr self) {
   auto& st = self->state;
   if (!st.cfg.watch_edits || !st.cfg.self_flushing || st.cfg.edit_check_ms <= 0) return;
   self->delayed_send(self, std::chrono::milliseconds(st.cfg.edit_check_ms), tick_atom::value);
+}
+
+// ---- durability batch: the store's side of the commit log (store_actor.hpp) ----
+
+bool logged(const store_state& st) { return static_cast<bool>(st.cfg.commit_log); }
+
+void send_to_log(self_ptr self, commit_log_append a, std::function<void(const std::string&)> done) {
+  auto& st = self->state;
+  a.agent = st.cfg.agent_id;
+  a.from_store = true;
+  a.store_order = st.applied_through;
+  a.seq = ++st.log_sent;
+  if (done) st.log_waiters.emplace_back(a.seq, std::move(done));
+  caf::send_as(caf::actor_cast<caf::actor>(self), st.cfg.commit_log, log_append_atom::value, std::move(a));
+}
+
+// sessions.json holds every change made or taken so far: a checkpoint may drop the logs that
+// hold them, and a replay starts after this.
+void log_written(self_ptr self) {
+  commit_log_append a;
+  a.store_written = true;
+  send_to_log(self, std::move(a), {});
+}
+
+// The store's own changes, after the last session row it took; `done` once they are durable.
+void log_changes(self_ptr self, std::vector<logged_row> rows, std::function<void(const std::string&)> done) {
+  commit_log_append a;
+  a.rows = std::move(rows);
+  send_to_log(self, std::move(a), std::move(done));
+}
+
+// Answered (true, or the log's error) once `rows` are durable in the log.
+caf::result<bool> logged_durably(self_ptr self, std::vector<logged_row> rows) {
+  auto rp = self->make_response_promise<bool>();
+  log_changes(self, std::move(rows), [rp](const std::string& error) mutable {
+    if (error.empty())
+      rp.deliver(true);
+    else
+      rp.deliver(caf::make_error(caf::sec::runtime_error, "recording the row change in the commit log: " + error));
+  });
+  return rp;
+}
+
+// The log answered the store's appends up to `seq` (in order).
+void on_log_answer(self_ptr self, std::uint64_t seq, const std::string& error) {
+  auto& waiting = self->state.log_waiters;
+  while (!waiting.empty() && waiting.front().first <= seq) {
+    auto done = std::move(waiting.front().second);
+    waiting.pop_front();
+    done(error);
+  }
+}
+
+// The log waits to drop a log holding this store's rows: the next write records it; with
+// nothing to write, sessions.json holds them already.
+void on_log_checkpoint(self_ptr self) {
+  if (self->state.dirty)
+    schedule_window(self);
+  else
+    log_written(self);
 }
 
 // Writes the file if dirty and answers the durable waiters. Returns the write's status.
@@ -110,6 +171,7 @@ status write_now(self_ptr self) {
     st.last_write_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
     if (result.ok()) {
       st.dirty = false;
+      if (logged(st)) log_written(self);
       // Rows are kept as their saved text until next used (less than half the memory).
       st.file->shed_rows();
       publish(self, st.cfg.bus, *st.cfg.hub,
@@ -130,18 +192,30 @@ status write_now(self_ptr self) {
   return result;
 }
 
-// A put that brings the rows to the high-water mark tells the maintenance actor (once, until
-// its next erase): a size check, no scan.
+// A put that brings the unarchived rows to the high-water mark tells the maintenance actor
+// (once, until they fall below it again or an erase): archived rows do not count, as they do
+// not count for the cap. A size check first; the archived rows are counted once (archived_rows),
+// the first time the store holds that many rows, and followed put by put after that.
 void check_high_water(self_ptr self) {
   auto& st = self->state;
-  if (st.high_water_told || !st.cfg.maintenance || st.cfg.high_water_rows == 0) return;
-  if (st.file->store().size() < st.cfg.high_water_rows) return;
+  if (!st.cfg.maintenance || st.cfg.high_water_rows == 0) return;
+  const std::size_t rows = st.file->store().size();
+  if (rows >= st.cfg.high_water_rows && !st.archived.known()) {
+    st.archived.reset(st.file->store());
+    st.file->shed_rows();  // counting parsed the rows; shed them again
+  }
+  if (rows < st.cfg.high_water_rows || st.archived.unarchived(rows) < st.cfg.high_water_rows) {
+    st.high_water_told = false;  // below the mark: the next time it is reached is told again
+    return;
+  }
+  if (st.high_water_told) return;
   st.high_water_told = true;
   caf::anon_send(st.cfg.maintenance, high_water_atom::value, st.cfg.agent_id);  // typed: no send() to it
 }
 
-// A put changed the row of `key`: written with the window.
-void changed(self_ptr self, const std::string& key) {
+// A put changed the row of `key` (archived: it has archivedAt now): written with the window.
+void changed(self_ptr self, const std::string& key, bool archived) {
+  self->state.archived.put(key, archived);
   note_change(self->state, key);
   self->state.dirty = true;
   schedule_window(self);
@@ -149,8 +223,9 @@ void changed(self_ptr self, const std::string& key) {
 }
 
 // A put that is answered once it is on disk: written at once (with every durable put queued).
-caf::typed_response_promise<bool> changed_durably(self_ptr self, const std::string& key) {
+caf::typed_response_promise<bool> changed_durably(self_ptr self, const std::string& key, bool archived) {
   auto& st = self->state;
+  st.archived.put(key, archived);
   note_change(st, key);
   st.dirty = true;
   check_high_water(self);
@@ -177,20 +252,23 @@ entry_reply get_row(self_ptr self, const std::string& key) {
 }
 
 void put_row(self_ptr self, const std::string& key, session_entry entry) {
+  const bool archived = entry.json().contains("archivedAt");
   self->state.file->store().upsert(key, std::move(entry));
-  changed(self, key);
+  changed(self, key, archived);
 }
 
 // Session actors send only texts they wrote with append_row_text; a refused one (a bug)
 // leaves the row as it was.
 void put_text(self_ptr self, const std::string& key, std::string row_text) {
-  if (self->state.file->store().upsert_text(key, std::move(row_text)).ok()) changed(self, key);
+  const bool archived = row_text_archived(row_text);
+  if (self->state.file->store().upsert_text(key, std::move(row_text)).ok()) changed(self, key, archived);
 }
 
 caf::result<bool> put_text_durably(self_ptr self, const std::string& key, std::string row_text) {
+  const bool archived = row_text_archived(row_text);
   auto put = self->state.file->store().upsert_text(key, std::move(row_text));
   if (!put.ok()) return caf::make_error(caf::sec::runtime_error, put.error().message());
-  return changed_durably(self, key);
+  return changed_durably(self, key, archived);
 }
 
 entry_rows list_rows(self_ptr self) {
@@ -223,17 +301,66 @@ sessionrt::result<std::vector<std::string>> erase_rows(self_ptr self, const std:
     if (!row || row->updated_at().value_or(erase_no_updated_at) != updated_at[i]) continue;
     if (!store.erase(keys[i])) continue;
     removed.push_back(keys[i]);
+    self->state.archived.erase(keys[i]);
     note_change(self->state, keys[i]);
   }
   self->state.high_water_told = false;
   if (removed.empty()) return removed;
   self->state.dirty = true;
+  if (logged(self->state)) {  // the caller waits for the log (erased_durably); the file follows
+    schedule_window(self);
+    return removed;
+  }
   SRT_RETURN_IF_ERROR(write_now(self));
   return removed;
 }
 
+// Batch: an erase is answered once its removals are durable in the commit log.
+template <class Reply>
+caf::result<Reply> erased_durably(self_ptr self, std::vector<std::string> removed, Reply reply) {
+  std::vector<logged_row> rows;
+  for (auto& k : removed) rows.push_back({std::move(k), std::string(), 0});
+  auto rp = self->make_response_promise<Reply>();
+  log_changes(self, std::move(rows), [rp, reply = std::move(reply)](const std::string& error) mutable {
+    if (error.empty())
+      rp.deliver(std::move(reply));
+    else
+      rp.deliver(caf::make_error(caf::sec::runtime_error, "recording the removal in the commit log: " + error));
+  });
+  return rp;
+}
+
+// Batch: a put from another actor than a session (a session's rows come from the log) is taken,
+// then recorded; a durable one is answered when its record is.
+caf::result<bool> put_logged(self_ptr self, const std::string& key, std::string row_text, bool durable) {
+  std::vector<logged_row> rows{{key, row_text, 0}};
+  put_text(self, key, std::move(row_text));
+  if (durable) return logged_durably(self, std::move(rows));
+  log_changes(self, std::move(rows), {});
+  return true;
+}
+caf::result<bool> put_logged(self_ptr self, const std::string& key, session_entry entry, bool durable) {
+  std::string text;
+  storage::session_store::append_row_text(text, key, entry);
+  std::vector<logged_row> rows{{key, std::move(text), 0}};
+  put_row(self, key, std::move(entry));
+  if (durable) return logged_durably(self, std::move(rows));
+  log_changes(self, std::move(rows), {});
+  return true;
+}
+
+// Batch: the sessions' rows, recorded by the log already, in their sequence.
+void take_logged_rows(self_ptr self, row_batch& batch) {
+  for (auto& row : batch.rows) {
+    self->state.applied_through = std::max(self->state.applied_through, row.seq);
+    if (!row.text.empty()) put_text(self, row.key, std::move(row.text));  // a session never removes its row
+  }
+}
+
 caf::result<bool> write_for_stop(self_ptr self) {
+  const bool nothing_to_write = !self->state.dirty;
   status s = write_now(self);
+  if (s.ok() && nothing_to_write && logged(self->state)) log_written(self);
   if (!s.ok()) return caf::make_error(caf::sec::runtime_error, s.message());
   return true;
 }
@@ -247,13 +374,22 @@ store_actor_type::behavior_type store_actor(self_ptr self, std::shared_ptr<stora
   schedule_edit_check(self);
   return {
       [self](get_atom, const std::string& key) { return get_row(self, key); },
-      [self](put_atom, const std::string& key, session_entry& entry) { put_row(self, key, std::move(entry)); },
-      [self](put_atom, const std::string& key, std::string& row_text) { put_text(self, key, std::move(row_text)); },
-      [self](put_atom, const std::string& key, session_entry& entry, flush_atom) -> caf::result<bool> {
-        self->state.file->store().upsert(key, std::move(entry));
-        return changed_durably(self, key);
+      [self](put_atom, const std::string& key, session_entry& entry) {
+        if (logged(self->state)) return (void)put_logged(self, key, std::move(entry), false);
+        put_row(self, key, std::move(entry));
       },
-      [self](put_atom, const std::string& key, std::string& row_text, flush_atom) {
+      [self](put_atom, const std::string& key, std::string& row_text) {
+        if (logged(self->state)) return (void)put_logged(self, key, std::move(row_text), false);
+        put_text(self, key, std::move(row_text));
+      },
+      [self](put_atom, const std::string& key, session_entry& entry, flush_atom) -> caf::result<bool> {
+        if (logged(self->state)) return put_logged(self, key, std::move(entry), true);
+        const bool archived = entry.json().contains("archivedAt");
+        self->state.file->store().upsert(key, std::move(entry));
+        return changed_durably(self, key, archived);
+      },
+      [self](put_atom, const std::string& key, std::string& row_text, flush_atom) -> caf::result<bool> {
+        if (logged(self->state)) return put_logged(self, key, std::move(row_text), true);
         return put_text_durably(self, key, std::move(row_text));
       },
       [self](list_atom) { return list_rows(self); },
@@ -271,12 +407,20 @@ store_actor_type::behavior_type store_actor(self_ptr self, std::shared_ptr<stora
              const std::vector<std::int64_t>& updated_at) -> caf::result<std::size_t> {
         auto removed = erase_rows(self, keys, updated_at);
         if (!removed.ok()) return caf::make_error(caf::sec::runtime_error, removed.error().message());
+        if (logged(self->state) && !removed->empty()) {
+          const std::size_t n = removed->size();
+          return erased_durably(self, std::move(*removed), n);
+        }
         return removed->size();
       },
       [self](erase_atom, const std::vector<std::string>& keys, const std::vector<std::int64_t>& updated_at,
              list_atom) -> caf::result<std::vector<std::string>> {
         auto removed = erase_rows(self, keys, updated_at);
         if (!removed.ok()) return caf::make_error(caf::sec::runtime_error, removed.error().message());
+        if (logged(self->state) && !removed->empty()) {
+          auto reply = *removed;
+          return erased_durably(self, std::move(*removed), std::move(reply));
+        }
         return std::move(*removed);
       },
       [self](spawned_atom, caf::actor& router) { self->state.router = std::move(router); },
@@ -284,6 +428,9 @@ store_actor_type::behavior_type store_actor(self_ptr self, std::shared_ptr<stora
         take_hand_edits(self);
         schedule_edit_check(self);
       },
+      [self](log_rows_atom, row_batch& batch) { take_logged_rows(self, batch); },
+      [self](checkpoint_atom) { on_log_checkpoint(self); },
+      [self](synced_atom, std::uint64_t, std::uint64_t seq, const std::string& error) { on_log_answer(self, seq, error); },
   };
 }
 

@@ -31,18 +31,34 @@
 // meanwhile, writes retry each window) until a check finds a file that parses; it may be an
 // editor's save in progress, so it is reported (`store.edit_refused`, an error log line) only
 // when the next check finds it unchanged, and once.
-// After a put that brings the row count to high_water_rows (0: never), it sends
-// (high_water, agent_id) to `maintenance` once, and again only after an erase.
+// After a put that brings the unarchived rows (archivedAt unset: archived rows do not count, as
+// for the cap) to high_water_rows (0: never), it sends (high_water, agent_id) to `maintenance`
+// once, and again only after they fell below it or an erase (archived_rows.hpp).
+// Durability batch (cfg.commit_log set): every row change is a record of the state dir's commit
+// log, durable before it is acknowledged, so sessions.json is written lazily — with the window
+// (storage.storeFlushWindowMs: the longest a change waits for the file, so the age of the file
+// readers see), at (flush, stop), and when the log asks before a checkpoint (checkpt) — never
+// at once for a durable put. A session's rows come from the log (logrows: already recorded, in
+// their sequence). The store's own changes (puts from others than sessions: admin, subagents,
+// maintenance's archive; erases) are sent to the log as its records, placed after the last
+// session row it took; a durable put or an erase is answered once its record is durable
+// (the log's (synced) answer). After each write, and at (checkpt) or (flush, stop) when there
+// is nothing to write, the store records that sessions.json holds everything so far
+// (kStoreWritten): a checkpoint drops a log only after that, and a replay starts there.
 // self_flushing false (virtual time): there is no window; the host writes with (flush, stop)
 // at points of its choosing (a simulation: the end of each step), so what is on disk at a
 // crash is a function of virtual time, not of when a real-time window happened to close.
 #pragma once
+#include <deque>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <vector>
 
 #include "actors/caf_types.hpp"
+#include "actors/commit_log/commit_log_actor.hpp"
 #include "actors/events/event_hub.hpp"
+#include "actors/store/archived_rows.hpp"
 #include "actors/store/row_change_log.hpp"
 #include "storage/session_store_file.hpp"
 
@@ -58,13 +74,14 @@ struct store_actor_config {
   caf::actor bus;
   std::shared_ptr<event_hub> hub;
   clock* time = nullptr;
-  caf::actor maintenance;          // told when the row count reaches high_water_rows
+  caf::actor maintenance;          // told when the unarchived row count reaches high_water_rows
   std::size_t high_water_rows = 0;
   bool self_flushing = true;       // false: no window, the host flushes (see above)
   // storage.watchStoreEdits (default on): take hand edits of sessions.json while running. Off,
   // an edit in place makes the rows kept on disk fail until a restart.
   bool watch_edits = true;
   std::int64_t edit_check_ms = 1000;  // hand-edit check while idle (self_flushing only; 0: only on use)
+  caf::actor commit_log;  // durability batch: row changes are records of the commit log (see above)
 };
 
 // store.reloaded: a hand edit of sessions.json was merged (keys listed up to 50 each).
@@ -97,7 +114,10 @@ using store_actor_type = caf::typed_actor<
     caf::replies_to<erase_atom, std::vector<std::string>, std::vector<std::int64_t>, list_atom>::with<
         std::vector<std::string>>,
     caf::reacts_to<spawned_atom, caf::actor>,            // the router
-    caf::reacts_to<tick_atom>>;                          // the hand-edit check (its own)
+    caf::reacts_to<tick_atom>,                           // the hand-edit check (its own)
+    caf::reacts_to<log_rows_atom, row_batch>,            // batch: the sessions' rows, from the log
+    caf::reacts_to<checkpoint_atom>,                     // batch: the log waits for a write
+    caf::reacts_to<synced_atom, std::uint64_t, std::uint64_t, std::string>>;  // batch: the log's answers
 
 struct store_state {
   std::shared_ptr<storage::session_store_file> file;
@@ -108,8 +128,14 @@ struct store_state {
   std::vector<caf::typed_response_promise<bool>> durable_waiters;
   std::int64_t last_write_ms = 0;  // how long the last write took (real time)
   bool high_water_told = false;
+  archived_rows archived;  // which rows have archivedAt (counted once the store nears the mark)
   row_change_log changes;
   caf::actor router;  // sessions whose rows were edited by hand are passivated through it
+  // Durability batch: the last session row taken (its number in the log's row sequence), the
+  // store's own appends sent, and what waits for the log's answers (append seq, callback).
+  std::uint64_t applied_through = 0;
+  std::uint64_t log_sent = 0;
+  std::deque<std::pair<std::uint64_t, std::function<void(const std::string&)>>> log_waiters;
 };
 
 store_actor_type::behavior_type store_actor(store_actor_type::stateful_pointer<store_state> self,

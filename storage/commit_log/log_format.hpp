@@ -26,9 +26,28 @@
 //     transcript (through the page cache) since its previous record. Flags: kNewFile (the
 //     record starts at 0 and the file was created by the writer), kUserLine (reserved: the
 //     user's line written before the model call; replayed like any other append).
-//   kRowChange (3): reserved for sessions.json row changes (u16 n | agent id | u32 n | key |
-//                   the rest: the row's JSON, or nothing for a removal). Not written yet; a
-//                   reader of this version refuses it.
+//   kRowChange (3): u8 origin | u64 order | u16 n | n bytes: the sessions.json's path (relative
+//                   to the state dir, or absolute) | u32 n | n bytes: the session key | the rest:
+//                   the row's text as sessions.json holds it (session_store::append_row_text:
+//                   "\n  " + the quoted key + ": " + the row at level 1), or nothing for a removal
+//     One change of one row of one store (durability batch). Origin kFromSession (0): a turn's
+//     row, sent by its session with the turn's bytes; `order` is its number in the log's row
+//     sequence, which the log actor counts up over the logs of a run (from the first log's
+//     number << 32) and hands to the store with the row. Origin kFromStore (1): a change the
+//     store made itself (maintenance's archive and erase, an admin put); `order` is the number of
+//     the last session row the store had taken when it made it.
+//   kStoreWritten (4): u64 order | u16 n | n bytes: the sessions.json's path
+//     That sessions.json was written durably holding every change of it that comes before this
+//     record in the store's order (below), `order` being the last session row the store had
+//     taken. Sent by the store after each write; a checkpoint drops a log only when a later
+//     kStoreWritten covers every row change of it.
+// The store's order: a store takes session rows in their sequence and makes its own changes
+// between them, so the changes of one store sort by (order, origin) — kFromSession first —
+// keeping log order among equals (the store's own records reach the log in the order it made
+// them). Start-up replay (row_replay.hpp) applies to each sessions.json the changes after its
+// last kStoreWritten in that order: per key the last change, a key new to the file appended in
+// the order of its first change.
+// Version 1 had no row records (a version-1 log replays as before).
 // A new kind, or a new field in a kind, is a new format version.
 #pragma once
 #include <cstddef>
@@ -48,13 +67,18 @@ enum physical_type : std::uint8_t {
 };
 inline constexpr int kMaxPhysicalType = kLastType;
 
-inline constexpr std::uint32_t kFormatVersion = 1;
+inline constexpr std::uint32_t kFormatVersion = 2;
 
 enum class record_kind : std::uint8_t {
   log_header = 1,
   transcript_append = 2,
-  row_change = 3,  // reserved (see above)
+  row_change = 3,
+  store_written = 4,
 };
+
+// kRowChange origins.
+inline constexpr std::uint8_t kFromSession = 0;
+inline constexpr std::uint8_t kFromStore = 1;
 
 // kTranscriptAppend flags.
 inline constexpr std::uint8_t kNewFile = 1;

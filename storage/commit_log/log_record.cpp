@@ -74,6 +74,28 @@ void encode(std::string& out, const transcript_append& a) {
   encode_transcript_append(out, a.flags, a.inode, a.offset, a.path, a.bytes);
 }
 
+void encode_row_change(std::string& out, std::uint8_t origin, std::uint64_t order, std::string_view store,
+                       std::string_view key, std::string_view text) {
+  out.reserve(out.size() + 1 + 1 + 8 + 2 + store.size() + 4 + key.size() + text.size());
+  out.push_back(static_cast<char>(record_kind::row_change));
+  put<std::uint8_t>(out, origin);
+  put<std::uint64_t>(out, order);
+  put<std::uint16_t>(out, static_cast<std::uint16_t>(store.size()));
+  out += store;
+  put<std::uint32_t>(out, static_cast<std::uint32_t>(key.size()));
+  out += key;
+  out += text;
+}
+
+void encode(std::string& out, const row_change& c) { encode_row_change(out, c.origin, c.order, c.store, c.key, c.text); }
+
+void encode(std::string& out, const store_written& w) {
+  out.push_back(static_cast<char>(record_kind::store_written));
+  put<std::uint64_t>(out, w.order);
+  put<std::uint16_t>(out, static_cast<std::uint16_t>(w.store.size()));
+  out += w.store;
+}
+
 result<log_record> decode(std::string_view payload) {
   if (payload.empty()) return status(errc::corrupt, "empty commit log record");
   const auto kind = static_cast<record_kind>(payload[0]);
@@ -105,8 +127,33 @@ result<log_record> decode(std::string_view payload) {
       a.bytes = std::string(c.rest);
       return log_record(std::move(a));
     }
-    case record_kind::row_change:
-      return status(errc::unsupported, "commit log row change records are reserved and not read by this version");
+    case record_kind::row_change: {
+      row_change r;
+      r.origin = c.take<std::uint8_t>("origin");
+      r.order = c.take<std::uint64_t>("order");
+      const auto n = c.take<std::uint16_t>("store path length");
+      r.store = c.text(n, "store path");
+      const auto k = c.take<std::uint32_t>("key length");
+      r.key = c.text(k, "key");
+      if (c.failed) return short_record("row change", c.failed);
+      if (r.origin != kFromSession && r.origin != kFromStore)
+        return status(errc::corrupt, fmt::format("commit log row change record of unknown origin {}", int(r.origin)));
+      if (r.store.empty() || r.key.empty())
+        return status(errc::corrupt, "commit log row change record names no store or no key");
+      r.text = std::string(c.rest);
+      return log_record(std::move(r));
+    }
+    case record_kind::store_written: {
+      store_written w;
+      w.order = c.take<std::uint64_t>("order");
+      const auto n = c.take<std::uint16_t>("store path length");
+      w.store = c.text(n, "store path");
+      if (c.failed) return short_record("store written", c.failed);
+      if (w.store.empty()) return status(errc::corrupt, "commit log store written record names no store");
+      if (!c.rest.empty())
+        return status(errc::corrupt, fmt::format("commit log store written record has {} bytes too many", c.rest.size()));
+      return log_record(std::move(w));
+    }
   }
   return status(errc::corrupt, fmt::format("commit log record of unknown kind {}", static_cast<int>(payload[0])));
 }

@@ -194,6 +194,15 @@ result<replay_report> replay_logs(fs& f, const std::string& state_dir, const std
   for (const auto& path : log_paths) SRT_RETURN_IF_ERROR(check_header(f, path, state_dir, state_id));
   replay_report rep;
   replayer apply(f, state_dir, rep);
+  std::map<std::string, store_row_history> stores;  // absolute path -> its row records
+  // A store's path as the runtime names it (records hold it relative to the state dir).
+  auto store_of = [&](const std::string& p) -> std::string {
+    if (unsafe_relative(p)) {
+      rep.warnings.push_back(fmt::format("commit log row record names {} (outside the state dir): skipped", p));
+      return {};
+    }
+    return p.front() == '/' ? p : path_join(state_dir, p);
+  };
   for (const auto& path : log_paths) {
     auto fd = f.open(path, O_RDONLY | O_CLOEXEC);
     if (!fd.ok()) return fd.error().with_context("replaying the commit log");
@@ -212,7 +221,14 @@ result<replay_report> replay_logs(fs& f, const std::string& state_dir, const std
         first = false;
         if (std::holds_alternative<log_header>(*rec)) continue;
       }
-      if (const auto* a = std::get_if<transcript_append>(&*rec)) SRT_RETURN_IF_ERROR(apply.apply(*a));
+      if (const auto* a = std::get_if<transcript_append>(&*rec)) {
+        SRT_RETURN_IF_ERROR(apply.apply(*a));
+      } else if (auto* c = std::get_if<row_change>(&*rec)) {
+        ++rep.row_changes;
+        if (auto at = store_of(c->store); !at.empty()) stores[at].add(std::move(*c));
+      } else if (const auto* w = std::get_if<store_written>(&*rec)) {
+        if (auto at = store_of(w->store); !at.empty()) stores[at].add(*w);
+      }
     }
     const log_stop& stop = r.stop();
     if (stop.how == log_end::io_error) return status(errc::io_error, "replaying the commit log: " + stop.reason);
@@ -221,6 +237,11 @@ result<replay_report> replay_logs(fs& f, const std::string& state_dir, const std
                                          stop.reason, log_end_name(stop.how), stop.offset));
   }
   SRT_RETURN_IF_ERROR(apply.sync_all());
+  for (auto& [path, history] : stores) {
+    rep.rows_covered += history.covered();
+    auto ops = history.pending();
+    if (!ops.empty()) rep.rows[path] = std::move(ops);
+  }
   return rep;
 }
 

@@ -8,6 +8,9 @@
 //   - the file ends before the record's offset (a hole no record fills): skipped, with a
 //     warning (cannot happen unless something else cut the file).
 // Replaying twice gives the same files (a replay cut short by a crash is simply run again).
+// Row records (kRowChange, kStoreWritten) change no file here: each sessions.json's changes not
+// yet in it are returned in `rows` (row_replay.hpp), for the caller to apply to the store it
+// loads, and to write, before the logs are removed.
 // Then every file the logs named is made durable (fdatasync each, or one syncfs per
 // filesystem from storage::kSyncfsFrom files on), so that the caller may remove the logs.
 // A log stops at its first damaged record (log_reader.hpp); a torn tail there is the crash's
@@ -17,10 +20,12 @@
 // Run it before any transcript is repaired or loaded (a repair would cut what replay restores).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "messages/status.hpp"
+#include "storage/commit_log/row_replay.hpp"
 #include "storage/fs.hpp"
 
 namespace sessionrt::storage::commit_log {
@@ -35,6 +40,10 @@ struct replay_report {
   std::uint64_t bytes_rewritten = 0;
   std::size_t files_synced = 0;  // files made durable at the end
   std::vector<std::string> rewritten_paths;  // each once, in first-rewrite order
+  std::size_t row_changes = 0;   // row change records read
+  std::size_t rows_covered = 0;  // ... that their sessions.json held when it was last written
+  // Per sessions.json (absolute path): the changes it lacks, in the order to apply them.
+  std::map<std::string, std::vector<row_op>> rows;
   std::vector<std::string> warnings;         // torn log tails, damaged records, holes
 };
 

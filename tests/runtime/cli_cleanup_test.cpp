@@ -12,21 +12,22 @@
 namespace sessionrt::testing {
 namespace {
 
-// 2 stale DM rows (one labeled; archived in place) and a stale cron run row (removed), 2 recent
+// 2 stale rows (one labeled; archived in place) and a stale cron run row (removed), 2 recent
 // ones, an old protected group row, an expired reset archive and an orphan transcript older
-// than pruneAfter.
-void build_cleanup_fixture(sessions_fixture& fx) {
+// than pruneAfter. The four rows' keys are `prefix` + 0, 1, 8, 9: by default ordinary ones
+// (OpenClaw 2026.9 protects per-peer DM keys from age and cap: protected_key.hpp).
+void build_cleanup_fixture(sessions_fixture& fx, const std::string& prefix = "agent:main:explicit:dm") {
   fx.row("agent:main:main", "m1", 1000, {{"model", "gpt-5.5"}});
   fx.row("agent:main:telegram:group:-100", "g1", 200 * day);
   for (int i = 0; i < 3; ++i) {
     std::string id = "old" + std::to_string(i);
     boost::json::object extra;
     if (i == 0) extra["label"] = "bob";
-    fx.row(i == 2 ? "agent:main:cron:nightly:run:2" : "agent:main:telegram:direct:" + std::to_string(i), id, (40 + i) * day, extra);
+    fx.row(i == 2 ? "agent:main:cron:nightly:run:2" : prefix + std::to_string(i), id, (40 + i) * day, extra);
     fx.transcript(id, 300, 40 * day);
   }
-  fx.row("agent:main:telegram:direct:8", "new8", 2 * day);
-  fx.row("agent:main:telegram:direct:9", "new9", 3 * day);
+  fx.row(prefix + "8", "new8", 2 * day);
+  fx.row(prefix + "9", "new9", 3 * day);
   for (const char* id : {"m1", "g1", "new8", "new9"}) fx.transcript(id, 300, day);
   fx.file(storage::archive_name("x.jsonl", storage::archive_reason::reset, fixture_now - 45 * day), 100, 45 * day);
   fx.transcript("orphan", 300, 50 * day);
@@ -66,8 +67,8 @@ TEST_CASE("cli cleanup: warn mode and --dry-run change no byte and print the pla
   CHECK(lines[13] == "Planned session actions:");
   // Keys whole (as --active-key takes them): the Key column is as wide as the longest.
   CHECK(lines[14] == "Action              Key                            Age       Model          Flags");
-  CHECK(lines[15] == "keep                agent:main:main                just now  gpt-5.5        id:m1");
-  CHECK(warn.out.find("archive-age         agent:main:telegram:direct:0   40d ago   -              id:old0\n") !=
+  CHECK(lines[15] == "keep                agent:main:main                just now  gpt-5.5        id:m1 protected");
+  CHECK(warn.out.find("archive-age         agent:main:explicit:dm0        40d ago   -              id:old0\n") !=
         std::string::npos);
   CHECK(warn.out.find("prune-stale         agent:main:cron:nightly:run:2  42d ago   -              id:old2\n") !=
         std::string::npos);
@@ -104,7 +105,7 @@ TEST_CASE("cli cleanup: --enforce applies exactly the plan --dry-run printed", "
   sessions_fixture fx;
   build_cleanup_fixture(fx);
   temp_dir cfg;
-  // maxEntries 2: the cap archives direct:9 and direct:8 (4 unarchived rows, the group row
+  // maxEntries 2: the cap archives dm9 and dm8 (4 unarchived rows, the group and main rows
   // protected), and phase C of the budget evicts them: it takes only rows the cap archived.
   auto config = config_file(cfg, R"({"session": {"maintenance": {"maxEntries": 2, "maxDiskBytes": 2600, "highWaterBytes": 2000}}})");
   auto dry = run_cli_args({"sessions", "cleanup", "--dry-run", "--json", "--state-dir", fx.state_dir(), "--config", config});
@@ -168,7 +169,7 @@ TEST_CASE("cli cleanup: --enforce applies exactly the plan --dry-run printed", "
 TEST_CASE("cli cleanup: mode enforce in the config applies without --enforce, --fix-dm-scope retires per-peer rows",
           "[cli]") {
   sessions_fixture fx;
-  build_cleanup_fixture(fx);
+  build_cleanup_fixture(fx, "agent:main:telegram:direct:");  // per-peer DM rows: protected, but retired
   temp_dir cfg;
   auto config = config_file(cfg, R"({"session": {"dmScope": "main", "maintenance": {"mode": "enforce"}}})");
   auto r = run_cli_args({"sessions", "cleanup", "--fix-dm-scope", "--json", "--state-dir", fx.state_dir(), "--config", config});
@@ -182,7 +183,7 @@ TEST_CASE("cli cleanup: mode enforce in the config applies without --enforce, --
   CHECK(has_name_starting(list_names(fx.dir()), "new8.jsonl.deleted."));
 
   sessions_fixture other;
-  build_cleanup_fixture(other);
+  build_cleanup_fixture(other, "agent:main:telegram:direct:");
   auto per_peer = config_file(cfg, R"({"session": {"dmScope": "per-peer"}})");
   auto note = run_cli_args({"sessions", "cleanup", "--dry-run", "--fix-dm-scope", "--state-dir", other.state_dir(), "--config", per_peer});
   CHECK(note.out.find("Note: --fix-dm-scope retires nothing: session.dmScope is \"per-peer\"") != std::string::npos);

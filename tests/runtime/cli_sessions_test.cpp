@@ -167,7 +167,8 @@ TEST_CASE("cli status: store path, owner, counts, disk use against the budget, r
   auto lines = lines_of(r.out);
   CHECK(lines[0] == "Session store: " + fx.store_path());
   CHECK(lines[1] == "Runtime: not running");
-  CHECK(lines[2] == "Sessions: 4 (direct 3, group 1); protected 1");
+  // OpenClaw 2026.9 protects the main key and per-peer DM keys too (protected_key.hpp).
+  CHECK(lines[2] == "Sessions: 4 (direct 3, group 1); protected 4");
   CHECK(lines[3].rfind("Disk: ", 0) == 0);
   CHECK(lines[3].find("archives 2.0 KB") != std::string::npos);
   CHECK(lines[4].rfind("Budget: ", 0) == 0);

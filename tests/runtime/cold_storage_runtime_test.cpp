@@ -72,7 +72,9 @@ struct harness {
 };
 
 turn_outcome turn(runtime::runtime& rt, const std::string& text, const std::string& key = "") {
-  auto ev = testing::dm("123", text);
+  // An explicit key is a Control UI session (webchat): delivered on an external channel it would
+  // be protected from maintenance, as OpenClaw 2026.9 protects it (protected_key.hpp).
+  auto ev = testing::dm("123", text, key.empty() ? "telegram" : "webchat");
   ev.session_key = key;
   auto out = rt.send(std::move(ev)).get();
   INFO(out.st.to_string());

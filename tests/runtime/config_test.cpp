@@ -299,9 +299,11 @@ TEST_CASE("config: an empty object gives the SPEC defaults", "[config]") {
   CHECK(policy.mode == actors::reset_mode::daily);
   CHECK(policy.at_hour == 4);
   CHECK(s.session.reset.timezone.empty());
-  // §1.2: storage.durability batch by default. §1.1: store writes coalesced, default 50 ms.
+  // §1.2: storage.durability batch by default. §1.1: store writes coalesced: unset, 5 s with
+  // batch (the commit log holds every row change), 50 ms otherwise.
   CHECK(s.storage.durability == storage::durability::batch);
-  CHECK(s.storage.store_flush_window_ms == 50);
+  CHECK_FALSE(s.storage.store_flush_window_ms.has_value());
+  CHECK(actors::store_flush_window(s.storage) == 5000);
   CHECK_FALSE(s.storage.store_durable_ack);
   CHECK_FALSE(s.storage.store_spill_min_bytes.has_value());  // the runtime decides by where the files are
   CHECK_FALSE(s.storage.keep_maintenance_picture.has_value());  // the runtime decides by its clock

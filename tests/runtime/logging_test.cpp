@@ -357,6 +357,11 @@ TEST_CASE("logging: a real turn's log at info holds neither the message text nor
     chat_event ev;
     ev.channel = "telegram";
     ev.peer_kind = peer == "42" ? "direct" : "group";  // a group: a session of its own
+    if (peer == "ui") {  // a Control UI session: the one the cap may archive (OpenClaw 2026.9
+      ev.channel = "webchat";  // protects the main key, groups and external deliveries)
+      ev.peer_kind = "direct";
+      ev.session_key = "agent:main:explicit:ui";
+    }
     ev.peer_id = peer;
     ev.text = words;
     auto f = (*rt)->send(ev);
@@ -372,7 +377,7 @@ TEST_CASE("logging: a real turn's log at info holds neither the message text nor
   REQUIRE((*rt)->patch_session(first.session_key, {.model = std::string("good/overloaded-stream")}).ok());
   auto failed = send("42", text + " again");
   CHECK_FALSE(failed.st.ok());
-  auto other = send("-1001", "hello from another peer");
+  auto other = send("ui", "hello from another peer");
   INFO(other.st.message());
   REQUIRE(other.st.ok());
   auto pass = (*rt)->maintain();

@@ -64,7 +64,15 @@ struct maintenance_harness {
   }
 };
 
-std::string peer_key(const std::string& peer) { return "agent:main:direct:" + peer; }
+// Sessions maintenance may archive: OpenClaw 2026.9 protects the main key, external delivery
+// routes and rows delivered to an external channel (actors/router/protected_key.hpp), so these
+// are the Control UI's kind: an explicit key, delivered on webchat.
+std::string peer_key(const std::string& peer) { return "agent:main:explicit:" + peer; }
+chat_event turn(const std::string& peer, std::string text) {
+  chat_event ev = testing::dm(peer, std::move(text), "webchat");
+  ev.session_key = peer_key(peer);
+  return ev;
+}
 
 // The maintenance plan's part of a report (the cron reaper's comes first when it ran).
 const boost::json::object& first_store(const lifecycle_event& e) {
@@ -138,16 +146,16 @@ TEST_CASE("maintenance enforce applies the plan while turns flow and loses nothi
     s.storage.keep_maintenance_picture = keep_picture;
   });
   // A live session with a fresh row before the pass.
-  auto live = rt->send(testing::dm("live", "before the pass")).get();
+  auto live = rt->send(turn("live", "before the pass")).get();
   REQUIRE(live.st.ok());
   // Turns for stale keys and fresh keys race the pass.
   std::vector<std::pair<std::string, std::future<turn_outcome>>> turns;
   for (int i = 0; i < 10; ++i) {
     const std::string text = "racing turn " + std::to_string(i);
-    turns.emplace_back(text, rt->send(testing::dm("p" + std::to_string(i), text)));
-    turns.emplace_back(text + " fresh", rt->send(testing::dm("new" + std::to_string(i), text + " fresh")));
+    turns.emplace_back(text, rt->send(turn("p" + std::to_string(i), text)));
+    turns.emplace_back(text + " fresh", rt->send(turn("new" + std::to_string(i), text + " fresh")));
   }
-  turns.emplace_back("live again", rt->send(testing::dm("live", "live again")));
+  turns.emplace_back("live again", rt->send(turn("live", "live again")));
   auto report = rt->maintain();
   REQUIRE(report.ok());
   std::vector<turn_outcome> outs;
@@ -200,7 +208,7 @@ TEST_CASE("maintenance passivates a live session before archiving its stale row 
     s.maintenance.prune_after_ms = 60 * 1000;
     s.session.passivate_idle_ms = 0;  // it stays live until something passivates it
   });
-  auto out = rt->send(testing::dm("q", "soon stale")).get();
+  auto out = rt->send(turn("q", "soon stale")).get();
   REQUIRE(out.st.ok());
   const std::string path = h.fx.path(out.session_id + ".jsonl");
   REQUIRE(std::filesystem::exists(path));
@@ -232,7 +240,7 @@ TEST_CASE("maintenance passivates a live session before archiving its stale row 
   else  // the passivation wrote the row back after the plan: skipped as changed
     CHECK_FALSE(row->json().contains("archivedAt"));
   // The next message continues the session and takes the row out of the archive.
-  auto again = rt->send(testing::dm("q", "after the pass")).get();
+  auto again = rt->send(turn("q", "after the pass")).get();
   REQUIRE(again.st.ok());
   CHECK(again.session_id == out.session_id);
   auto after = rt->session(out.session_key).value();
@@ -250,7 +258,7 @@ TEST_CASE("the store tells maintenance when its rows reach high water and the pa
     s.maintenance.max_entries = 5;  // high water 6
   });
   for (int i = 0; i < 6; ++i) {
-    REQUIRE(rt->send(testing::dm("c" + std::to_string(i), "hello")).get().st.ok());
+    REQUIRE(rt->send(turn("c" + std::to_string(i), "hello")).get().st.ok());
     h.clk.advance(1000);
   }
   rt->settle();

@@ -102,7 +102,12 @@ struct provider_harness {
     ev.text = text;
     auto f = rt->send(ev);
     REQUIRE(f.wait_for(std::chrono::seconds(60)) == std::future_status::ready);
-    return f.get();
+    auto out = f.get();
+    // The events published before the ack reach the subscriber through the asynchronous bus:
+    // a turn whose lines were durable already (the user's line went to the commit log while
+    // the model ran) is acknowledged at once, ahead of that delivery.
+    rt->settle();
+    return out;
   }
   bj::array history(const std::string& key) {
     auto h = rt->history(key);

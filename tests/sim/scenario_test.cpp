@@ -157,12 +157,14 @@ TEST_CASE("scenario: a crash under load gives byte-identical JSON in two runs, i
 
 // The entry cap evicts sessions whose turns wait on a slow model when the pass runs: their
 // actors decline to passivate (the pass skips their files) instead of holding the pass, and
-// with it virtual time, until the turn ends (which it never would).
+// with it virtual time, until the turn ends (which it never would). The DM sessions are
+// protected (OpenClaw 2026.9: external conversations, actors/router/protected_key.hpp): what the
+// cap takes are the isolated cron runs' synthetic rows, whose turns wait on the model too.
 TEST_CASE("scenario: a pass that would evict sessions with turns in flight does not stop the clock") {
   const std::string text = R"({"name": "cap", "start": "2026-10-05T08:00:00+02:00", "timeZone": "Europe/Berlin",
     "config": {"session": {"dmScope": "per-channel-peer", "maintenance": {"mode": "enforce", "maxEntries": 2}}},
     "model": {"latency": {"kind": "fixed", "ms": 480000}},
-    "workload": {"users": 60, "days": 1, "messagesPerUserPerDay": 24},
+    "workload": {"users": 60, "days": 1, "messagesPerUserPerDay": 24, "cron": {"jobs": 12, "every": "20m"}},
     "steps": []})";
   const auto out = run(text, 9);
   const auto& summary = out.report.at("summary").as_object();

@@ -68,7 +68,7 @@ actors::apply_report apply(sessions_fixture& fx, const actors::maintenance_plan&
 const std::string group_key = "agent:main:telegram:group:-100123";
 const std::string thread_key = "agent:main:slack:channel:c01:thread:1700000000.1";
 const std::string topic_key = "agent:main:telegram:group:-100999:topic:42";
-const std::string channel_typed_key = "agent:main:discord:direct:77";  // chatType channel makes it protected
+const std::string channel_typed_key = "agent:main:discord:direct:77";  // a delivery route, chatType channel
 
 void add_protected_rows(sessions_fixture& fx, std::int64_t age) {
   fx.row(group_key, "g1", age);
@@ -103,10 +103,10 @@ TEST_CASE("maintenance planner: the stale step archives old rows in place, remov
           "[maintenance]") {
   sessions_fixture fx;
   fx.row("agent:main:main", "m1", 40 * day);                   // the active key
-  fx.row("agent:main:telegram:direct:5", "d5", 40 * day);      // stale DM row
+  fx.row("agent:main:explicit:dm5", "d5", 40 * day);      // stale ordinary row (no delivery: unprotected)
   fx.row("agent:main:cron:job1:run:r1", "r1", 31 * day);       // synthetic: always eligible
-  fx.row("agent:main:telegram:direct:6", "d6", 2 * day);       // recent
-  fx.row("agent:main:telegram:direct:7", "d7", std::nullopt);  // no updatedAt: never age-pruned
+  fx.row("agent:main:explicit:dm6", "d6", 2 * day);       // recent
+  fx.row("agent:main:explicit:dm7", "d7", std::nullopt);  // no updatedAt: never age-pruned
   add_protected_rows(fx, 90 * day);
   for (const char* id : {"m1", "d5", "r1", "d6", "d7"}) fx.transcript(id, 500, 40 * day);
   fx.file("d5.trajectory.jsonl", 100, 40 * day);
@@ -115,7 +115,7 @@ TEST_CASE("maintenance planner: the stale step archives old rows in place, remov
   auto plan = fx.plan(enforce_settings(), "agent:main:main");
   // OpenClaw 2026.9 (pruneStaleEntries): synthetic rows go, the others stay archived.
   CHECK(removed_keys(plan, maintenance_step::stale) == std::vector<std::string>{"agent:main:cron:job1:run:r1"});
-  CHECK(archived_keys(plan, maintenance_step::stale) == std::vector<std::string>{"agent:main:telegram:direct:5"});
+  CHECK(archived_keys(plan, maintenance_step::stale) == std::vector<std::string>{"agent:main:explicit:dm5"});
   CHECK(plan.pruned == 1);
   CHECK(plan.age_archived == 1);
   CHECK(plan.before_count == 9);
@@ -128,7 +128,7 @@ TEST_CASE("maintenance planner: the stale step archives old rows in place, remov
   CHECK_FALSE(file_action(plan, "d5.jsonl"));
   CHECK_FALSE(file_action(plan, "d5.trajectory.jsonl"));
   CHECK_FALSE(file_action(plan, "m1.jsonl"));
-  CHECK(actors::row_label_in(plan, "agent:main:telegram:direct:5") == std::string("archive-age"));
+  CHECK(actors::row_label_in(plan, "agent:main:explicit:dm5") == std::string("archive-age"));
   CHECK(actors::row_label_in(plan, "agent:main:cron:job1:run:r1") == std::string("prune-stale"));
   CHECK(actors::row_label_in(plan, "agent:main:main") == std::string("keep"));
 
@@ -137,7 +137,7 @@ TEST_CASE("maintenance planner: the stale step archives old rows in place, remov
   CHECK(std::find(keys.begin(), keys.end(), "agent:main:main") != keys.end());
   CHECK(std::find(keys.begin(), keys.end(), group_key) != keys.end());
   CHECK(std::find(keys.begin(), keys.end(), "agent:main:cron:job1:run:r1") == keys.end());
-  auto d5 = row_on_disk(fx, "agent:main:telegram:direct:5");
+  auto d5 = row_on_disk(fx, "agent:main:explicit:dm5");
   CHECK(d5["archivedAt"] == boost::json::value(fixture_now));
   CHECK(d5["archiveReason"] == boost::json::value("age-retention"));
   CHECK(d5["updatedAt"] == boost::json::value(fixture_now - 40 * day));  // not touched
@@ -157,34 +157,34 @@ TEST_CASE("maintenance planner: the cap waits for the high-water mark, then arch
   sessions_fixture fx;
   auto settings = enforce_settings();
   settings.max_entries = 10;  // high water 11
-  for (int i = 0; i < 10; ++i) fx.row("agent:main:telegram:direct:" + std::to_string(i), "s" + std::to_string(i), (i + 1) * 1000);
+  for (int i = 0; i < 10; ++i) fx.row("agent:main:explicit:dm" + std::to_string(i), "s" + std::to_string(i), (i + 1) * 1000);
   fx.row(group_key, "g1", 5 * day);  // protected: counts against the cap, never changed
   for (int i = 0; i < 10; ++i) fx.transcript("s" + std::to_string(i), 100, 1000);
   fx.save();
   // 11 rows = the high water: the cap runs and brings the unarchived rows to 10.
   auto plan = fx.plan(settings);
-  CHECK(archived_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:telegram:direct:9"});
+  CHECK(archived_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:explicit:dm9"});
   CHECK(removed_keys(plan, maintenance_step::cap).empty());
   CHECK(plan.cap_archived == 1);
   CHECK(plan.capped == 0);
   CHECK(plan.after_count == 11);
   CHECK_FALSE(file_action(plan, "s9.jsonl"));  // it keeps its transcript
-  CHECK(actors::row_label_in(plan, "agent:main:telegram:direct:9") == std::string("archive-cap"));
+  CHECK(actors::row_label_in(plan, "agent:main:explicit:dm9") == std::string("archive-cap"));
   apply(fx, plan);
-  CHECK(row_on_disk(fx, "agent:main:telegram:direct:9")["archiveReason"] == boost::json::value("active-session-cap"));
+  CHECK(row_on_disk(fx, "agent:main:explicit:dm9")["archiveReason"] == boost::json::value("active-session-cap"));
   CHECK(exists(fx.path("s9.jsonl")));
 
   // 11 rows, 10 unarchived: below the high water, no cap on a write (the archived row does not count) ...
   CHECK(fx.plan(settings).actions.empty());
   // ... but cleanup (forced) caps whenever the unarchived count is over maxEntries.
-  fx.row("agent:main:telegram:direct:9", "s9", 10 * 1000, {{"archivedAt", fixture_now}, {"archiveReason", "active-session-cap"}});
-  fx.row("agent:main:telegram:direct:x", "sx", 1);
+  fx.row("agent:main:explicit:dm9", "s9", 10 * 1000, {{"archivedAt", fixture_now}, {"archiveReason", "active-session-cap"}});
+  fx.row("agent:main:explicit:dmx", "sx", 1);
   fx.save();  // 12 rows, 11 unarchived
   settings.max_entries = 9;  // high water 10: 2 of the 10 unprotected unarchived rows go
   auto forced = fx.plan(settings, {}, true);
   CHECK(forced.cap_archived == 2);
   CHECK(archived_keys(forced, maintenance_step::cap) ==
-        std::vector<std::string>{"agent:main:telegram:direct:7", "agent:main:telegram:direct:8"});
+        std::vector<std::string>{"agent:main:explicit:dm7", "agent:main:explicit:dm8"});
 }
 
 TEST_CASE("maintenance planner: the cap removes synthetic rows and archives the others", "[maintenance]") {
@@ -192,13 +192,13 @@ TEST_CASE("maintenance planner: the cap removes synthetic rows and archives the 
   auto settings = enforce_settings();
   settings.max_entries = 1;  // high water 2
   fx.row("agent:main:hook:h1", "h1", 3000);
-  fx.row("agent:main:telegram:direct:1", "d1", 2000);
-  fx.row("agent:main:telegram:direct:2", "d2", 1000);
+  fx.row("agent:main:explicit:dm1", "d1", 2000);
+  fx.row("agent:main:explicit:dm2", "d2", 1000);
   for (const char* id : {"h1", "d1", "d2"}) fx.transcript(id, 100, 1000);
   fx.save();
   auto plan = fx.plan(settings);
   CHECK(removed_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:hook:h1"});
-  CHECK(archived_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:telegram:direct:1"});
+  CHECK(archived_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:explicit:dm1"});
   CHECK(plan.capped == 1);
   CHECK(plan.cap_archived == 1);
   CHECK(actors::row_label_in(plan, "agent:main:hook:h1") == std::string("cap-overflow"));
@@ -210,13 +210,13 @@ TEST_CASE("maintenance planner: the cap removes synthetic rows and archives the 
 TEST_CASE("maintenance planner: pinned, model-locked and running rows are never archived or removed",
           "[maintenance]") {
   sessions_fixture fx;
-  fx.row("agent:main:telegram:direct:1", "d1", 40 * day, {{"pinnedAt", 5}});
-  fx.row("agent:main:telegram:direct:2", "d2", 40 * day, {{"modelSelectionLocked", true}});
-  fx.row("agent:main:telegram:direct:3", "d3", 40 * day, {{"status", "running"}});
-  fx.row("agent:main:telegram:direct:4", "d4", 40 * day);
+  fx.row("agent:main:explicit:dm1", "d1", 40 * day, {{"pinnedAt", 5}});
+  fx.row("agent:main:explicit:dm2", "d2", 40 * day, {{"modelSelectionLocked", true}});
+  fx.row("agent:main:explicit:dm3", "d3", 40 * day, {{"status", "running"}});
+  fx.row("agent:main:explicit:dm4", "d4", 40 * day);
   fx.save();
   auto plan = fx.plan(enforce_settings(), {}, true);
-  CHECK(archived_keys(plan, maintenance_step::stale) == std::vector<std::string>{"agent:main:telegram:direct:4"});
+  CHECK(archived_keys(plan, maintenance_step::stale) == std::vector<std::string>{"agent:main:explicit:dm4"});
   CHECK(plan.actions.size() == 1);
 }
 
@@ -254,7 +254,7 @@ TEST_CASE("maintenance planner: a transcript still referenced by another row is 
   sessions_fixture fx;
   // Synthetic rows: the stale step removes them (others it archives, with their transcripts).
   fx.row("agent:main:hook:1", "shared", 40 * day);
-  fx.row("agent:main:telegram:direct:2", "shared", 1 * day);
+  fx.row("agent:main:explicit:dm2", "shared", 1 * day);
   fx.row("agent:main:hook:3", "alone", 40 * day, {{"sessionFile", "2026-12-01T00-00-00-000Z_alone.jsonl"}});
   fx.transcript("shared", 100, 40 * day);
   fx.file("2026-12-01T00-00-00-000Z_alone.jsonl", 100, 40 * day);
@@ -301,12 +301,12 @@ TEST_CASE("maintenance planner: the disk budget deletes removable files oldest f
           "archived (phases B, C)",
           "[maintenance]") {
   sessions_fixture fx;
-  // Three DM rows with 10 kB transcripts, a protected group row, an old archive and an orphan.
+  // Three ordinary rows with 10 kB transcripts, a protected group row, an old archive and an orphan.
   // Phase C evicts only rows the cap archived (OpenClaw 2026.9's isSessionEntryDiskBudgetEvictable):
-  // direct:1 (archived first), then direct:2; direct:3, archived by age, stays whatever the budget.
-  fx.row("agent:main:telegram:direct:1", "s1", 3 * day, {{"archivedAt", fixture_now - 9 * day}, {"archiveReason", "active-session-cap"}});
-  fx.row("agent:main:telegram:direct:2", "s2", 20 * day, {{"archivedAt", fixture_now - 1 * day}, {"archiveReason", "active-session-cap"}});
-  fx.row("agent:main:telegram:direct:3", "s3", 90 * day, {{"archivedAt", fixture_now - 30 * day}, {"archiveReason", "age-retention"}});
+  // dm1 (archived first), then dm2; dm3, archived by age, stays whatever the budget.
+  fx.row("agent:main:explicit:dm1", "s1", 3 * day, {{"archivedAt", fixture_now - 9 * day}, {"archiveReason", "active-session-cap"}});
+  fx.row("agent:main:explicit:dm2", "s2", 20 * day, {{"archivedAt", fixture_now - 1 * day}, {"archiveReason", "active-session-cap"}});
+  fx.row("agent:main:explicit:dm3", "s3", 90 * day, {{"archivedAt", fixture_now - 30 * day}, {"archiveReason", "age-retention"}});
   fx.row(group_key, "g1", 9 * day);
   for (const char* id : {"s1", "s2", "s3", "g1"}) fx.transcript(id, 10000, 1 * day);
   const auto archive = storage::archive_name("old.jsonl", storage::archive_reason::reset, fixture_now - 3 * day);
@@ -328,19 +328,19 @@ TEST_CASE("maintenance planner: the disk budget deletes removable files oldest f
   CHECK(plan.disk_budget->total_bytes_after <= static_cast<std::uint64_t>(*settings.high_water_bytes));
   std::vector<std::string> order;
   for (const auto& a : plan.actions) order.push_back(a.kind == action_kind::remove_row ? "row " + a.key : a.file);
-  CHECK(order == std::vector<std::string>{archive, "orphan.jsonl", "row agent:main:telegram:direct:1", "s1.jsonl"});
+  CHECK(order == std::vector<std::string>{archive, "orphan.jsonl", "row agent:main:explicit:dm1", "s1.jsonl"});
   CHECK(file_action(plan, "s1.jsonl")->kind == action_kind::delete_file);  // phase C deletes outright
   CHECK(file_action(plan, "s1.jsonl")->step == maintenance_step::budget_rows);
   CHECK(plan.evicted == 1);
   CHECK(plan.disk_budget->removed_entries == 1);
   CHECK(plan.disk_budget->removed_files == 3);
-  CHECK(actors::row_label_in(plan, "agent:main:telegram:direct:1") == std::string("evict-budget"));
+  CHECK(actors::row_label_in(plan, "agent:main:explicit:dm1") == std::string("evict-budget"));
 
-  // A budget no file or cap-archived row can meet: direct:3 and the group row stay.
+  // A budget no file or cap-archived row can meet: dm3 and the group row stay.
   settings.high_water_bytes = 1;
   auto all = fx.plan(settings);
   CHECK(removed_keys(all, maintenance_step::budget_rows) ==
-        std::vector<std::string>{"agent:main:telegram:direct:1", "agent:main:telegram:direct:2"});
+        std::vector<std::string>{"agent:main:explicit:dm1", "agent:main:explicit:dm2"});
   CHECK_FALSE(all.disk_budget->met);
   settings.high_water_bytes = static_cast<std::int64_t>(total) - 25000;
 
@@ -406,10 +406,10 @@ TEST_CASE("maintenance planner: the steps run in the order of [R§5.3]", "[maint
   auto settings = enforce_settings();
   settings.max_entries = 2;
   fx.row("agent:main:explicit:model-run-0b7e5a52-5f5e-4a43-9c1e-2f4e6f1d9a10", "mr", 2 * day);
-  fx.row("agent:main:telegram:direct:1", "s1", 40 * day);
-  fx.row("agent:main:telegram:direct:2", "s2", 3 * day);
-  fx.row("agent:main:telegram:direct:3", "s3", 2 * day);
-  fx.row("agent:main:telegram:direct:4", "s4", 1 * day);
+  fx.row("agent:main:explicit:dm1", "s1", 40 * day);
+  fx.row("agent:main:explicit:dm2", "s2", 3 * day);
+  fx.row("agent:main:explicit:dm3", "s3", 2 * day);
+  fx.row("agent:main:explicit:dm4", "s4", 1 * day);
   for (const char* id : {"mr", "s1", "s2", "s3", "s4"}) fx.transcript(id, 1000, 1 * day);
   fx.file(storage::archive_name("q.jsonl", storage::archive_reason::deleted, fixture_now - 40 * day), 50, day);
   fx.file("zz.jsonl", 5000, 1 * day);  // orphan, recent: only the budget takes it
@@ -424,11 +424,11 @@ TEST_CASE("maintenance planner: the steps run in the order of [R§5.3]", "[maint
                                                maintenance_step::archive_retention, maintenance_step::budget_files,
                                                maintenance_step::budget_rows});
   CHECK(plan.model_run_pruned == 1);
-  CHECK(archived_keys(plan, maintenance_step::stale) == std::vector<std::string>{"agent:main:telegram:direct:1"});
+  CHECK(archived_keys(plan, maintenance_step::stale) == std::vector<std::string>{"agent:main:explicit:dm1"});
   // s1 archived by age no longer counts: 3 unarchived rows over a cap of 2, the least active archived ...
-  CHECK(archived_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:telegram:direct:2"});
+  CHECK(archived_keys(plan, maintenance_step::cap) == std::vector<std::string>{"agent:main:explicit:dm2"});
   // ... and evicted by phase C; the age-archived row is not.
-  CHECK(removed_keys(plan, maintenance_step::budget_rows) == std::vector<std::string>{"agent:main:telegram:direct:2"});
+  CHECK(removed_keys(plan, maintenance_step::budget_rows) == std::vector<std::string>{"agent:main:explicit:dm2"});
   // Every file action of a row's session comes after that row's removal.
   std::set<std::string> gone, row_sessions{"mr", "s1", "s2", "s3", "s4"};
   for (const auto& a : plan.actions) {
@@ -485,7 +485,7 @@ TEST_CASE("plan applier: batches of any size give the same result, and changed r
   auto build = [](sessions_fixture& fx) {
     for (int i = 0; i < 30; ++i) {
       std::string id = "s" + std::to_string(i);
-      fx.row("agent:main:telegram:direct:" + id, id, (i % 2 ? 40 : 1) * day);
+      fx.row("agent:main:explicit:dm" + id, id, (i % 2 ? 40 : 1) * day);
       fx.transcript(id, 200, 40 * day);
     }
     fx.save();
@@ -505,13 +505,13 @@ TEST_CASE("plan applier: batches of any size give the same result, and changed r
   sessions_fixture fx;
   build(fx);
   auto plan = fx.plan(enforce_settings());
-  fx.row("agent:main:telegram:direct:s1", "s1", 0);
+  fx.row("agent:main:explicit:dms1", "s1", 0);
   fx.save();
   auto rep = apply(fx, plan);
   CHECK(rep.applied.size() == 14);
   CHECK(rep.skipped.size() == 1);
-  CHECK(row_on_disk(fx, "agent:main:telegram:direct:s3")["archiveReason"] == boost::json::value("age-retention"));
-  CHECK_FALSE(row_on_disk(fx, "agent:main:telegram:direct:s1").contains("archivedAt"));
+  CHECK(row_on_disk(fx, "agent:main:explicit:dms3")["archiveReason"] == boost::json::value("age-retention"));
+  CHECK_FALSE(row_on_disk(fx, "agent:main:explicit:dms1").contains("archivedAt"));
   CHECK(exists(fx.path("s1.jsonl")));
   // A warn plan is never applied.
   manual_clock clock(fixture_now);

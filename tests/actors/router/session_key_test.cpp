@@ -255,18 +255,19 @@ TEST_CASE("synthetic keys [R§5.2]") {
   }
 }
 
-TEST_CASE("protected keys: threads, topics, groups, channels, group-ish chat types [R§5.2]") {
+// OpenClaw 2026.9's rule (protected_key.hpp; its own cases in tests/actors/maintenance/protected_key_test.cpp).
+TEST_CASE("protected keys: the main key, threads, topics, external conversations, groups, channels, group-ish chat types") {
   for (const char* key :
        {"agent:main:slack:channel:c1:thread:t1", "agent:main:main:thread:t1",
         "agent:main:telegram:group:-100:topic:5", "agent:main:telegram:direct:42:topic:5",
         "agent:main:telegram:dm:42:topic:5", "agent:main:discord:group:g1",
-        "agent:main:discord:channel:c1"}) {
+        "agent:main:discord:channel:c1", "agent:main:main", "agent:main:telegram:direct:1", "agent:main:direct:1",
+        "agent:main:telegram:direct:42:topic:"}) {
     INFO(key);
     CHECK(is_protected_key(key, nullptr));
   }
-  for (const char* key : {"agent:main:main", "agent:main:telegram:direct:1", "agent:main:direct:1",
-                          "agent:main:cron:job1:thread:t1", "agent:main:hook:u1",
-                          "agent:main:telegram:direct:42:topic:"}) {
+  for (const char* key : {"agent:main:cron:job1:thread:t1", "agent:main:hook:u1", "agent:main:custom",
+                          "agent:main:dashboard:d1"}) {
     INFO(key);
     CHECK_FALSE(is_protected_key(key, nullptr));
   }
@@ -276,7 +277,8 @@ TEST_CASE("protected keys: threads, topics, groups, channels, group-ish chat typ
   const session_entry direct_row =
       entry_from(R"({"chatType":"direct","origin":{"chatType":"group"}})");
   CHECK(is_protected_key("agent:main:custom", &group_row));
-  CHECK(is_protected_key("agent:main:custom", &origin_thread));
+  // 2026.9 migrates a JSON-era origin.chatType only when direct, group or channel.
+  CHECK_FALSE(is_protected_key("agent:main:custom", &origin_thread));
   CHECK(is_protected_key("agent:main:custom", &channel_upper));
   CHECK_FALSE(is_protected_key("agent:main:custom", &direct_row));  // chatType ?? origin
   CHECK_FALSE(is_protected_key("agent:main:hook:u1", &group_row));  // synthetic wins

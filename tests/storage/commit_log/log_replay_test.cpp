@@ -186,7 +186,7 @@ TEST_CASE("commit log of another state dir or a newer format is refused before a
   REQUIRE_FALSE(rep.ok());
   CHECK(rep.error().code() == errc::unsupported);
   CHECK(rep.error().message().find("format version 9") != std::string::npos);
-  CHECK(rep.error().message().find("version 1") != std::string::npos);
+  CHECK(rep.error().message().find("version 2") != std::string::npos);
   CHECK(fx.text(kFile) == "h\n");
 }
 
