@@ -61,9 +61,26 @@ static std::string row_text_prefix(std::string_view key) {
   return prefix;
 }
 
+// The length of row_text_prefix(key) when `text` starts with it, else 0. Built only for a
+// key with something to escape: every row a turn sends passes here.
+static std::size_t row_prefix_length(std::string_view text, std::string_view key) {
+  const bool plain = std::none_of(key.begin(), key.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == '"' || c == '\\';
+  });
+  if (!plain) {
+    const std::string prefix = row_text_prefix(key);
+    return text.starts_with(prefix) ? prefix.size() : 0;
+  }
+  const std::size_t n = key.size() + 7;  // \n, 2 spaces, the quoted key, ": "
+  if (text.size() < n || !text.starts_with("\n  \"") || text.substr(4, key.size()) != key ||
+      text.substr(4 + key.size(), 3) != "\": ")
+    return 0;
+  return n;
+}
+
 // A spilled row's text read back must start with its key, else the file was changed under it.
 static status check_read_back(std::string_view key, std::string_view text, const store_backing& backing) {
-  if (text.starts_with(row_text_prefix(key))) return {};
+  if (row_prefix_length(text, key) > 0) return {};
   return status(errc::corrupt, fmt::format("{} was changed in place by another program: the row of {} is no longer "
                                            "where this runtime wrote it",
                                            backing.path(), key));
@@ -97,13 +114,12 @@ const session_entry& session_store::entry_of(const slot& s) const {
 }
 
 result<session_entry> session_store::parse_row_text(std::string_view key, std::string_view text) {
-  const std::string prefix = row_text_prefix(key);
-  if (!text.starts_with(prefix))
-    return status(errc::corrupt, "a session row's text does not start with its key");
+  const std::size_t prefix = row_prefix_length(text, key);
+  if (prefix == 0) return status(errc::corrupt, "a session row's text does not start with its key");
   json::parse_limits limits;
   limits.max_bytes = text.size();
   limits.max_depth = 1u << 20;  // whatever depth the row was loaded with
-  auto row = json::parse_object(text.substr(prefix.size()), limits);
+  auto row = json::parse_object(text.substr(prefix), limits);
   if (!row.ok()) return row.error();
   return session_entry(std::move(*row));
 }
@@ -254,7 +270,7 @@ session_store::slot& session_store::add_slot(std::string_view key) {
 }
 
 result<bool> session_store::upsert_text(std::string_view key, std::string text) {
-  if (!std::string_view(text).starts_with(row_text_prefix(key)) || !is_valid_utf8(text))
+  if (row_prefix_length(text, key) == 0 || !is_valid_utf8(text))
     return status(errc::invalid_argument,
                   fmt::format("the row text sent for {} is not a row of that key in valid UTF-8; the row is unchanged", key));
   if (auto it = index_.find(key); it != index_.end()) {

@@ -3,14 +3,18 @@
 // entries found by scanning backward get positions below the first one, appended entries
 // positions above the last, so a position never changes once given. Duplicate ids: the
 // entry later in the file wins (as pi's byId map does). Not thread-safe; one owner.
+// Ids are found through an open-addressing table of (hash, position) pairs that holds no copy
+// of an id (the record holds it): every append looks a fresh id up and adds it, and a long
+// session indexes every entry, so the table costs no allocation per entry and 16 bytes a slot.
 #pragma once
+#include <climits>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <vector>
 
 #include <boost/json/object.hpp>
 
@@ -53,9 +57,23 @@ class transcript_index {
   void clear();
 
  private:
+  // A slot of the id table: the position of the entry that holds the id, and the id's hash
+  // (compared first, so a probe rarely reads a record). pos == kNoPosition: empty.
+  struct id_slot {
+    position pos;
+    std::uint64_t hash;
+  };
+  static constexpr position kNoPosition = INT64_MIN;
+
+  id_slot* slot_of(std::string_view id, std::uint64_t hash);  // its slot, or the empty slot it would take
+  const id_slot* slot_of(std::string_view id, std::uint64_t hash) const;
+  void grow_if_full();
+  void erase_slot(id_slot* slot);
+
   std::deque<index_record> records_;
   position front_pos_ = 0;
-  std::unordered_map<std::string, position> by_id_;
+  std::vector<id_slot> ids_;  // power-of-two size (or empty), at most half full, linear probing
+  std::size_t id_count_ = 0;
 };
 
 }  // namespace sessionrt::storage

@@ -12,8 +12,11 @@
 namespace sessionrt::actors {
 
 chat_command parse_chat_command(std::string_view body, std::string& args) {
-  const std::string text = js_lowercase(js_trim(body));
   args.clear();
+  // Every command starts with '/' (lowercasing keeps it and makes no other '/'): most
+  // messages are told apart without a lowercased copy.
+  if (const std::string_view trimmed = js_trim(body); trimmed.empty() || trimmed.front() != '/') return chat_command::none;
+  const std::string text = js_lowercase(js_trim(body));
   if (text == "/status") return chat_command::status;
   if (text == "/context" || text == "/context list") return chat_command::context_list;
   if (text == "/compact") return chat_command::compact;

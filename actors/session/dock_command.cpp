@@ -24,6 +24,7 @@ std::string_view trim(std::string_view text) {
 }  // namespace
 
 std::optional<std::string> parse_dock_command(std::string_view body) {
+  if (const std::string_view trimmed = trim(body); trimmed.empty() || trimmed.front() != '/') return std::nullopt;
   const std::string text = ascii_lower(trim(body));
   for (std::string_view prefix : {"/dock-", "/dock_"}) {
     if (text.size() <= prefix.size() || text.compare(0, prefix.size(), prefix) != 0) continue;

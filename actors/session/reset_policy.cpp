@@ -173,10 +173,17 @@ std::optional<reset_mode> parse_reset_mode(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+// Whether the ASCII-lowercased `s` contains `lower_part`, without building the lowercased copy.
+bool contains_ascii_ci(std::string_view s, std::string_view lower_part) {
+  const auto eq = [](char a, char b) { return (a >= 'A' && a <= 'Z' ? static_cast<char>(a - 'A' + 'a') : a) == b; };
+  return std::search(s.begin(), s.end(), lower_part.begin(), lower_part.end(), eq) != s.end();
+}
+}  // namespace
+
 reset_type resolve_reset_type(std::string_view session_key, bool is_group, bool is_thread) {
-  std::string key = ascii_lower(session_key);
-  if (is_thread || key.find(":thread:") != std::string::npos) return reset_type::thread;
-  if (is_group || key.find(":group:") != std::string::npos || key.find(":channel:") != std::string::npos)
+  if (is_thread || contains_ascii_ci(session_key, ":thread:")) return reset_type::thread;
+  if (is_group || contains_ascii_ci(session_key, ":group:") || contains_ascii_ci(session_key, ":channel:"))
     return reset_type::group;
   return reset_type::direct;
 }

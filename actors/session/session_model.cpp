@@ -80,6 +80,8 @@ session_model model_of(const runtime_settings& s, std::string provider, std::str
 }
 
 std::string agent_of_key(std::string_view key) {
+  // Asked several times a turn (model(), system_prompt()) for a key the router normalized.
+  if (auto plain = agent_id_of_plain_key(key)) return std::string(*plain);
   auto parsed = parse_agent_session_key(key);
   return parsed ? parsed->agent_id : std::string(default_agent_id);
 }

@@ -130,9 +130,11 @@ bool token_at(std::string_view s, std::size_t i) { return iequals_at(s, i, token
 
 // text.toLowerCase().includes("no_reply"): no non-ASCII character lowercases into the token's
 // letters, so an ASCII comparison is the same test.
+// Found from the token's one '_' (memchr), which most text lacks.
 bool icontains_token(std::string_view s) {
-  for (std::size_t i = 0; i + token_size <= s.size(); ++i) {
-    if (token_at(s, i)) return true;
+  static_assert(token.substr(2, 1) == "_" && token.find('_', 3) == std::string_view::npos);
+  for (std::size_t u = s.find('_', 2); u != npos; u = s.find('_', u + 1)) {
+    if (token_at(s, u - 2)) return true;
   }
   return false;
 }
@@ -336,12 +338,15 @@ tail_check check_trailing_candidate(std::string_view s, std::size_t i, bool at_s
 // ---------------------------------------------------------------- public API
 
 bool is_silent_reply_text(std::string_view text) {
-  if (text.empty()) return false;
+  if (text.empty() || !icontains_token(text)) return false;  // every form holds the token
   const js_regex& exact = rx().exact;
   return exact.search(text) || exact.search(strip_edge_punctuation(trim(text)));
 }
 
 bool is_silent_reply_payload_text(std::string_view text) {
+  // Each form needs the token (ASCII case-insensitively; the JSON forms exactly): the
+  // context check runs this on every assistant message of a turn, most without it.
+  if (!icontains_token(text)) return false;
   return is_silent_reply_text(text) || is_silent_json_string(text) || is_silent_envelope(text) ||
          is_reasoning_prefixed_silent(text);
 }
@@ -372,6 +377,14 @@ bool is_silent_reply_prefix_text(std::string_view text) {
 }
 
 silent_reply_verdict final_reply_verdict(std::string_view text) {
+  // Every rule above needs the token somewhere in the text (ASCII case-insensitively: no
+  // character case-folds into its letters, see icontains_token); most replies lack it and need
+  // none of the regexes, only the trim.
+  if (!icontains_token(text)) {
+    const std::string_view t = trim(text);
+    if (t.empty()) return {false, {}};
+    return {false, std::string(t)};
+  }
   if (is_silent_reply_payload_text(text)) return {true, {}};
   std::string t(text);
   const bool leading = starts_with_silent_token(t);

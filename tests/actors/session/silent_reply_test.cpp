@@ -207,6 +207,38 @@ TEST_CASE("mixed text: trailing and leading tokens are stripped") {
   CHECK_FALSE(final_reply_verdict("  \n ").silent);  // blank is not a silent reply
 }
 
+TEST_CASE("a reply without the token is delivered trimmed, whatever its shape") {
+  // JavaScript's trim (Unicode spaces too), the token's look-alikes, and the silent forms'
+  // shapes with something else inside: none of them is silent or loses more than its edges.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"\u00a0\u2003 Sure, here it is. \u3000\n", "Sure, here it is."},
+      {"NO REPLY", "NO REPLY"},
+      {"NO_REPL", "NO_REPL"},
+      {"N0_REPLY", "N0_REPLY"},
+      {"\"NO\\u005fREPLY\"", "\"NO\\u005fREPLY\""},  // a JSON escape is not the token
+      {R"({"action":"noreply"})", R"({"action":"noreply"})"},
+      {"<thinking>quiet</thinking> I will stay quiet.", "<thinking>quiet</thinking> I will stay quiet."},
+      {"Thinking:\nnothing to add", "Thinking:\nnothing to add"},
+      {"\xef\xbc\xae\xef\xbc\xaf_REPLY", "\xef\xbc\xae\xef\xbc\xaf_REPLY"},  // fullwidth N O
+      {"", ""},
+  };
+  for (const auto& [reply, delivered] : cases) {
+    INFO(reply);
+    const auto v = final_reply_verdict(reply);
+    CHECK_FALSE(v.silent);
+    CHECK(v.text == delivered);
+  }
+  CHECK(final_reply_verdict("  no_reply  ").silent);  // the token in any case still counts
+  // The whole-payload checks find the token from its '_', at any position and in any case.
+  CHECK_FALSE(is_silent_reply_payload_text("snake_case and __init__ and _NO_REPL_"));
+  CHECK_FALSE(is_silent_reply_text("_"));
+  CHECK(is_silent_reply_text("NO_REPLY"));
+  CHECK(is_silent_reply_text("\tNo_Reply\n"));
+  CHECK(is_silent_reply_payload_text("**NO_REPLY**"));
+  CHECK(is_silent_reply_payload_text("\"NO_REPLY\""));
+  CHECK(is_silent_reply_payload_text("<thinking>the user said thanks</thinking>\nNO_REPLY"));
+}
+
 TEST_CASE("streaming prefix rule: upper case, 2..8 chars, a token prefix with _ or NO") {
   for (const char* held : {"NO", "NO_", "NO_R", "NO_REPL", "NO_REPLY", "  NO_RE", "\nNO"}) {
     INFO(held);
