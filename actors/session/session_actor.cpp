@@ -30,18 +30,21 @@ struct inline_answer {
   bool here() const { return in_start.load() && std::this_thread::get_id() == thread; }
 };
 
+// The running call's transport. At namespace scope: a nested struct with default member
+// initializers is not default-constructible inside its enclosing class for clang 14
+// (optional::emplace() fails there; GCC accepts it).
+struct call_transport {
+  std::uint64_t id = 0;
+  std::shared_ptr<model_request> request;  // until handed to the runner
+  std::shared_ptr<cancellation> cancel;
+  std::optional<model_gate::ticket> ticket;
+  std::optional<alarms::id> timeout;
+};
+
 struct session_state : call_port {
   session_self self = nullptr;
   std::shared_ptr<const session_actor_deps> deps;
-  // The running call's transport (the machine keeps its bookkeeping).
-  struct transport {
-    std::uint64_t id = 0;
-    std::shared_ptr<model_request> request;  // until handed to the runner
-    std::shared_ptr<cancellation> cancel;
-    std::optional<model_gate::ticket> ticket;
-    std::optional<alarms::id> timeout;
-  };
-  std::optional<transport> call;
+  std::optional<call_transport> call;  // the running call's (the machine keeps its bookkeeping)
   std::optional<alarms::id> debounce;
   caf::actor passivate_reply_to;
   std::optional<session_machine> machine;  // last: it ends its call through this port
