@@ -36,6 +36,18 @@
 
 namespace sessionrt::actors {
 
+// The call the running turn waits on (the port holds its transport). At namespace scope:
+// clang 14 refuses optional::emplace() of a nested struct with default member initializers.
+struct machine_call {
+  std::uint64_t id = 0;
+  std::function<void(model_answer)> resume_model;
+  std::function<void(result<std::string>)> resume_summary;
+  std::shared_ptr<cancellation> cancel = std::make_shared<cancellation>();
+  std::function<void(std::string_view)> deliver_text;  // the turn's stream
+  std::function<void(boost::json::object)> deliver_message;
+  std::function<void(std::string, std::string, std::string)> deliver_fallback;
+};
+
 class session_machine final : private turn_io {
  public:
   // What the actor can do besides the bus, the store and replies.
@@ -113,17 +125,6 @@ class session_machine final : private turn_io {
     std::int64_t waited_ms = 0;  // lock waits scheduled so far
     task<turn_outcome> t;
   };
-  // The call the running turn waits on (the port holds its transport).
-  struct call_state {
-    std::uint64_t id = 0;
-    std::function<void(model_answer)> resume_model;
-    std::function<void(result<std::string>)> resume_summary;
-    std::shared_ptr<cancellation> cancel = std::make_shared<cancellation>();
-    std::function<void(std::string_view)> deliver_text;  // the turn's stream
-    std::function<void(boost::json::object)> deliver_message;
-    std::function<void(std::string, std::string, std::string)> deliver_fallback;
-  };
-
   // ---- turn_io (the core's turn waits through these) ----
   std::optional<model_answer> start_model_call(std::shared_ptr<model_request> request,
                                                std::function<void(model_answer)> resume) override;
@@ -175,7 +176,7 @@ class session_machine final : private turn_io {
   turn_queue queue_;
   std::unique_ptr<running_turn> turn_;       // running
   std::unique_ptr<running_turn> lock_wait_;  // waiting for the transcript's write lock
-  std::optional<call_state> call_;
+  std::optional<machine_call> call_;
   std::uint64_t next_call_id_ = 1;
   bool fetching_row_ = false;
   bool debounce_ = false;  // a wake step is armed
