@@ -19,7 +19,7 @@ clock& real_clock() {
   return instance;
 }
 
-real_time_alarms::real_time_alarms() : thread_([this] { run(); }) {}
+real_time_alarms::real_time_alarms(clock& time) : time_(time), thread_([this] { run(); }) {}
 
 real_time_alarms::~real_time_alarms() {
   {
@@ -56,7 +56,7 @@ void real_time_alarms::run() {
       cv_.wait(lk);
       continue;
     }
-    const std::int64_t now = real_clock().now_ms();
+    const std::int64_t now = time_.now_ms();
     if (*next > now) {
       // Millisecond resolution is what the callers ask for; wait_for on the steady clock, as
       // the wall clock may jump.

@@ -15,11 +15,14 @@ class system_clock final : public clock {
   void sleep_ms(std::int64_t ms) override;
 };
 
-// Alarms on the real clock. Callbacks run on the alarm thread, one at a time, and must be
-// short (send a message, complete a call).
-class real_time_alarms final : public alarms {
+clock& real_clock();
+
+// Alarms on a real clock: the wall clock by default; cluster::monotonic_alarms passes a clock
+// that never goes back. Callbacks run on the alarm thread, one at a time, and must be short
+// (send a message, complete a call). The clock outlives the object.
+class real_time_alarms : public alarms {
  public:
-  real_time_alarms();
+  explicit real_time_alarms(clock& time = real_clock());
   ~real_time_alarms() override;
   id at(std::int64_t at_ms, std::function<void()> fn) override;
   void cancel(id alarm) override;
@@ -27,6 +30,7 @@ class real_time_alarms final : public alarms {
 
  private:
   void run();
+  clock& time_;  // before thread_: the thread reads it
   mutable std::mutex mu_;
   std::condition_variable cv_;
   alarm_queue queue_;
@@ -34,8 +38,7 @@ class real_time_alarms final : public alarms {
   std::thread thread_;
 };
 
-// Process-wide instances.
-clock& real_clock();
+// Process-wide instance (on the wall clock).
 alarms& real_alarms();
 
 }  // namespace sessionrt::storage
