@@ -39,15 +39,11 @@ runtime_sample sample_runtime(gateway_core& core, storage::fs& files, const meth
   auto calls = core.rt->model_calls();
   s.model_running = calls.running;
   s.model_waiting = calls.waiting;
-  const std::string stats = core.rt->stats();
-  auto field = [&](const char* name) -> std::int64_t {
-    const std::string key = std::string(name) + "=";
-    auto at = stats.find(key);
-    if (at == std::string::npos) return -1;
-    return std::atoll(stats.c_str() + at + key.size());
-  };
-  s.live_sessions = field("live");
-  s.trimmed_sessions = field("trimmed");
+  // -1: unknown (the router did not answer, or the runtime stopped).
+  const auto stats = core.rt->stats();
+  const bool known = !stats.stopped && stats.router_error.empty();
+  s.live_sessions = known ? static_cast<std::int64_t>(stats.live) : -1;
+  s.trimmed_sessions = known ? static_cast<std::int64_t>(stats.trimmed) : -1;
   if (auto rows = core.rt->sessions(); rows.ok()) s.stored_sessions = static_cast<std::int64_t>(rows->size());
   s.disk_bytes = bytes_under(files, core.rt->state_dir() + "/agents");
   s.disk_budget_bytes = core.rt->settings().maintenance.max_disk_bytes;

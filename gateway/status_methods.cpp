@@ -62,7 +62,7 @@ method_outcome status_method(method_call& call) {
       {"sessions", sessions_summary(call.core, now)},
       {"modelCalls", bj::object{{"running", calls.running}, {"waiting", calls.waiting},
                                 {"peakRunning", calls.peak_running}, {"admitted", calls.admitted}}},
-      {"runtime", call.core.rt->stats()}});
+      {"runtime", runtime::to_text(call.core.rt->stats())}});
 }
 
 method_outcome agents_list(method_call& call) {

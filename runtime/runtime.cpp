@@ -288,6 +288,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
       .add_message_type<turn_outcome>("sessionrt::turn_outcome")
       .add_message_type<route_facts>("sessionrt::route_facts")
       .add_message_type<summary_reply>("sessionrt::summary_reply")
+      .add_message_type<actors::router_stats>("sessionrt::router_stats")
       .add_message_type<subagent_spec>("sessionrt::subagent_spec");
   st->sys = std::make_unique<caf::actor_system>(*st->cfg);
   caf::logger::set_current_actor_system(nullptr);  // as host_self does, for the constructor's
@@ -528,18 +529,34 @@ runtime::model_call_stats runtime::model_calls() const {
   return {s.running, s.waiting, s.peak_running, s.admitted, s.admitted_late};
 }
 
-std::string runtime::stats() {
-  if (impl_->stopped) return "stopped";
+runtime_stats runtime::stats() {
+  runtime_stats out;
+  if (impl_->stopped) {
+    out.stopped = true;
+    return out;
+  }
   host_self self{*impl_->sys};
-  std::string out;
   self->request(impl_->router, caf::infinite, stats_atom::value)
-      .receive([&](std::string& s) { out = s; }, [&](caf::error& e) { out = "router=? (" + self->system().render(e) + ")"; });
+      .receive(
+          [&](actors::router_stats& r) {
+            out.live = r.slots.live;
+            out.trimmed = r.slots.trimmed;
+            out.slots = r.slots.slots;
+            out.open = r.slots.open;
+            out.passivating = r.slots.passivating;
+            out.queued = r.slots.queued;
+            out.waiting = r.slots.waiting;
+            out.turns = r.turns;
+            out.routes = r.routes;
+          },
+          [&](caf::error& e) { out.router_error = self->system().render(e); });
   self->request(impl_->timers, caf::infinite, stats_atom::value)
-      .receive([&](std::size_t n) { out += fmt::format(" timers={}", n); },
-               [&](caf::error& e) { out += " timers=? (" + self->system().render(e) + ")"; });
+      .receive([&](std::size_t n) { out.timers = n; },
+               [&](caf::error& e) { out.timers_error = self->system().render(e); });
   const auto calls = impl_->gate->stats();
-  out += fmt::format(" model_running={} model_waiting={} model_peak={}", calls.running, calls.waiting,
-                     calls.peak_running);
+  out.model_running = calls.running;
+  out.model_waiting = calls.waiting;
+  out.model_peak = calls.peak_running;
   return out;
 }
 

@@ -38,6 +38,7 @@
 #include "messages/lifecycle_event.hpp"
 #include "messages/model_runner.hpp"
 #include "messages/session_entry.hpp"
+#include "runtime/runtime_stats.hpp"
 #include "storage/fd_budget.hpp"
 #include "storage/fs.hpp"
 #include "storage/process_probe.hpp"
@@ -126,7 +127,9 @@ class runtime {
 
   result<std::vector<session_row>> sessions();
   result<std::optional<session_entry>> session(const std::string& key, const std::string& agent_id = "");
-  std::string stats();  // router, timer and model-call counters, for diagnostics
+  // The router's, the timers' and the model gate's counters (runtime_stats.hpp; to_text() for
+  // the line diagnostics print); stopped set once the runtime is.
+  runtime_stats stats();
   struct model_call_stats {
     std::size_t running = 0, waiting = 0, peak_running = 0;
     std::uint64_t admitted = 0, admitted_late = 0;

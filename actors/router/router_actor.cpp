@@ -397,10 +397,8 @@ caf::result<bool> settle(router_self self, const state_ptr& st) {
   return rp;
 }
 
-std::string describe(const router_state& st) {
-  const slot_counts c = st.slots.counts();
-  return fmt::format("live={} trimmed={} slots={} open={} passivating={} queued={} waiting={} turns={} routes={}", c.live,
-                     c.trimmed, c.slots, c.open, c.passivating, c.queued, c.waiting, st.turns, st.route_cache.size());
+router_stats stats_of(const router_state& st) {
+  return router_stats{st.slots.counts(), st.turns, st.route_cache.size()};
 }
 
 router_actor_type::behavior_type router_behavior(router_self self, router_config cfg) {
@@ -432,7 +430,7 @@ router_actor_type::behavior_type router_behavior(router_self self, router_config
       [self, st](tick_atom, settle_atom) { return on_tick_settle(self, st); },
       [self, st](stop_atom) { return on_stop(self, st); },
       [self, st](settle_atom) { return settle(self, st); },
-      [st](stats_atom) { return describe(*st); },
+      [st](stats_atom) { return stats_of(*st); },
   };
 }
 

@@ -13,7 +13,7 @@
 //   (tick)  idle / LRU sweep by the clock   (stop) -> bool  once every live actor passivated
 //   (tick, settle) -> bool  virtual time: a sweep, answered once nothing passivates
 //   (settle) -> bool  once every live session handled what was sent to it before
-//   (stats) -> std::string
+//   (stats) -> router_stats  slot counts, turns delegated, memoized routes (router_stats.hpp)
 //   (passivate, key, why, settle) -> bool  true once the key has no live actor (it passivated,
 //                                   or none was live); false while its actor is starting
 //   (hold, key) -> bool    session administration: true once the key has no actor, and it gets
@@ -25,9 +25,18 @@
 #include "actors/caf_types.hpp"
 #include "actors/events/event_hub.hpp"
 #include "actors/router/pending_outcomes.hpp"
+#include "actors/router/router_stats.hpp"
 #include "actors/session/session_actor.hpp"
 
 namespace sessionrt::actors {
+
+// Serializable like the other plain values that cross actors (caf_types.hpp); registered in
+// runtime.cpp.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, router_stats& x) {
+  return f(caf::meta::type_name("router_stats"), x.slots.slots, x.slots.open, x.slots.live, x.slots.passivating,
+           x.slots.queued, x.slots.waiting, x.slots.trimmed, x.turns, x.routes);
+}
 
 struct agent_stores {
   std::map<std::string, caf::actor> store;         // agentId -> its store actor
@@ -60,7 +69,7 @@ using router_actor_type = caf::typed_actor<
     caf::replies_to<tick_atom, settle_atom>::with<bool>,
     caf::replies_to<stop_atom>::with<bool>,
     caf::replies_to<settle_atom>::with<bool>,
-    caf::replies_to<stats_atom>::with<std::string>>;
+    caf::replies_to<stats_atom>::with<router_stats>>;
 
 // Spawns the router; its state is private to router_actor.cpp.
 router_actor_type spawn_router(caf::actor_system& sys, router_config cfg);

@@ -89,10 +89,9 @@ int main(int argc, char** argv) {
   for (bool told = false;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (told || !parked.load()) continue;
-    const std::string stats = rt.stats();
-    const auto at = stats.find("trimmed=");
-    if (at != std::string::npos && stats.compare(at, 10, "trimmed=0 ") != 0) {
-      say("trimmed " + stats.substr(at + 8, stats.find(' ', at) - at - 8));
+    const auto stats = rt.stats();
+    if (stats.trimmed != 0) {
+      say("trimmed " + std::to_string(stats.trimmed));
       told = true;
       next(0, kParkAfter);
     }

@@ -203,6 +203,8 @@ TEST_CASE("gateway: GET /healthz answers JSON, /metrics needs the token and list
   CHECK(mc == 200);
   CHECK(mb.find("# TYPE sessionrt_turn_ack_latency_ms histogram") != std::string::npos);
   CHECK(metric(mb, "sessionrt_model_calls_running") == 0);
+  CHECK(metric(mb, "sessionrt_sessions_live") == 0);     // read from runtime_stats: -1 if the router did not answer
+  CHECK(metric(mb, "sessionrt_sessions_trimmed") == 0);
   CHECK(metric(mb, "sessionrt_gateway_refused_total{reason=\"bad_http\"}") == 1);  // the request without token
   auto [nc, nb] = http_get(g.server->port(), "/nope");
   CHECK(nc == 404);
