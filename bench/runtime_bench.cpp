@@ -436,7 +436,7 @@ void memory(const args& a) {
   malloc_trim(0);
   const double rss_passive = static_cast<double>(proc_status_kb("VmRSS:"));
   const double heap_passive = static_cast<double>(heap_in_use());
-  std::string stats = rt->stats();
+  const std::string stats = runtime::to_text(rt->stats());
   (void)rt->stop();
   std::cout << fmt::format(
                    R"({{"bench":"runtime_memory","sessions":{},"rss_start_mb":{:.1f},"rss_live_mb":{:.1f},"rss_trimmed_mb":{:.1f},"rss_passivated_mb":{:.1f},"rss_bytes_per_live_session":{:.0f},"rss_bytes_per_idle_session":{:.0f},"rss_bytes_per_passivated_session":{:.0f},"heap_bytes_per_live_session":{:.0f},"heap_bytes_per_idle_session":{:.0f},"heap_bytes_per_passivated_session":{:.0f},"keep_maintenance_picture":{},"router":"{}","failures":{}}})",

@@ -3,6 +3,8 @@
 #include <boost/json.hpp>
 #include <set>
 
+#include "messages/ascii_text.hpp"
+
 namespace sessionrt::gateway {
 namespace bj = boost::json;
 
@@ -34,12 +36,6 @@ bj::object command(const std::string& alias, const std::string& description, con
   return c;
 }
 
-std::string lower(std::string s) {
-  for (char& ch : s)
-    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-  return s;
-}
-
 // A trigger usable as a command name: "/word" (letters, digits, '-', '_'), lower-cased.
 bool command_like(const std::string& t) {
   if (t.size() < 2 || t.front() != '/' || t.size() > 201) return false;
@@ -61,7 +57,7 @@ bj::array chat_command_catalog(const std::vector<std::string>& reset_triggers, c
   std::set<std::string> seen;
   const std::vector<std::string> defaults{"/new", "/reset"};
   for (const auto& raw : reset_triggers.empty() ? defaults : reset_triggers) {
-    const std::string t = lower(raw);
+    const std::string t = ascii_lower(raw);
     if (!command_like(t) || !seen.insert(t).second) continue;
     const std::string description = t == "/reset" ? "Reset the current session."
                                     : t == "/new" ? "Start a new session."
@@ -78,7 +74,7 @@ bj::array chat_command_catalog(const std::vector<std::string>& reset_triggers, c
   for (const auto& id : link_ids) {
     const auto colon = id.find(':');
     if (colon == std::string::npos || colon == 0) continue;
-    const std::string channel = lower(id.substr(0, colon));
+    const std::string channel = ascii_lower(id.substr(0, colon));
     if (command_like("/dock-" + channel)) channels.insert(channel);
   }
   for (const auto& ch : channels)

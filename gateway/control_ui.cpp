@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "messages/ascii_text.hpp"
+
 namespace sessionrt::gateway {
 namespace bj = boost::json;
 
@@ -19,17 +21,11 @@ namespace {
 constexpr std::string_view kImmutable = "public, max-age=31536000, immutable";
 constexpr std::size_t kMaxFileBytes = 64u << 20;  // the largest UI file served (the bundle's are < 10 MB)
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string extension_of(std::string_view name) {
   const auto slash = name.rfind('/');
   const auto dot = name.rfind('.');
   if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) return {};
-  return lower(name.substr(dot));
+  return ascii_lower(name.substr(dot));
 }
 
 bool compressible(const std::string& ext) {
@@ -44,7 +40,7 @@ std::string header_of(const std::map<std::string, std::string>& h, const std::st
 
 // Whether a comma-separated header lists `token` with a q above 0 (Accept, Accept-Encoding).
 bool lists(const std::string& header, std::string_view token) {
-  const std::string h = lower(header);
+  const std::string h = ascii_lower(header);
   std::size_t at = 0;
   while (at <= h.size()) {
     auto end = h.find(',', at);
@@ -195,9 +191,9 @@ std::pair<std::string, std::string> split_host(const std::string& hostport) {
 }  // namespace
 
 std::string http_response::header(std::string_view name) const {
-  const std::string n = lower(name);
+  const std::string n = ascii_lower(name);
   for (const auto& [k, v] : headers)
-    if (lower(k) == n) return v;
+    if (ascii_lower(k) == n) return v;
   return {};
 }
 
@@ -314,7 +310,7 @@ std::optional<http_response> control_ui::serve(std::string_view method, std::str
   if (!index) return plain(503, "Service Unavailable", "Control UI assets not found at " + opt_.root + "\n");
   std::string html = std::move(index->body);
   // The base path the app reads from <html data-openclaw-control-ui-base-path>.
-  if (auto at = lower(html).find("<html"); at != std::string::npos)
+  if (auto at = ascii_lower(html).find("<html"); at != std::string::npos)
     html.insert(at + 5, " data-openclaw-control-ui-base-path=\"\" data-openclaw-terminal-enabled=\"false\"");
   return no_cache_response("text/html; charset=utf-8", std::move(html), head);
 }
@@ -337,20 +333,20 @@ bool valid_origin(const std::string& origin) {
 }  // namespace
 
 bool control_ui::origin_allowed(const std::map<std::string, std::string>& headers, std::string* why) const {
-  const std::string origin = lower(header_of(headers, "origin"));
+  const std::string origin = ascii_lower(header_of(headers, "origin"));
   if (origin.empty()) return true;  // not a browser
   for (const auto& a : opt_.allowed_origins) {
-    const std::string allowed = lower(a);
+    const std::string allowed = ascii_lower(a);
     if (allowed == "*" || allowed == origin || (!allowed.empty() && allowed.back() == '/' && allowed.substr(0, allowed.size() - 1) == origin))
       return true;
   }
   // The gateway's own origin: http(s)://<Host>, where Host names this gateway.
-  const std::string host = lower(header_of(headers, "host"));
+  const std::string host = ascii_lower(header_of(headers, "host"));
   const bool same = origin == "http://" + host || origin == "https://" + host;
   if (same && !host.empty()) {
     auto [name, port] = split_host(host);
     const bool port_ok = opt_.port == 0 || port == std::to_string(opt_.port);
-    const std::string bind = lower(opt_.bind);
+    const std::string bind = ascii_lower(opt_.bind);
     const bool ours = is_loopback_host(name) || name == bind || name == "[" + bind + "]" ||
                       ((bind == "0.0.0.0" || bind == "::") && !name.empty());
     if (port_ok && ours) return true;

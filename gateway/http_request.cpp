@@ -5,14 +5,11 @@
 #include <algorithm>
 #include <cctype>
 
+#include "messages/ascii_text.hpp"
+
 namespace sessionrt::gateway {
 
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return s;
-}
 
 }  // namespace
 
@@ -24,7 +21,7 @@ struct http_request::impl {
   static http_request& of(http_parser* p) { return *static_cast<impl*>(p->data)->self; }
 
   void end_header(http_request& r) {
-    r.headers_[lower(r.field_)] = r.value_;
+    r.headers_[ascii_lower(r.field_)] = r.value_;
     r.field_.clear();
     r.value_.clear();
   }

@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "messages/ascii_text.hpp"
+
 namespace sessionrt::gateway {
 namespace {
 
@@ -39,11 +41,6 @@ std::string accept_for(const std::string& key) {
   unsigned int len = 0;
   EVP_Digest(in.data(), in.size(), md, &len, EVP_sha1(), nullptr);
   return base64(md, len);
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
 }
 
 int remaining_ms(steady::time_point deadline) {
@@ -308,7 +305,7 @@ status ws_client::handshake(const ws_connect_options& options, steady::time_poin
     if (total > kMaxUpgradeResponse)
       return status(errc::limit_exceeded, "the upgrade response from " + where + " is over 64 KiB");
   }
-  for (auto& [k, v] : resp.headers) k = lower(k);
+  for (auto& [k, v] : resp.headers) k = ascii_lower(k);
   headers_ = std::move(resp.headers);
   const std::string* accept = header(headers_, "sec-websocket-accept");
   if (!accept || *accept != accept_for(key))

@@ -1,7 +1,7 @@
 // JavaScript string semantics over UTF-8 text, for rules that must match what OpenClaw's
 // JavaScript does: code points, String.prototype.trim() and toLowerCase().
-// - decode_utf8_at: the code point at a byte offset; length 0 means "not well-formed UTF-8
-//   here" (overlongs, surrogates, truncated sequences), and such bytes are never whitespace;
+// (Decoding and encoding UTF-8 live in utf8.hpp; ASCII-only case and blanks in ascii_text.hpp.)
+// - bytes that are not well-formed UTF-8 are never whitespace;
 // - js_trim removes ECMAScript WhiteSpace and LineTerminator code points from both ends;
 // - js_lowercase is toLowerCase(): ICU's full lowercase mapping in the root locale, as V8 does
 //   it (U+0130 -> "i" + U+0307, a final capital sigma -> U+03C2); code points the linked ICU's
@@ -13,15 +13,10 @@
 #include <string>
 #include <string_view>
 
+#include "messages/utf8.hpp"
+
 namespace sessionrt {
 
-struct code_point {
-  char32_t value = 0;
-  std::size_t length = 0;  // bytes; 0 when s[i] does not start a well-formed sequence
-};
-
-code_point decode_utf8_at(std::string_view s, std::size_t i);
-void append_utf8(std::string& out, char32_t cp);
 bool is_js_whitespace(char32_t cp);
 std::string_view js_trim(std::string_view s);
 std::string js_lowercase(std::string_view s);

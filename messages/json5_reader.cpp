@@ -10,6 +10,8 @@
 #include <limits>
 #include <string>
 
+#include "messages/utf8.hpp"
+
 namespace sessionrt::json5 {
 namespace {
 
@@ -107,24 +109,12 @@ class reader {
   char32_t decode(std::size_t at, std::size_t& len) const {
     len = 0;
     if (at >= s_.size()) return kEnd;
-    const auto b0 = static_cast<unsigned char>(s_[at]);
-    if (b0 < 0x80) {
-      len = 1;
-      return b0;
-    }
-    std::size_t n = b0 >= 0xF0 && b0 <= 0xF4 ? 4 : b0 >= 0xE0 ? 3 : b0 >= 0xC2 && b0 < 0xE0 ? 2 : 0;
-    if (n == 0 || at + n > s_.size()) return kBad;
-    char32_t c = b0 & (0xFF >> (n + 1));
-    for (std::size_t i = 1; i < n; ++i) {
-      const auto b = static_cast<unsigned char>(s_[at + i]);
-      if ((b & 0xC0) != 0x80) return kBad;
-      c = (c << 6) | (b & 0x3F);
-    }
-    const char32_t min = n == 2 ? 0x80 : n == 3 ? 0x800 : 0x10000;
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return kBad;
-    len = n;
-    return c;
+    const code_point cp = decode_utf8_at(s_, at);
+    if (cp.length == 0) return kBad;
+    len = cp.length;
+    return cp.value;
   }
+
   char32_t peek() const {
     std::size_t len;
     return decode(pos_, len);

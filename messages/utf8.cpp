@@ -4,31 +4,47 @@
 #include <cstring>
 
 namespace sessionrt {
-namespace {
 
-// Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid (RFC 3629: no
-// overlongs, no surrogates, nothing above U+10FFFF).
-std::size_t valid_sequence(const unsigned char* s, std::size_t n, std::size_t i) {
-  const unsigned char c = s[i];
-  if (c < 0x80) return 1;
-  auto cont = [&](std::size_t k) { return i + k < n && (s[i + k] & 0xC0) == 0x80; };
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (!cont(1) || !cont(2)) return 0;
-    if (c == 0xE0 && s[i + 1] < 0xA0) return 0;  // overlong
-    if (c == 0xED && s[i + 1] > 0x9F) return 0;  // surrogate
-    return 3;
+code_point decode_utf8_at(std::string_view s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return {lead, 1};
+  std::size_t len = lead >= 0xF5 ? 0 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0;
+  if (len == 0 || i + len > s.size()) return {};
+  char32_t cp = lead & (0x7F >> len);
+  for (std::size_t k = 1; k < len; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return {};
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
   }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (!cont(1) || !cont(2) || !cont(3)) return 0;
-    if (c == 0xF0 && s[i + 1] < 0x90) return 0;  // overlong
-    if (c == 0xF4 && s[i + 1] > 0x8F) return 0;  // > U+10FFFF
-    return 4;
-  }
-  return 0;
+  const bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+  if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return {};
+  return {cp, len};
 }
 
-}  // namespace
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+std::string_view utf8_prefix(std::string_view s, std::size_t max_bytes) noexcept {
+  if (s.size() <= max_bytes) return s;
+  std::size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return s.substr(0, cut);
+}
 
 bool is_valid_utf8(std::string_view sv) noexcept {
   const auto* s = reinterpret_cast<const unsigned char*>(sv.data());
@@ -43,7 +59,7 @@ bool is_valid_utf8(std::string_view sv) noexcept {
       i += 8;
     }
     if (i >= n) break;
-    std::size_t len = valid_sequence(s, n, i);
+    const std::size_t len = decode_utf8_at(sv, i).length;
     if (len == 0) return false;
     i += len;
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "actors/runtime_settings.hpp"
+#include "messages/ascii_text.hpp"
 #include "messages/status.hpp"
 #include "runtime/config.hpp"
 #include "runtime/config_table.hpp"
@@ -78,19 +79,9 @@ status read_items(const bj::value& value, const std::string& path, Target& targe
   return {};
 }
 
-inline std::string ascii_trimmed(std::string_view text) {
-  constexpr std::string_view blanks = " \t\n\r\f\v";
-  auto first = text.find_first_not_of(blanks);
-  if (first == std::string_view::npos) return {};
-  return std::string(text.substr(first, text.find_last_not_of(blanks) - first + 1));
-}
+inline std::string ascii_trimmed(std::string_view text) { return std::string(ascii_trim(text)); }
 
-inline std::string ascii_lower_trimmed(std::string_view text) {
-  std::string out = ascii_trimmed(text);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
+inline std::string ascii_lower_trimmed(std::string_view text) { return ascii_lower(ascii_trim(text)); }
 
 // ---- the tables of config_table_models.cpp ---------------------------------------------------------
 

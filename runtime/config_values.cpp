@@ -6,28 +6,15 @@
 #include <charconv>
 #include <cmath>
 
+#include "messages/ascii_text.hpp"
 #include "messages/json_access.hpp"
 #include "messages/json_writer.hpp"
+#include "messages/utf8.hpp"
 
 namespace sessionrt::runtime {
 namespace {
 
 constexpr std::size_t max_shown_string_bytes = 40;
-
-char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string ascii_lowered(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), ascii_lower);
-  return out;
-}
-
-std::string_view trim_ascii(std::string_view text) {
-  constexpr std::string_view blanks = " \t\n\r\f\v";
-  auto first = text.find_first_not_of(blanks);
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(blanks) - first + 1);
-}
 
 bool is_plain_key_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '$';
@@ -40,7 +27,7 @@ struct number_with_unit {
 };
 
 std::optional<number_with_unit> split_number_and_unit(std::string_view text) {
-  text = trim_ascii(text);
+  text = ascii_trim(text);
   std::size_t end = 0;
   bool seen_digit = false, seen_point = false;
   for (; end < text.size(); ++end) {
@@ -57,10 +44,10 @@ std::optional<number_with_unit> split_number_and_unit(std::string_view text) {
   number_with_unit out;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + end, out.number);
   if (ec != std::errc() || ptr != text.data() + end) return std::nullopt;
-  std::string_view unit = trim_ascii(text.substr(end));
+  std::string_view unit = ascii_trim(text.substr(end));
   if (!std::all_of(unit.begin(), unit.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }))
     return std::nullopt;
-  out.unit = ascii_lowered(unit);
+  out.unit = ascii_lower(unit);
   return out;
 }
 
@@ -125,9 +112,7 @@ std::string describe_json_value(const boost::json::value& value) {
     case boost::json::kind::string: {
       std::string_view text = value.get_string();
       if (text.size() <= max_shown_string_bytes) return json::to_compact(value);
-      std::size_t cut = max_shown_string_bytes;
-      while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // whole code points
-      std::string shown = json::to_compact(boost::json::value(text.substr(0, cut)));
+      std::string shown = json::to_compact(boost::json::value(utf8_prefix(text, max_shown_string_bytes)));
       shown.insert(shown.size() - 1, "…");
       return shown;
     }
@@ -159,7 +144,7 @@ result<std::string> read_string(const boost::json::value& value, std::string_vie
 }
 
 result<std::string> read_non_empty_string(const boost::json::value& value, std::string_view path) {
-  if (value.is_string() && !trim_ascii(value.get_string()).empty()) return std::string(value.get_string());
+  if (value.is_string() && !ascii_trim(value.get_string()).empty()) return std::string(value.get_string());
   return config_key_error(path, "expected a non-empty string, got " + describe_json_value(value));
 }
 
@@ -210,7 +195,7 @@ result<std::int64_t> read_duration_ms(const boost::json::value& value, std::stri
                                       std::optional<std::int64_t> infinity) {
   std::optional<std::int64_t> ms;
   if (value.is_string()) {
-    if (infinity && trim_ascii(value.get_string()) == "Infinity") return *infinity;
+    if (infinity && ascii_trim(value.get_string()) == "Infinity") return *infinity;
     ms = parse_duration_ms(value.get_string());
   } else if (auto number = json::as_int(value); number && *number >= 0 && *number <= max_config_integer) {
     ms = number;
@@ -225,7 +210,7 @@ result<std::int64_t> read_duration_ms(const boost::json::value& value, std::stri
 
 std::size_t key_distance(std::string_view a, std::string_view b) {
   // Optimal string alignment: three rows, for the swap of two neighbours ("stauts").
-  auto same = [](char x, char y) { return ascii_lower(x) == ascii_lower(y); };
+  auto same = [](char x, char y) { return ascii_lower_char(x) == ascii_lower_char(y); };
   std::vector<std::size_t> before(b.size() + 1), prev(b.size() + 1), row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {

@@ -20,6 +20,7 @@
 #include <mutex>
 #include <vector>
 
+#include "messages/ascii_text.hpp"
 #include "messages/json_access.hpp"
 #include "messages/utf8.hpp"
 
@@ -27,12 +28,6 @@ namespace sessionrt::runtime {
 namespace bj = boost::json;
 
 namespace {
-
-std::string ascii_lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::optional<spdlog::level::level_enum> spdlog_level(std::string_view canonical) {
   if (canonical == "trace") return spdlog::level::trace;

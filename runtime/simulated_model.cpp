@@ -13,6 +13,7 @@
 #include "actors/session/silent_reply.hpp"
 #include "actors/session/summary_prompt.hpp"
 #include "actors/session/token_estimate.hpp"
+#include "messages/ascii_text.hpp"
 #include "messages/js_text.hpp"
 #include "messages/json_access.hpp"
 #include "messages/transcript_entry.hpp"
@@ -70,13 +71,6 @@ std::string hex8(std::uint64_t h) {
 
 bool contains(std::string_view text, std::string_view needle) {
   return !needle.empty() && text.find(needle) != std::string_view::npos;
-}
-
-std::string ascii_lower(std::string_view text) {
-  std::string out(text);
-  for (auto& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
 }
 
 std::vector<std::string_view> lines_of(std::string_view text) {

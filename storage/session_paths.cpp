@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "messages/ids.hpp"
+#include "messages/utf8.hpp"
 #include "storage/archive_names.hpp"
 #include "storage/durable_file.hpp"
 
@@ -32,29 +33,6 @@ bool is_unreserved(unsigned char c) {
     case '-': case '_': case '.': case '!': case '~': case '*': case '\'': case '(': case ')': return true;
     default: return false;
   }
-}
-
-// Length of the well-formed UTF-8 sequence at s[i], or 0 (overlong, surrogate, > U+10FFFF,
-// truncated, stray continuation byte).
-std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
-  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  auto cont = [&](std::size_t k) { return k < s.size() && (b(k) & 0xC0) == 0x80; };
-  unsigned char c = b(i);
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return cont(i + 1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (!cont(i + 1) || !cont(i + 2)) return 0;
-    if (c == 0xE0 && b(i + 1) < 0xA0) return 0;   // overlong
-    if (c == 0xED && b(i + 1) >= 0xA0) return 0;  // U+D800..U+DFFF: a lone surrogate in JS
-    return 3;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (!cont(i + 1) || !cont(i + 2) || !cont(i + 3)) return 0;
-    if (c == 0xF0 && b(i + 1) < 0x90) return 0;   // overlong
-    if (c == 0xF4 && b(i + 1) >= 0x90) return 0;  // > U+10FFFF
-    return 4;
-  }
-  return 0;
 }
 
 result<std::string> checked_transcript_name(std::string_view session_id) {
@@ -172,7 +150,7 @@ result<std::string> encode_uri_component(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
-    std::size_t n = utf8_sequence_length(text, i);
+    std::size_t n = decode_utf8_at(text, i).length;
     if (n == 0)
       return status(errc::invalid_argument,
                     fmt::format("text is not valid UTF-8 at byte {} (encodeURIComponent would throw URIError)", i));

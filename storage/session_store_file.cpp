@@ -34,10 +34,7 @@ namespace bj = boost::json;
 std::string describe(const bj::value& v) {
   std::string s = json::to_compact(v);
   if (s.size() <= 60) return s;
-  std::size_t cut = 57;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  s.resize(cut);
-  return s + "...";
+  return std::string(utf8_prefix(s, 57)) + "...";
 }
 
 const char* kind_name(const bj::value& v) {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "messages/ascii_text.hpp"
 #include "messages/iso_time.hpp"
 #include "messages/json_access.hpp"
 #include "messages/json_reader.hpp"
@@ -252,13 +253,6 @@ status close_and_remove(held_entry& e, const std::string& lock_path) {
   return {};
 }
 
-std::string trim(std::string_view s) {
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return std::string(s);
-}
-
 }  // namespace
 
 std::string lock_inspection::owner() const {
@@ -299,7 +293,7 @@ status apply_write_lock_env(write_lock_options& options, const env_lookup& looku
       std::string candidate = std::string(prefix) + s.suffix;
       auto raw = lookup ? lookup(candidate) : std::nullopt;
       if (!raw) continue;
-      std::string trimmed = trim(*raw);
+      std::string trimmed = std::string(ascii_trim(*raw));
       if (trimmed.empty()) continue;
       name = std::move(candidate);
       value = std::move(trimmed);

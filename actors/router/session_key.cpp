@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "messages/ascii_text.hpp"
 #include "messages/json_writer.hpp"
 #include "messages/utf8.hpp"
 
@@ -11,15 +12,8 @@ namespace {
 
 bool in(char32_t cp, char32_t lo, char32_t hi) { return cp >= lo && cp <= hi; }
 
-// Byte-for-byte ASCII lowercase: same length as the input, so positions found in it are
-// positions in the original (used for locating structural markers).
-std::string ascii_lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
+// ascii_lower (not js_lowercase) where positions found in the lowered copy are used in the
+// original: it keeps the length byte for byte (locating structural markers).
 bool starts_with(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
@@ -75,7 +69,7 @@ bool is_id_char(char c) {
 // /^[a-z0-9][a-z0-9_-]{0,63}$/i
 bool is_valid_id(std::string_view s) {
   if (s.empty() || s.size() > 64) return false;
-  const std::string lower = ascii_lowercase(s);
+  const std::string lower = ascii_lower(s);
   if (lower[0] == '_' || lower[0] == '-') return false;
   return std::all_of(lower.begin(), lower.end(), is_id_char);
 }
@@ -83,7 +77,7 @@ bool is_valid_id(std::string_view s) {
 std::string normalize_id_token(std::string_view raw, std::string_view fallback) {
   const std::string trimmed = trimmed_text(raw);
   if (trimmed.empty()) return std::string(fallback);
-  if (is_valid_id(trimmed)) return ascii_lowercase(trimmed);
+  if (is_valid_id(trimmed)) return ascii_lower(trimmed);
   std::string out;
   // A run of invalid characters becomes one "-": collapse runs, not each byte.
   bool in_run = false;
@@ -338,7 +332,7 @@ std::string normalize_session_peer_id(std::string_view channel, std::string_view
 std::string normalize_session_key(std::string_view key) {
   if (is_plain_key(key)) return std::string(key);
   const std::string raw = trimmed_text(key);
-  const std::string lower = ascii_lowercase(raw);
+  const std::string lower = ascii_lower(raw);
   if (!contains(lower, "signal:") && !contains(lower, "matrix:")) return js_lowercase(raw);
   std::string out;
   std::size_t cursor = 0;
@@ -380,7 +374,7 @@ std::optional<parsed_agent_key> parse_agent_session_key(std::string_view key) {
 
 thread_suffix split_thread_suffix(std::string_view key) {
   const std::string raw = trimmed_text(key);
-  const std::size_t at = ascii_lowercase(raw).rfind(":thread:");
+  const std::size_t at = ascii_lower(raw).rfind(":thread:");
   if (at == std::string::npos) return {raw, {}};
   return {raw.substr(0, at), trimmed_text(std::string_view(raw).substr(at + 8))};
 }

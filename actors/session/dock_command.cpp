@@ -2,30 +2,20 @@
 
 #include <fmt/format.h>
 
+#include "messages/ascii_text.hpp"
 #include "messages/json_access.hpp"
 
 namespace sessionrt::actors {
 namespace {
 
-std::string ascii_lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
-std::string_view trim(std::string_view text) {
-  constexpr std::string_view blanks = " \t\r\n";
-  const auto first = text.find_first_not_of(blanks);
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(blanks) - first + 1);
-}
+// OpenClaw trims these four only here (not \f or \v).
+constexpr std::string_view kBlanks = " \t\r\n";
 
 }  // namespace
 
 std::optional<std::string> parse_dock_command(std::string_view body) {
-  if (const std::string_view trimmed = trim(body); trimmed.empty() || trimmed.front() != '/') return std::nullopt;
-  const std::string text = ascii_lower(trim(body));
+  if (const std::string_view trimmed = ascii_trim(body, kBlanks); trimmed.empty() || trimmed.front() != '/') return std::nullopt;
+  const std::string text = ascii_lower(ascii_trim(body, kBlanks));
   for (std::string_view prefix : {"/dock-", "/dock_"}) {
     if (text.size() <= prefix.size() || text.compare(0, prefix.size(), prefix) != 0) continue;
     std::string channel = text.substr(prefix.size());
@@ -41,24 +31,24 @@ result<dock_target> resolve_dock_target(std::string_view channel, const route_fa
     return status(errc::invalid_argument,
                   fmt::format("/dock-{} works only in a direct session; this is a {} chat: nothing changed", channel,
                               route.chat_type));
-  const std::string sender = ascii_lower(trim(sender_id.empty() ? std::string_view(route.peer_id) : sender_id));
+  const std::string sender = ascii_lower(ascii_trim(sender_id.empty() ? std::string_view(route.peer_id) : sender_id, kBlanks));
   const std::string qualified = ascii_lower(route.channel) + ":" + sender;
   for (const auto& [group, ids] : links) {
     bool member = false;
     for (const auto& id : ids) {
-      const std::string v = ascii_lower(trim(id));
+      const std::string v = ascii_lower(ascii_trim(id, kBlanks));
       member = member || (!sender.empty() && (v == sender || v == qualified));
     }
     if (!member) continue;
     const std::string prefix = std::string(channel) + ":";
     for (const auto& id : ids) {
-      const std::string_view v = trim(id);
+      const std::string_view v = ascii_trim(id, kBlanks);
       if (v.size() > prefix.size() && ascii_lower(v.substr(0, prefix.size())) == prefix)
-        return dock_target{std::string(channel), std::string(v.substr(prefix.size())), "default", std::string(trim(group))};
+        return dock_target{std::string(channel), std::string(v.substr(prefix.size())), "default", std::string(ascii_trim(group, kBlanks))};
     }
     return status(errc::not_found,
                   fmt::format("identity {:?} has no {} peer in session.identityLinks (add \"{}:<id>\"): nothing changed",
-                              std::string(trim(group)), channel, channel));
+                              std::string(ascii_trim(group, kBlanks)), channel, channel));
   }
   return status(errc::not_found,
                 fmt::format("{} is not linked to another channel (session.identityLinks): /dock-{} changed nothing",

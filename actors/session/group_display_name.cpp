@@ -1,14 +1,9 @@
 #include "actors/session/group_display_name.hpp"
 
+#include "messages/ascii_text.hpp"
+
 namespace sessionrt::actors {
 namespace {
-
-std::string trim(std::string_view text) {
-  constexpr std::string_view blanks = " \t\r\n\f\v";
-  const auto first = text.find_first_not_of(blanks);
-  if (first == std::string_view::npos) return {};
-  return std::string(text.substr(first, text.find_last_not_of(blanks) - first + 1));
-}
 
 bool kept(char c) {
   return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '#' || c == '@' || c == '.' || c == '_' ||
@@ -17,7 +12,7 @@ bool kept(char c) {
 
 // normalizeGroupLabel (ASCII lowercasing; other bytes become '-').
 std::string normalize_label(std::string_view raw) {
-  std::string lowered = trim(raw);
+  std::string lowered = std::string(ascii_trim(raw));
   for (char& c : lowered)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   std::string out;
@@ -34,7 +29,7 @@ std::string normalize_label(std::string_view raw) {
 }
 
 std::string shorten_id(std::string_view value) {
-  std::string t = trim(value);
+  std::string t = std::string(ascii_trim(value));
   if (t.size() <= 14) return t;
   return t.substr(0, 6) + "..." + t.substr(t.size() - 4);
 }
@@ -44,8 +39,8 @@ std::string shorten_id(std::string_view value) {
 std::string group_display_name(std::string_view channel, std::string_view subject, std::string_view group_id) {
   std::string provider = normalize_label(channel);
   if (provider.empty()) provider = "group";
-  const std::string detail = trim(subject);
-  const std::string raw = detail.empty() ? trim(group_id) : detail;
+  const std::string detail = std::string(ascii_trim(subject));
+  const std::string raw = detail.empty() ? std::string(ascii_trim(group_id)) : detail;
   std::string token = normalize_label(raw);
   if (token.empty()) token = normalize_label(shorten_id(raw));
   while (!token.empty() && token.front() == '#') token.erase(0, 1);  // no groupChannel: a leading '#' goes

@@ -10,6 +10,8 @@
 #include <exception>
 #include <vector>
 
+#include "messages/ascii_text.hpp"
+
 namespace sessionrt::actors {
 namespace {
 
@@ -32,15 +34,8 @@ constexpr std::string_view no_reply_hint =
 constexpr std::string_view date_placeholder = "YYYY-MM-DD";
 constexpr std::string_view current_time_marker = "Current time:";
 
-// JavaScript String.prototype.trim for the whitespace a config text plausibly holds (ASCII
-// whitespace; the flush texts are ASCII).
-std::string_view trim_ascii(std::string_view s) {
-  constexpr std::string_view ws = " \t\n\v\f\r";
-  const auto first = s.find_first_not_of(ws);
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(ws) - first + 1);
-}
-
+// ascii_trim stands in for JavaScript's trim() here: a config text plausibly holds ASCII
+// whitespace only (the flush texts are ASCII).
 std::string replace_all(std::string_view text, std::string_view from, std::string_view to) {
   std::string out;
   std::size_t pos = 0;
@@ -138,7 +133,7 @@ std::string append_current_time_block(std::string_view text, std::string_view bl
 }
 
 std::string flush_text(std::string_view custom, std::string_view fallback) {
-  const std::string_view chosen = trim_ascii(custom).empty() ? fallback : trim_ascii(custom);
+  const std::string_view chosen = ascii_trim(custom).empty() ? fallback : ascii_trim(custom);
   return ensure_no_reply_hint(ensure_safety_hints(chosen));
 }
 
@@ -206,7 +201,7 @@ const std::string_view default_flush_system_prompt =
     "existing entries. You may reply, but usually NO_REPLY is correct.";
 
 std::string ensure_safety_hints(std::string_view text) {
-  std::string next(trim_ascii(text));
+  std::string next(ascii_trim(text));
   for (const auto hint : required_hints) {
     if (next.find(hint) != std::string::npos) continue;
     next = next.empty() ? std::string(hint) : next + "\n\n" + std::string(hint);
@@ -243,7 +238,7 @@ result<flush_plan> build_flush_plan(const memory_flush_settings& settings, std::
                                           *time_block);
   plan.system_prompt = replace_all(flush_text(settings.system_prompt, default_flush_system_prompt),
                                    date_placeholder, plan.date_stamp);
-  plan.model = std::string(trim_ascii(settings.model));
+  plan.model = std::string(ascii_trim(settings.model));
   return plan;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "messages/ascii_text.hpp"
 #include "messages/js_regex.hpp"
 #include "messages/json_access.hpp"
 
@@ -15,18 +16,7 @@ namespace {
 
 // --- text helpers ---
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
-// normalizeLowercaseStringOrEmpty: trimmed, ASCII-lowercased (the patterns are ASCII or CJK).
-std::string lower_trimmed(std::string_view text) {
-  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
-  std::string out(text);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
+// normalizeLowercaseStringOrEmpty is ascii_lower(ascii_trim(...)) below (the patterns are ASCII or CJK).
 bool contains(std::string_view text, std::string_view needle) { return text.find(needle) != std::string_view::npos; }
 
 bool contains_any(std::string_view text, std::initializer_list<std::string_view> needles) {
@@ -212,13 +202,6 @@ bool pi_non_overflow_pattern(std::string_view text) {
   return any_matches(patterns, text);
 }
 
-std::string ascii_lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
 // Number("1,234".replaceAll(",", "")), floored; nullopt for an empty digit string.
 std::optional<double> parse_count(std::string_view digits_and_commas) {
   std::string digits;
@@ -242,16 +225,16 @@ double usage_number(const boost::json::object& usage, std::string_view key) {
 }  // namespace
 
 bool is_rate_limit_error_text(std::string_view error_text) {
-  return !error_text.empty() && rate_limit_lower(lower_trimmed(error_text));
+  return !error_text.empty() && rate_limit_lower(ascii_lower(ascii_trim(error_text)));
 }
 
 bool is_billing_error_text(std::string_view error_text) {
-  return billing_lower(error_text, lower_trimmed(error_text));
+  return billing_lower(error_text, ascii_lower(ascii_trim(error_text)));
 }
 
 bool is_context_overflow_error(std::string_view error_text) {
   if (error_text.empty()) return false;
-  std::string lower = lower_trimmed(error_text);
+  std::string lower = ascii_lower(ascii_trim(error_text));
   if (has_tpm_hint(lower) || is_reasoning_constraint(lower)) return false;
   return explicit_overflow_phrase(lower) || overflow_combination(lower) || later_explicit_pattern(lower) ||
          chinese_overflow_phrase(error_text) || provider_overflow_pattern(lower);
@@ -266,7 +249,7 @@ bool is_likely_context_overflow_error(std::string_view error_text) {
       R"(|prompt.*(?:too (?:large|long)|exceed|over|limit|max(?:imum)?))"
       R"(|(?:request|input).*(?:context|window|length|token).*(?:too (?:large|long)|exceed|over|limit|max(?:imum)?))");
   if (error_text.empty()) return false;
-  std::string lower = lower_trimmed(error_text);
+  std::string lower = ascii_lower(ascii_trim(error_text));
   std::string raw_lower = ascii_lower(error_text);
   if (has_tpm_hint(lower) || is_reasoning_constraint(lower)) return false;
   if (billing_lower(error_text, lower) || too_small.found_in(raw_lower) || rate_limit_lower(lower)) return false;

@@ -1,6 +1,7 @@
 #include "actors/session/reset_model_selection.hpp"
 
 #include "actors/session/session_rollover.hpp"
+#include "messages/ascii_text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,15 +9,9 @@
 namespace sessionrt::actors {
 namespace {
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 const catalog_model* find_model(const model_catalog_settings& models, std::string_view provider, std::string_view id) {
   for (const auto& m : models)
-    if (lower(m.provider) == lower(provider) && lower(m.id) == lower(id)) return &m;
+    if (ascii_lower(m.provider) == ascii_lower(provider) && ascii_lower(m.id) == ascii_lower(id)) return &m;
   return nullptr;
 }
 
@@ -26,14 +21,14 @@ model_catalog catalog_of(const model_catalog_settings& models, const std::string
                          const std::string& default_model) {
   model_catalog c;
   for (const auto& m : models) {
-    const std::string key = lower(m.provider) + "/" + m.id;
+    const std::string key = ascii_lower(m.provider) + "/" + m.id;
     c.allowed_keys.push_back(key);
-    for (const auto& alias : m.aliases) c.aliases.emplace(lower(alias), key);
-    if (std::find(c.provider_ids.begin(), c.provider_ids.end(), lower(m.provider)) == c.provider_ids.end())
-      c.provider_ids.push_back(lower(m.provider));
+    for (const auto& alias : m.aliases) c.aliases.emplace(ascii_lower(alias), key);
+    if (std::find(c.provider_ids.begin(), c.provider_ids.end(), ascii_lower(m.provider)) == c.provider_ids.end())
+      c.provider_ids.push_back(ascii_lower(m.provider));
   }
-  c.default_provider = lower(default_provider);
-  if (!default_provider.empty() && !default_model.empty()) c.default_key = lower(default_provider) + "/" + default_model;
+  c.default_provider = ascii_lower(default_provider);
+  if (!default_provider.empty() && !default_model.empty()) c.default_key = ascii_lower(default_provider) + "/" + default_model;
   return c;
 }
 

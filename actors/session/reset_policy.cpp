@@ -7,6 +7,8 @@
 #include <cmath>
 #include <exception>
 
+#include "messages/ascii_text.hpp"
+
 namespace sessionrt::actors {
 namespace {
 
@@ -17,22 +19,8 @@ constexpr double max_js_time_ms = 8.64e15;
 // Beyond this, idle minutes only mean "never" (and would overflow in ms).
 constexpr double max_idle_minutes = 1e12;
 
-std::string ascii_lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
-std::string_view trim_ascii(std::string_view s) {
-  const char* ws = " \t\n\r\f\v";
-  auto b = s.find_first_not_of(ws);
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(ws) - b + 1);
-}
-
 const reset_config* find_channel_override(const session_reset_config& config, std::string_view channel) {
-  std::string key = ascii_lower(trim_ascii(channel));
+  std::string key = ascii_lower(ascii_trim(channel));
   if (key.empty()) return nullptr;
   auto it = config.reset_by_channel.find(key);
   return it == config.reset_by_channel.end() ? nullptr : &it->second;

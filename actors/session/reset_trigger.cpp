@@ -3,39 +3,12 @@
 #include <algorithm>
 #include <set>
 
+#include "messages/ascii_text.hpp"
+
 namespace sessionrt::actors {
 namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
-char lower_char(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), lower_char);
-  return out;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return lower_char(x) == lower_char(y);
-         });
-}
-
-bool istarts_with(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
-}
-
-std::string_view trim_start(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  return s;
-}
-
-std::string_view trim(std::string_view s) {
-  s = trim_start(s);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 bool ends_word(std::string_view rest) {
   return rest.empty() || is_space(rest.front()) || rest.front() == ':' || rest.front() == ',';
@@ -46,7 +19,7 @@ bool strip_one_mention(std::string_view& s, const std::vector<std::string>& bot_
   for (const auto& name : bot_names) {
     if (name.empty()) continue;
     for (const std::string& form : {"@" + name, "<@" + name + ">", "<@!" + name + ">"}) {
-      if (!istarts_with(s, form) || !ends_word(s.substr(form.size()))) continue;
+      if (!ascii_istarts_with(s, form) || !ends_word(s.substr(form.size()))) continue;
       s.remove_prefix(form.size());
       if (!s.empty() && (s.front() == ':' || s.front() == ',')) s.remove_prefix(1);
       return true;
@@ -56,13 +29,13 @@ bool strip_one_mention(std::string_view& s, const std::vector<std::string>& bot_
 }
 
 std::string_view strip_leading_mentions(std::string_view s, const std::vector<std::string>& bot_names) {
-  s = trim_start(s);
-  while (strip_one_mention(s, bot_names)) s = trim_start(s);
+  s = ascii_trim_start(s);
+  while (strip_one_mention(s, bot_names)) s = ascii_trim_start(s);
   return s;
 }
 
 bool is_bot_name(std::string_view name, const std::vector<std::string>& bot_names) {
-  return std::any_of(bot_names.begin(), bot_names.end(), [&](const std::string& b) { return iequals(b, name); });
+  return std::any_of(bot_names.begin(), bot_names.end(), [&](const std::string& b) { return ascii_iequals(b, name); });
 }
 
 // "/cmd: rest" -> "/cmd rest"; "/cmd@bot rest" -> "/cmd rest" for one of our bots.
@@ -76,7 +49,7 @@ std::string normalize_command(std::string_view body, const std::vector<std::stri
   std::string_view rest = body.substr(end);
   std::size_t colon = rest.find_first_not_of(" \t");
   if (colon != std::string_view::npos && rest[colon] == ':') {
-    rest = trim_start(rest.substr(colon + 1));
+    rest = ascii_trim_start(rest.substr(colon + 1));
     return rest.empty() ? command : command + " " + std::string(rest);
   }
   return command + std::string(rest);
@@ -85,21 +58,21 @@ std::string normalize_command(std::string_view body, const std::vector<std::stri
 // parseSoftResetCommand: "/reset soft" or "/reset soft <tail>".
 std::optional<std::string> soft_reset_tail(std::string_view body) {
   constexpr std::string_view reset = "/reset";
-  if (!istarts_with(body, reset)) return std::nullopt;
+  if (!ascii_istarts_with(body, reset)) return std::nullopt;
   std::string_view rest = body.substr(reset.size());
   if (!rest.empty() && !is_space(rest.front())) return std::nullopt;
-  rest = trim_start(rest);
+  rest = ascii_trim_start(rest);
   constexpr std::string_view soft = "soft";
-  if (!istarts_with(rest, soft)) return std::nullopt;
+  if (!ascii_istarts_with(rest, soft)) return std::nullopt;
   rest = rest.substr(soft.size());
   if (!rest.empty() && !is_space(rest.front())) return std::nullopt;
-  return std::string(trim_start(rest));
+  return std::string(ascii_trim_start(rest));
 }
 
 std::vector<std::string_view> split_tokens(std::string_view s) {
   std::vector<std::string_view> tokens;
   while (true) {
-    s = trim_start(s);
+    s = ascii_trim_start(s);
     if (s.empty()) return tokens;
     std::size_t n = 0;
     while (n < s.size() && !is_space(s[n])) ++n;
@@ -118,33 +91,33 @@ class model_resolver {
  public:
   explicit model_resolver(const model_catalog& catalog) : catalog_(catalog) {
     for (const auto& key : catalog.allowed_keys)
-      if (auto slash = key.find('/'); slash != std::string::npos && slash > 0) providers_.insert(lower(key.substr(0, slash)));
-    for (const auto& id : catalog.provider_ids) providers_.insert(lower(id));
+      if (auto slash = key.find('/'); slash != std::string::npos && slash > 0) providers_.insert(ascii_lower(key.substr(0, slash)));
+    for (const auto& id : catalog.provider_ids) providers_.insert(ascii_lower(id));
   }
 
-  bool is_provider(std::string_view token) const { return providers_.count(lower(token)) > 0; }
+  bool is_provider(std::string_view token) const { return providers_.count(ascii_lower(token)) > 0; }
 
   std::optional<model_selection> exact(std::string_view raw) const {
     for (const auto& key : catalog_.allowed_keys)
-      if (iequals(key, raw)) return selection_of(key);
+      if (ascii_iequals(key, raw)) return selection_of(key);
     return std::nullopt;
   }
 
   // resolveModelRefFromString: alias, then "provider/model", then default_provider/<token>.
   std::optional<model_selection> explicit_ref(std::string_view token) const {
     for (const auto& [alias, key] : catalog_.aliases)
-      if (iequals(alias, token)) return exact(key);
+      if (ascii_iequals(alias, token)) return exact(key);
     if (token.find('/') != std::string_view::npos) return exact(token);
     if (catalog_.default_provider.empty()) return std::nullopt;
     return exact(catalog_.default_provider + "/" + std::string(token));
   }
 
   std::optional<model_selection> fuzzy(std::string_view token) const {
-    std::string needle = lower(token);
+    std::string needle = ascii_lower(token);
     const std::string* found = nullptr;
     for (const auto& key : catalog_.allowed_keys) {
-      if (lower(key).find(needle) == std::string::npos) continue;
-      if (found && !iequals(*found, key)) return std::nullopt;  // ambiguous
+      if (ascii_lower(key).find(needle) == std::string::npos) continue;
+      if (found && !ascii_iequals(*found, key)) return std::nullopt;  // ambiguous
       found = &key;
     }
     if (!found) return std::nullopt;
@@ -157,7 +130,7 @@ class model_resolver {
     model_selection s;
     s.provider = slash == std::string::npos ? catalog_.default_provider : key.substr(0, slash);
     s.model = slash == std::string::npos ? key : key.substr(slash + 1);
-    s.is_default = !catalog_.default_key.empty() && iequals(key, catalog_.default_key);
+    s.is_default = !catalog_.default_key.empty() && ascii_iequals(key, catalog_.default_key);
     return s;
   }
 
@@ -188,7 +161,7 @@ session_end_reason reset_trigger_result::explicit_reason() const {
 reset_trigger_result parse_reset_trigger(std::string_view body, const reset_trigger_options& options) {
   reset_trigger_result result;
   if (!options.sender_authorized) return result;
-  std::string_view trimmed = trim(body);
+  std::string_view trimmed = ascii_trim(body);
   if (options.is_group) trimmed = strip_leading_mentions(trimmed, options.bot_names);
   const std::string normalized = normalize_command(trimmed, options.bot_names);
   const std::optional<std::string> soft_tail = soft_reset_tail(normalized);
@@ -196,15 +169,15 @@ reset_trigger_result parse_reset_trigger(std::string_view body, const reset_trig
   for (const auto& trigger : triggers) {
     if (trigger.empty()) continue;
     std::string_view rest = std::string_view(normalized);
-    if (iequals(rest, trigger)) {
+    if (ascii_iequals(rest, trigger)) {
       result.command = reset_command::reset;
-      result.matched_trigger = lower(trigger);
+      result.matched_trigger = ascii_lower(trigger);
       return result;
     }
-    if (!soft_tail && istarts_with(rest, trigger) && rest.size() > trigger.size() && is_space(rest[trigger.size()])) {
+    if (!soft_tail && ascii_istarts_with(rest, trigger) && rest.size() > trigger.size() && is_space(rest[trigger.size()])) {
       result.command = reset_command::reset;
-      result.matched_trigger = lower(trigger);
-      result.first_message = std::string(trim_start(rest.substr(trigger.size())));
+      result.matched_trigger = ascii_lower(trigger);
+      result.first_message = std::string(ascii_trim_start(rest.substr(trigger.size())));
       return result;
     }
   }
@@ -224,7 +197,7 @@ reset_model_choice parse_reset_model(std::string_view first_message, const model
   std::size_t consumed = 0;
   std::optional<model_selection> selection;
   if (models.is_provider(first) && tokens.size() >= 2) {
-    selection = models.exact(lower(first) + "/" + std::string(tokens[1]));
+    selection = models.exact(ascii_lower(first) + "/" + std::string(tokens[1]));
     if (selection) consumed = 2;
   }
   if (!selection && (selection = models.explicit_ref(first))) consumed = 1;

@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "messages/ascii_text.hpp"
 #include "messages/js_regex.hpp"
 #include "messages/js_text.hpp"
 #include "messages/json_reader.hpp"
@@ -113,15 +114,11 @@ std::size_t skip_space_back(std::string_view s, std::size_t end) {
 // String.prototype.trimStart / trimEnd / trim.
 std::string_view trim_start(std::string_view s) { return s.substr(skip_space(s, 0)); }
 std::string_view trim_end(std::string_view s) { return s.substr(0, skip_space_back(s, s.size())); }
-std::string_view trim(std::string_view s) { return js_trim(s); }
-
-char lower_ascii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
 // ASCII case-insensitive `word` at s[i].
 bool iequals_at(std::string_view s, std::size_t i, std::string_view word) {
   if (i > s.size() || s.size() - i < word.size()) return false;
   for (std::size_t k = 0; k < word.size(); ++k) {
-    if (lower_ascii(s[i + k]) != lower_ascii(word[k])) return false;
+    if (ascii_lower_char(s[i + k]) != ascii_lower_char(word[k])) return false;
   }
   return true;
 }
@@ -155,22 +152,22 @@ std::string_view as_view(const boost::json::string& s) { return {s.data(), s.siz
 
 // A JSON string literal whose value, trimmed, is exactly the token.
 bool is_silent_json_string(std::string_view text) {
-  const std::string_view t = trim(text);
+  const std::string_view t = js_trim(text);
   if (t.empty() || t.front() != '"' || t.back() != '"' || t.find(token) == npos) return false;
   const auto parsed = json::parse(t);
-  return parsed.ok() && parsed->is_string() && trim(as_view(parsed->as_string())) == token;
+  return parsed.ok() && parsed->is_string() && js_trim(as_view(parsed->as_string())) == token;
 }
 
 // {"action":"NO_REPLY"}: an object with exactly the one key "action", a string, trimmed.
 bool is_silent_envelope(std::string_view text) {
-  const std::string_view t = trim(text);
+  const std::string_view t = js_trim(text);
   if (t.empty() || t.front() != '{' || t.back() != '}' || t.find(token) == npos) return false;
   const auto parsed = json::parse(t);
   if (!parsed.ok() || !parsed->is_object()) return false;
   const auto& obj = parsed->as_object();
   if (obj.size() != 1 || obj.begin()->key() != "action") return false;
   const auto& action = obj.begin()->value();
-  return action.is_string() && trim(as_view(action.as_string())) == token;
+  return action.is_string() && js_trim(as_view(action.as_string())) == token;
 }
 
 
@@ -189,8 +186,8 @@ std::optional<std::string> strip_final_silent_token(std::string_view s) {
   if (!m) return std::nullopt;
   std::string rest(s.substr(0, m->whole.begin));
   rest.append(s.substr(m->whole.end));
-  std::string stripped(trim(rest));
-  if (stripped == trim(s)) return std::nullopt;
+  std::string stripped(js_trim(rest));
+  if (stripped == js_trim(s)) return std::nullopt;
   return stripped;
 }
 
@@ -202,13 +199,13 @@ bool has_silent_intent_final_token(std::string_view s) {
   return without && (without->empty() || is_silent_intent_text(*without));
 }
 
-// withoutToken.split(/\r?\n/).map(trim).filter(Boolean): trim() also drops the \r.
+// withoutToken.split(/\r?\n/).map(trim).filter(Boolean): js_trim() also drops the \r.
 std::vector<std::string_view> nonblank_trimmed_lines(std::string_view s) {
   std::vector<std::string_view> lines;
   for (std::size_t start = 0; start <= s.size();) {
     std::size_t nl = s.find('\n', start);
     if (nl == npos) nl = s.size();
-    const std::string_view line = trim(s.substr(start, nl - start));
+    const std::string_view line = js_trim(s.substr(start, nl - start));
     if (!line.empty()) lines.push_back(line);
     start = nl + 1;
   }
@@ -233,7 +230,7 @@ bool has_plain_reasoning_final_token(std::string_view s) {
 
 // isReasoningPrefixedSilentReplyText.
 bool is_reasoning_prefixed_silent(std::string_view text) {
-  const std::string_view t = trim(text);
+  const std::string_view t = js_trim(text);
   if (t.empty()) return false;
   const std::string_view without_blocks = strip_leading_reasoning_blocks(t);
   if (without_blocks.size() != t.size())
@@ -323,7 +320,7 @@ tail_check check_trailing_candidate(std::string_view s, std::size_t i, bool at_s
   for (;;) {
     const std::size_t n = std::min(token_size, s.size() - p);
     for (std::size_t q = 0; q < n; ++q) {
-      if (lower_ascii(s[p + q]) != lower_ascii(token[q])) return {false, p + q};
+      if (ascii_lower_char(s[p + q]) != ascii_lower_char(token[q])) return {false, p + q};
     }
     if (n < token_size) return {true, 0};
     const std::size_t after = p + token_size;
@@ -340,7 +337,7 @@ tail_check check_trailing_candidate(std::string_view s, std::size_t i, bool at_s
 bool is_silent_reply_text(std::string_view text) {
   if (text.empty() || !icontains_token(text)) return false;  // every form holds the token
   const js_regex& exact = rx().exact;
-  return exact.search(text) || exact.search(strip_edge_punctuation(trim(text)));
+  return exact.search(text) || exact.search(strip_edge_punctuation(js_trim(text)));
 }
 
 bool is_silent_reply_payload_text(std::string_view text) {
@@ -353,12 +350,12 @@ bool is_silent_reply_payload_text(std::string_view text) {
 
 std::string strip_silent_token(std::string_view text) {
   const std::size_t cut = trailing_silent_cut(text);
-  return std::string(trim(cut == npos ? text : text.substr(0, cut)));
+  return std::string(js_trim(cut == npos ? text : text.substr(0, cut)));
 }
 
 std::string strip_leading_silent_token(std::string_view text) {
   const auto leading = match_leading_tokens(text);
-  return std::string(trim(leading ? text.substr(leading->end) : text));
+  return std::string(js_trim(leading ? text.substr(leading->end) : text));
 }
 
 bool starts_with_silent_token(std::string_view text) {
@@ -381,7 +378,7 @@ silent_reply_verdict final_reply_verdict(std::string_view text) {
   // character case-folds into its letters, see icontains_token); most replies lack it and need
   // none of the regexes, only the trim.
   if (!icontains_token(text)) {
-    const std::string_view t = trim(text);
+    const std::string_view t = js_trim(text);
     if (t.empty()) return {false, {}};
     return {false, std::string(t)};
   }
@@ -392,10 +389,10 @@ silent_reply_verdict final_reply_verdict(std::string_view text) {
   bool stripped = leading;
   if (leading || icontains_token(t)) {
     std::string after = strip_silent_token(t);
-    stripped = stripped || after != trim(t);
+    stripped = stripped || after != js_trim(t);
     t = std::move(after);
   } else {
-    t = std::string(trim(t));
+    t = std::string(js_trim(t));
   }
   if (t.empty()) return {stripped, {}};
   return {false, std::move(t)};

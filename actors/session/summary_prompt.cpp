@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "actors/session/token_estimate.hpp"
+#include "messages/ascii_text.hpp"
 #include "messages/json_access.hpp"
 #include "messages/transcript_entry.hpp"
 #include "messages/json_writer.hpp"
@@ -285,19 +286,12 @@ std::string conversation_block(std::span<const boost::json::object> messages) {
   return "<conversation>\n" + serialize_conversation(llm) + "\n</conversation>\n\n";
 }
 
-std::string_view trimmed(std::string_view s) {
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 std::optional<std::string> identifier_preservation(const summary_options& options) {
   switch (options.identifiers.value_or(identifier_policy::strict)) {
     case identifier_policy::off: return std::nullopt;
     case identifier_policy::custom: {
       if (!options.identifier_instructions) break;
-      auto custom = trimmed(*options.identifier_instructions);
+      auto custom = ascii_trim(*options.identifier_instructions);
       if (!custom.empty()) return std::string(custom);
       break;
     }
@@ -357,7 +351,7 @@ std::optional<std::string> effective_custom_instructions(const summary_options& 
     if (options.custom_instructions && !options.custom_instructions->empty()) return options.custom_instructions;
     return std::nullopt;
   }
-  auto custom = options.custom_instructions ? trimmed(*options.custom_instructions) : std::string_view();
+  auto custom = options.custom_instructions ? ascii_trim(*options.custom_instructions) : std::string_view();
   auto preservation = identifier_preservation(options);
   if (custom.empty()) return preservation;
   std::string focus = "Additional focus:\n" + std::string(custom);

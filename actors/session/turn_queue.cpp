@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "messages/utf8.hpp"
+
 namespace sessionrt::actors {
 namespace {
 
@@ -14,9 +16,7 @@ std::string overflow_line(const chat_event& ev) {
   for (char& c : text)
     if (c == '\n' || c == '\r') c = ' ';
   if (text.size() > kOverflowLineBytes) {
-    std::size_t cut = kOverflowLineBytes;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // a code point's start
-    text = text.substr(0, cut) + "…";
+    text = std::string(utf8_prefix(text, kOverflowLineBytes)) + "…";
   }
   return "- " + text;
 }

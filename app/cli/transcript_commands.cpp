@@ -8,6 +8,7 @@
 #include "messages/json_access.hpp"
 #include "messages/json_writer.hpp"
 #include "messages/transcript_entry.hpp"
+#include "messages/utf8.hpp"
 #include "storage/context_builder.hpp"
 #include "storage/transcript_check.hpp"
 
@@ -38,9 +39,7 @@ std::string preview(const boost::json::object& m) {
   for (char& ch : text)
     if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
   if (text.size() > 100) {
-    std::size_t cut = 97;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // whole characters
-    text = text.substr(0, cut) + "...";
+    text = std::string(utf8_prefix(text, 97)) + "...";
   }
   return text;
 }

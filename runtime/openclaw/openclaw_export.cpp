@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "messages/ascii_text.hpp"
 #include "messages/ids.hpp"
 #include "messages/iso_time.hpp"
 #include "messages/json_access.hpp"
@@ -42,11 +43,6 @@ std::optional<std::string> one_of(std::optional<std::string> v, std::initializer
   return std::nullopt;
 }
 const boost::json::object* obj_of(const boost::json::object& o, std::string_view key) { return json::get_object(o, key); }
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 struct statements {
   statement node, node_valid, window, watermark, event, identity;
@@ -191,7 +187,7 @@ class agent_exporter {
           "VALUES ('primary', 'agent', ?, ?, ?, ?, ?)");
       if (!meta.ok()) return meta.error();
       SRT_RETURN_IF_ERROR(meta->bind_int(1, openclaw_agent_schema_version));
-      SRT_RETURN_IF_ERROR(meta->bind_text(2, lower(rep_.agent_id)));
+      SRT_RETURN_IF_ERROR(meta->bind_text(2, ascii_lower(rep_.agent_id)));
       SRT_RETURN_IF_ERROR(meta->bind_text(3, openclaw_schema_app_version));
       SRT_RETURN_IF_ERROR(meta->bind_int(4, now));
       SRT_RETURN_IF_ERROR(meta->bind_int(5, now));
@@ -268,7 +264,7 @@ class agent_exporter {
     std::optional<std::string> account = dctx ? str_of(*dctx, "accountId") : std::nullopt;
     if (!account) account = str_of(o, "lastAccountId");
     if (!account && origin) account = str_of(*origin, "accountId");
-    const std::string lkey = lower(key);
+    const std::string lkey = ascii_lower(key);
     std::string scope = "conversation";
     if (chat_type == "direct" && (lkey == "main" || (lkey.size() >= 5 && lkey.substr(lkey.size() - 5) == ":main")))
       scope = "shared-main";

@@ -24,16 +24,13 @@
 #include <thread>
 #include <unordered_map>
 
+#include "messages/ascii_text.hpp"
+
 namespace sessionrt::providers {
 
 std::string_view http_response_head::header(std::string_view name) const {
   for (const auto& [n, v] : headers) {
-    if (n.size() == name.size() &&
-        std::equal(n.begin(), n.end(), name.begin(), [](char a, char b) {
-          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-        })) {
-      return v;
-    }
+    if (ascii_iequals(n, name)) return v;
   }
   return {};
 }
@@ -50,12 +47,6 @@ bool global_init_ok() {
   static bool ok = false;
   std::call_once(once, [] { ok = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; });
   return ok;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return out;
 }
 
 std::string_view trim(std::string_view s) {
@@ -359,7 +350,7 @@ struct http_loop::impl {
                                                   (has_line_break(name) ? std::string("?") : name) +
                                                   "\" is malformed");
       }
-      has_expect = has_expect || lower(name) == "expect";
+      has_expect = has_expect || ascii_lower(name) == "expect";
       // "Name;" is curl's way to send an empty value ("Name:" would delete the header).
       const std::string line = value.empty() ? name + ";" : name + ": " + value;
       curl_slist* next = curl_slist_append(c.headers, line.c_str());
@@ -396,7 +387,7 @@ struct http_loop::impl {
     // Over TLS, wait for a connection being set up to learn whether it multiplexes instead of
     // opening one per concurrent call. Not over plain http: that would hold every other call
     // until the first response's head (a plain http connection never multiplexes here).
-    if (r.url.size() >= 8 && lower(std::string_view(r.url).substr(0, 8)) == "https://") {
+    if (r.url.size() >= 8 && ascii_lower(std::string_view(r.url).substr(0, 8)) == "https://") {
       curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
     }
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
@@ -506,7 +497,7 @@ struct http_loop::impl {
         c->head.headers.back().second += trim(line);
       }
     } else if (const auto colon = line.find(':'); colon != std::string_view::npos) {
-      c->head.headers.emplace_back(lower(trim(line.substr(0, colon))), std::string(trim(line.substr(colon + 1))));
+      c->head.headers.emplace_back(ascii_lower(trim(line.substr(0, colon))), std::string(trim(line.substr(colon + 1))));
     }
     return len;
   }

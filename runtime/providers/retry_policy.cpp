@@ -8,23 +8,13 @@
 #include <random>
 #include <vector>
 
+#include "messages/ascii_text.hpp"
+
 namespace sessionrt::providers {
 namespace {
 
 // Keeps every conversion to int64 milliseconds far from overflow (~31,000 years).
 constexpr double kMaxWaitMs = 1e15;
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -75,7 +65,7 @@ unsigned parse_month(std::string_view s) {
   static constexpr std::array<std::string_view, 12> names{"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                                           "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
   for (unsigned i = 0; i < names.size(); ++i) {
-    if (iequals(s, names[i])) return i + 1;
+    if (ascii_iequals(s, names[i])) return i + 1;
   }
   return 0;
 }
@@ -147,9 +137,9 @@ verdict classify(const call_failure& f) {
     return {false, what, what + " is not retried"};
   }
   if (f.head != nullptr) {
-    const std::string_view hint = trim(f.head->header("x-should-retry"));
-    if (iequals(hint, "true")) return {true, what, {}};
-    if (iequals(hint, "false")) return {false, what, what + " is not retried (x-should-retry: false)"};
+    const std::string_view hint = ascii_trim(f.head->header("x-should-retry"));
+    if (ascii_iequals(hint, "true")) return {true, what, {}};
+    if (ascii_iequals(hint, "false")) return {false, what, what + " is not retried (x-should-retry: false)"};
   }
   const long s = f.http_status;
   const bool retryable = s == 408 || s == 409 || s == 429 || (s >= 500 && s <= 599);
@@ -159,7 +149,7 @@ verdict classify(const call_failure& f) {
 }  // namespace
 
 std::optional<std::int64_t> parse_http_date(std::string_view text) {
-  text = trim(text);
+  text = ascii_trim(text);
   std::size_t i = 0;
   while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
   if (i < 3) return std::nullopt;  // the weekday
@@ -167,7 +157,7 @@ std::optional<std::int64_t> parse_http_date(std::string_view text) {
   const std::vector<std::string_view> tok = date_tokens(rest);
   if (!rest.empty() && rest.front() == ',') {
     // IMF-fixdate "Sun, 06 Nov 1994 08:49:37 GMT" / RFC 850 "Sunday, 06-Nov-94 08:49:37 GMT".
-    if (tok.size() != 5 || !(iequals(tok[4], "GMT") || iequals(tok[4], "UTC"))) return std::nullopt;
+    if (tok.size() != 5 || !(ascii_iequals(tok[4], "GMT") || ascii_iequals(tok[4], "UTC"))) return std::nullopt;
     return to_epoch_ms({tok[0], tok[1], tok[2], tok[3]});
   }
   // asctime "Sun Nov  6 08:49:37 1994".
@@ -176,8 +166,8 @@ std::optional<std::int64_t> parse_http_date(std::string_view text) {
 }
 
 std::optional<std::int64_t> parse_retry_after(const http_response_head& head, std::int64_t now_ms) {
-  if (auto ms = parse_decimal(trim(head.header("retry-after-ms")))) return ceil_ms(*ms);
-  const std::string_view value = trim(head.header("retry-after"));
+  if (auto ms = parse_decimal(ascii_trim(head.header("retry-after-ms")))) return ceil_ms(*ms);
+  const std::string_view value = ascii_trim(head.header("retry-after"));
   if (value.empty()) return std::nullopt;
   if (auto secs = parse_decimal(value)) return ceil_ms(*secs * 1000);
   if (auto at = parse_http_date(value)) return std::max<std::int64_t>(0, *at - now_ms);

@@ -12,6 +12,7 @@
 #include "messages/js_text.hpp"
 #include "messages/json_access.hpp"
 #include "messages/json_reader.hpp"
+#include "messages/utf8.hpp"
 
 namespace sessionrt::providers::wire {
 
@@ -323,10 +324,7 @@ std::string sanitize_id(std::string_view s, std::size_t max_units) {
 }
 
 std::string cut_utf8(std::string_view s, std::size_t max_bytes) {
-  if (s.size() <= max_bytes) return std::string(s);
-  std::size_t end = max_bytes;
-  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
-  return std::string(s.substr(0, end));
+  return std::string(utf8_prefix(s, max_bytes));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -135,6 +135,8 @@ TEST_CASE("json5: errors name the line and column of the first bad character") {
                         bad_case{"{1a: 2}", "line 1, column 2: invalid character '1'"},
                         bad_case{"'\\uD800'", "line 1, column 2: a high surrogate escape without its low half"},
                         bad_case{"\"\xff\"", "line 1, column 2: invalid UTF-8"},
+                        // F5..FF never lead a sequence (the reader's own decoder took F5 80 80 as U+5000)
+                        bad_case{"\"\xf5\x80\x80\"", "line 1, column 2: invalid UTF-8"},
                         bad_case{"", "line 1, column 1: invalid end of input"},
                         bad_case{"/* open", "line 1, column 8: invalid end of input"}}) {
     INFO(c.text);

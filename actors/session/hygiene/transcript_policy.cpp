@@ -2,17 +2,11 @@
 
 #include <cctype>
 
+#include "messages/ascii_text.hpp"
 #include "messages/js_text.hpp"
 
 namespace sessionrt::actors::hygiene {
 namespace {
-
-std::string lower(std::string_view s) {
-  s = js_trim(s);
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
@@ -134,7 +128,7 @@ transcript_policy resolve_transcript_policy(std::string_view provider, std::stri
 
 transcript_policy resolve_transcript_policy(std::string_view provider_in, std::string_view api_in,
                                             std::string_view model_in, const model_traits& traits) {
-  const std::string provider = lower(provider_in), api = lower(api_in), model = lower(model_in);
+  const std::string provider = ascii_lower(js_trim(provider_in)), api = ascii_lower(js_trim(api_in)), model = ascii_lower(js_trim(model_in));
   // Provider-owned rows first (the provider plugins), then the API's row for unowned providers.
   if (provider == "mistral") return mistral_row(model, traits);
   if (provider == "openrouter" && is_mistral_model(model)) return mistral_row(model, traits);
