@@ -42,7 +42,10 @@ async function launch() {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "control-ui-profile-"));
   const proc = spawn(browser, ["--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0",
     "--hide-scrollbars", "--no-first-run", "--disable-extensions", "--disable-background-networking",
-    `--user-data-dir=${profile}`, "--window-size=1400,900", "about:blank"], { stdio: ["ignore", "ignore", "ignore"] });
+    `--user-data-dir=${profile}`, "--window-size=1400,900", "about:blank"],
+    // Its own process group: close() ends the browser with its zygote, GPU and renderer
+    // processes, which a SIGTERM to the browser alone left running after the test.
+    { stdio: ["ignore", "ignore", "ignore"], detached: true });
   let port;
   for (let i = 0; i < 300 && !port; i++) {
     await sleep(100);  // polling for the file Chromium writes once its DevTools port listens, bounded
@@ -78,7 +81,7 @@ async function launch() {
   await send("Page.enable");
   const close = () => {
     try { ws.close(); } catch {}
-    proc.kill();
+    try { process.kill(-proc.pid, "SIGKILL"); } catch {}
     fs.rmSync(profile, { recursive: true, force: true });
   };
   return { send, frames, problems, close };
