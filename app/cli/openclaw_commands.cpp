@@ -31,6 +31,18 @@ boost::json::array session_errors_json(const std::vector<Error>& errors) {
 
 namespace bj = boost::json;
 
+// The failures of an import or export on stderr, a line per session and per agent ("verb" is
+// "import" or "export"), whatever the output format.
+template <class Report>
+void print_failures(cli_state& st, const char* verb, const Report& rep) {
+  for (const auto& e : rep.errors)
+    *st.io.err << fmt::format("sessionrt: {}: agent {} session {} ({}): {}\n", verb, e.agent, e.key, e.session_id,
+                              e.error.message());
+  for (const auto& a : rep.agents)
+    if (!a.error.ok()) *st.io.err << fmt::format("sessionrt: {}: agent {}: {}\n", verb, a.agent_id, a.error.message());
+}
+
+
 std::string rate_text(std::uint64_t n, std::int64_t ms, const char* unit) {
   const double s = std::max<std::int64_t>(ms, 1) / 1000.0;
   return fmt::format("{:.0f} {}/s", n / s, unit);
@@ -87,11 +99,7 @@ void import_command(const import_opts& o, cli_state& st) {
   auto rep = openclaw::import_openclaw(*st.io.files, *st.io.time, *st.io.probe, io);
   progress.finish();
   if (!rep.ok()) return fail(st, rep.error());
-  for (const auto& e : rep->errors)
-    *st.io.err << fmt::format("sessionrt: import: agent {} session {} ({}): {}\n", e.agent, e.key, e.session_id,
-                              e.error.message());
-  for (const auto& a : rep->agents)
-    if (!a.error.ok()) *st.io.err << fmt::format("sessionrt: import: agent {}: {}\n", a.agent_id, a.error.message());
+  print_failures(st, "import", *rep);
   if (o.json) {
     bj::array agents;
     for (const auto& a : rep->agents)
@@ -147,11 +155,7 @@ void export_command(const export_opts& o, cli_state& st) {
   auto rep = openclaw::export_openclaw(*st.io.files, *st.io.time, eo);
   progress.finish();
   if (!rep.ok()) return fail(st, rep.error());
-  for (const auto& e : rep->errors)
-    *st.io.err << fmt::format("sessionrt: export: agent {} session {} ({}): {}\n", e.agent, e.key, e.session_id,
-                              e.error.message());
-  for (const auto& a : rep->agents)
-    if (!a.error.ok()) *st.io.err << fmt::format("sessionrt: export: agent {}: {}\n", a.agent_id, a.error.message());
+  print_failures(st, "export", *rep);
   if (o.json) {
     bj::array agents;
     for (const auto& a : rep->agents)
