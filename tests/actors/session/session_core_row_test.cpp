@@ -11,6 +11,7 @@
 #include "messages/transcript_entry.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/session_store.hpp"
+#include "tests/actors/session/core_harness.hpp"
 #include "tests/actors/session/turn_driver.hpp"
 #include "tests/test_support.hpp"
 
@@ -35,29 +36,8 @@ class echo_model final : public model_runner {
   }
 };
 
-struct core_harness {
-  testing::temp_dir dir;
-  manual_clock clk{kT0};
-  storage::fake_process_probe probe;
-  runtime_settings settings;
-  echo_model model;
-  testing::sync_turn_io io{&model};
-
-  core_harness() {
-    settings.storage.durability = storage::durability::none;
-    settings.session.reset.timezone = "UTC";
-    REQUIRE(storage::ensure_dir(storage::posix_fs(), dir.file("sessions"), 0700).ok());
-  }
-  session_core_deps deps() {
-    session_core_deps d;
-    d.files = &storage::posix_fs();
-    d.time = &clk;
-    d.probe = &probe;
-    d.settings = &settings;
-    d.sessions_dir = dir.file("sessions");
-    d.agent_id = "main";
-    return d;
-  }
+struct core_harness : testing::core_harness<echo_model> {
+  core_harness() : testing::core_harness<echo_model>(kT0) {}
 };
 
 route_facts direct_route() {
