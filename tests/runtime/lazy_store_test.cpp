@@ -22,6 +22,7 @@
 #include "storage/power_loss_fs.hpp"
 #include "storage/session_store_file.hpp"
 #include "storage/write_lock.hpp"
+#include "tests/runtime/power_cut.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
@@ -87,14 +88,7 @@ struct harness {
   turn_outcome turn(const chat_event& ev) { return rt->send(ev).get(); }
   // The process dies with the power: what was not synced is lost (locks go with the process).
   void power_cut() {
-    power.kill();
-    (void)rt->stop();
-    rt.reset();
-    storage::release_all_held_locks();
-    REQUIRE(power.power_loss().ok());
-    const std::vector<std::string> names = *mem.list_dir(kSessions);
-    for (const auto& name : names)
-      if (name.size() > 5 && name.compare(name.size() - 5, 5, ".lock") == 0) (void)mem.unlink(kSessions + "/" + name);
+    testing::power_cut(power, mem, rt, kSessions);
   }
   boost::json::object row(const std::string& key) {
     auto text = storage::read_file(mem, kStore, 1 << 24);

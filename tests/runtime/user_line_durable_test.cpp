@@ -29,6 +29,7 @@
 #include "storage/memory_fs.hpp"
 #include "storage/power_loss_fs.hpp"
 #include "storage/write_lock.hpp"
+#include "tests/runtime/power_cut.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
@@ -175,15 +176,7 @@ struct harness {
   turn_outcome turn(const std::string& peer, const std::string& text) { return rt->send(testing::dm(peer, text)).get(); }
   // The process dies with the power while the call is held (see commit_log_runtime_test.cpp).
   void power_cut() {
-    power.kill();
-    (void)rt->stop();
-    rt.reset();
-    storage::release_all_held_locks();
-    auto lost = power.power_loss();
-    REQUIRE(lost.ok());
-    const std::vector<std::string> names = *mem.list_dir(kSessions);
-    for (const auto& name : names)
-      if (name.size() > 5 && name.compare(name.size() - 5, 5, ".lock") == 0) (void)mem.unlink(kSessions + "/" + name);
+    testing::power_cut(power, mem, rt, kSessions);
   }
   // The user messages in every transcript, as the file holds them.
   std::multiset<std::string> user_texts() {
