@@ -11,7 +11,8 @@
 //   request's context_window is the runtime's belief and does not change the model's limit.
 // - purpose "memory_flush", or a last user message containing "Pre-compaction memory flush" or
 //   options.silent_marker -> the reply is exactly "NO_REPLY". purpose "compaction_summary" -> a
-//   structured summary of the request's <conversation> block. An unknown purpose is
+//   structured summary of the request's <conversation> block (simulated_summary.hpp, included
+//   here with the compaction provider that shares it). An unknown purpose is
 //   errc::invalid_argument. A reply longer than request.max_tokens (> 0) is cut, stopReason "length".
 // - Streaming: when the request has on_text, the reply's text is handed to it in pieces of
 //   options.stream_chunk_bytes bytes (pieces may split a UTF-8 character) before run() returns.
@@ -39,6 +40,8 @@
 #include "messages/clock.hpp"
 #include "messages/model_runner.hpp"
 #include "messages/status.hpp"
+#include "runtime/simulated_summary.hpp"
+#include "runtime/simulated_text.hpp"
 
 namespace sessionrt::runtime {
 
@@ -142,24 +145,6 @@ class simulated_model final : public model_runner, public async_model_runner {
                                       const std::function<void(std::string_view)>& on_text);
 };
 
-// What the summarizer reads. `conversation` is pi's serialized form ("[User]: ...", see
-// actors::serialize_conversation); `previous_summary` is an earlier summary whose Goal,
-// Constraints, Done items and Key Decisions are carried; `focus` is the custom instructions.
-struct summary_source {
-  std::string_view conversation;
-  std::string_view previous_summary;
-  std::string_view focus;
-  bool turn_prefix = false;  // answer the split-turn prefix prompt (## Original Request ...)
-};
-
-// The deterministic summary both the model and the provider give, with the headings of pi's
-// summarization prompt [R§6.4], cut to max_tokens (<= 0: no limit) at a line when possible.
-std::string simulated_summary(const summary_source& source, std::int64_t max_tokens);
-
-// The summarizer's input taken from a compaction_summary request's user text (the layout of
-// actors::history_summary_request / turn_prefix_summary_request). Views into `user_text`.
-summary_source summary_source_of(std::string_view user_text);
-
 // Prompt tokens as the model counts them (see the contract above).
 std::int64_t simulated_prompt_tokens(const model_request& request);
 
@@ -169,41 +154,5 @@ std::string simulated_overflow_text(std::int64_t prompt_tokens, std::int64_t con
 // The ordinary reply to a user text: a quote of its first words, a hash-based reference and
 // fixed sentences until the estimate reaches about reply_tokens.
 std::string simulated_reply_text(std::string_view user_text, std::int64_t reply_tokens);
-
-// `text`, cut so that ceil(UTF-16 length / 4) <= max_tokens; at the last line break inside
-// the budget when there is one, else at a code point. max_tokens <= 0 means no limit.
-std::string truncate_to_tokens(std::string_view text, std::int64_t max_tokens);
-
-// A compaction_provider over simulated_summary, with knobs for the runtime's fallback paths.
-// `cancel` is checked before starting and between the steps (convert, serialize, summarize);
-// when set, the answer is errc::cancelled. Thread-safe.
-class simulated_compaction_provider final : public compaction_provider {
- public:
-  using step_observer = std::function<void(std::string_view step)>;
-
-  result<std::string> summarize(const summarize_request& request, const cancellation& cancel) override;
-
-  // Every later call fails with `error` (an ok status means succeed()).
-  void fail_with(status error);
-  // Every later call returns "".
-  void return_empty();
-  // Back to ordinary summaries.
-  void succeed();
-  // Called after each step ("convert", "serialize", "summarize"), before the cancellation check.
-  void observe_steps(step_observer observer);
-
-  std::int64_t calls() const { return calls_.load(); }
-
- private:
-  enum class mode { summarize, fail, empty };
-
-  bool stop_after(std::string_view step, const cancellation& cancel);
-
-  std::mutex mutex_;
-  mode mode_ = mode::summarize;
-  status error_;
-  step_observer observer_;
-  std::atomic<std::int64_t> calls_{0};
-};
 
 }  // namespace sessionrt::runtime

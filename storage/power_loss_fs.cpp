@@ -9,10 +9,6 @@
 
 namespace sessionrt::storage {
 
-namespace {
-status lost(const char* op) { return errno_status(EIO, op, "(power lost)"); }
-}  // namespace
-
 std::uint64_t power_loss_fs::draw(std::uint64_t bound) {
   // splitmix64: small, seedable, the same on every platform.
   std::uint64_t z = (rng_ += 0x9e3779b97f4a7c15ULL);
@@ -38,7 +34,7 @@ void power_loss_fs::name_gone(const std::string& path) {
 }
 
 result<int> power_loss_fs::open(const std::string& path, int flags, mode_t mode) {
-  if (dead()) return lost("open");
+  if (dead()) return refused("open");
   bool existed = true;
   if (flags & O_CREAT) existed = inner_.lstat(path).ok();
   auto fd = inner_.open(path, flags, mode);
@@ -68,7 +64,7 @@ status power_loss_fs::close(int fd) {
 }
 
 result<std::size_t> power_loss_fs::write(int fd, const char* data, std::size_t n) {
-  if (dead()) return lost("write");
+  if (dead()) return refused("write");
   auto r = inner_.write(fd, data, n);
   if (!r.ok()) return r;
   bytes_written_.fetch_add(*r);
@@ -84,13 +80,34 @@ result<std::size_t> power_loss_fs::write(int fd, const char* data, std::size_t n
   return r;
 }
 
-result<std::size_t> power_loss_fs::pread(int fd, char* buf, std::size_t n, std::uint64_t offset) {
-  if (dead()) return lost("read");
-  return inner_.pread(fd, buf, n, offset);
+void power_loss_fs::grew_to(int fd, std::uint64_t end) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = fds_.find(fd);
+  if (it == fds_.end()) return;
+  auto f = files_.find(it->second.node);
+  if (f == files_.end()) return;
+  written_.insert(f->first);
+  if (end > f->second.size) f->second.size = end;
+}
+
+result<std::size_t> power_loss_fs::pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) {
+  if (dead()) return refused("write");
+  auto r = inner_.pwrite(fd, data, n, offset);
+  if (!r.ok()) return r;
+  bytes_written_.fetch_add(*r);
+  grew_to(fd, offset + *r);
+  return r;
+}
+
+status power_loss_fs::fallocate(int fd, std::uint64_t offset, std::uint64_t length) {
+  if (dead()) return refused("fallocate");
+  SRT_RETURN_IF_ERROR(inner_.fallocate(fd, offset, length));
+  grew_to(fd, offset + length);
+  return {};
 }
 
 status power_loss_fs::fsync(int fd) {
-  if (dead()) return lost("fsync");
+  if (dead()) return refused("fsync");
   if (forward_syncs_) SRT_RETURN_IF_ERROR(inner_.fsync(fd));
   std::lock_guard<std::mutex> g(mu_);
   auto it = fds_.find(fd);
@@ -104,7 +121,7 @@ status power_loss_fs::fsync(int fd) {
 }
 
 status power_loss_fs::fdatasync(int fd) {
-  if (dead()) return lost("fdatasync");
+  if (dead()) return refused("fdatasync");
   if (forward_syncs_) SRT_RETURN_IF_ERROR(inner_.fdatasync(fd));
   std::lock_guard<std::mutex> g(mu_);
   auto it = fds_.find(fd);
@@ -114,7 +131,7 @@ status power_loss_fs::fdatasync(int fd) {
 }
 
 status power_loss_fs::syncfs(int fd) {
-  if (dead()) return lost("syncfs");
+  if (dead()) return refused("syncfs");
   if (forward_syncs_) SRT_RETURN_IF_ERROR(inner_.syncfs(fd));
   std::lock_guard<std::mutex> g(mu_);
   for (const auto& node : written_)
@@ -125,7 +142,7 @@ status power_loss_fs::syncfs(int fd) {
 }
 
 status power_loss_fs::ftruncate(int fd, std::uint64_t length) {
-  if (dead()) return lost("ftruncate");
+  if (dead()) return refused("ftruncate");
   SRT_RETURN_IF_ERROR(inner_.ftruncate(fd, length));
   std::lock_guard<std::mutex> g(mu_);
   auto it = fds_.find(fd);
@@ -137,21 +154,8 @@ status power_loss_fs::ftruncate(int fd, std::uint64_t length) {
   return {};
 }
 
-result<file_info> power_loss_fs::fstat(int fd) {
-  if (dead()) return lost("fstat");
-  return inner_.fstat(fd);
-}
-result<file_info> power_loss_fs::stat(const std::string& path) {
-  if (dead()) return lost("stat");
-  return inner_.stat(path);
-}
-result<file_info> power_loss_fs::lstat(const std::string& path) {
-  if (dead()) return lost("lstat");
-  return inner_.lstat(path);
-}
-
 status power_loss_fs::rename(const std::string& from, const std::string& to) {
-  if (dead()) return lost("rename");
+  if (dead()) return refused("rename");
   const bool existed = inner_.lstat(to).ok();
   SRT_RETURN_IF_ERROR(inner_.rename(from, to));
   std::lock_guard<std::mutex> g(mu_);
@@ -177,7 +181,7 @@ status power_loss_fs::rename(const std::string& from, const std::string& to) {
 }
 
 status power_loss_fs::link(const std::string& from, const std::string& to) {
-  if (dead()) return lost("link");
+  if (dead()) return refused("link");
   SRT_RETURN_IF_ERROR(inner_.link(from, to));
   std::lock_guard<std::mutex> g(mu_);
   if (auto it = by_name_.find(from); it != by_name_.end()) {
@@ -190,7 +194,7 @@ status power_loss_fs::link(const std::string& from, const std::string& to) {
 }
 
 status power_loss_fs::unlink(const std::string& path) {
-  if (dead()) return lost("unlink");
+  if (dead()) return refused("unlink");
   SRT_RETURN_IF_ERROR(inner_.unlink(path));
   std::lock_guard<std::mutex> g(mu_);
   name_gone(path);
@@ -198,20 +202,8 @@ status power_loss_fs::unlink(const std::string& path) {
 }
 
 status power_loss_fs::mkdir(const std::string& path, mode_t mode) {
-  if (dead()) return lost("mkdir");
+  if (dead()) return refused("mkdir");
   return inner_.mkdir(path, mode);  // directories are kept: fs has no rmdir to undo one
-}
-status power_loss_fs::chmod(const std::string& path, mode_t mode) {
-  if (dead()) return lost("chmod");
-  return inner_.chmod(path, mode);
-}
-result<std::vector<std::string>> power_loss_fs::list_dir(const std::string& path) {
-  if (dead()) return lost("list_dir");
-  return inner_.list_dir(path);
-}
-result<std::string> power_loss_fs::realpath(const std::string& path) {
-  if (dead()) return lost("realpath");
-  return inner_.realpath(path);
 }
 
 std::uint64_t power_loss_fs::unsynced_bytes() const {
@@ -222,7 +214,7 @@ std::uint64_t power_loss_fs::unsynced_bytes() const {
 }
 
 result<power_loss_report> power_loss_fs::power_loss() {
-  dead_.store(true);
+  die();
   std::lock_guard<std::mutex> g(mu_);
   power_loss_report rep;
   // Path order, so that one seed gives one outcome whatever the inode numbers are.
@@ -257,7 +249,7 @@ result<power_loss_report> power_loss_fs::power_loss() {
   written_.clear();
   by_name_.clear();
   new_names_.clear();
-  dead_.store(false);
+  revive();
   return rep;
 }
 

@@ -4,6 +4,8 @@
 // - A file's durable length is what it had when first seen (files present before are durable)
 //   and what it had at its last fsync / fdatasync, or at a syncfs of anything; writes are
 //   taken as appends (storage/ only appends or writes fresh files), ftruncate sets the length.
+//   pwrite and fallocate count only what they add past the end: an overwrite inside the file
+//   (the commit log's preallocated or recycled space) is not modelled, it survives whole.
 //   Both lengths belong to the file (its inode) and stay with it through a rename.
 // - A directory entry created (open O_CREAT of a new name, rename or link to a new name) is
 //   durable once its directory is fsync'd (or at a syncfs).
@@ -26,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "storage/forwarding_fs.hpp"
+#include "storage/killable_fs.hpp"
 
 namespace sessionrt::storage {
 
@@ -38,13 +40,12 @@ struct power_loss_report {
   std::vector<std::string> vanished;
 };
 
-class power_loss_fs final : public forwarding_fs {
+class power_loss_fs final : public killable_fs {
  public:
   explicit power_loss_fs(fs& inner, std::uint64_t seed = 1, bool forward_syncs = true)
-      : forwarding_fs(inner), rng_(seed), forward_syncs_(forward_syncs) {}
+      : killable_fs(inner, "(power lost)"), rng_(seed), forward_syncs_(forward_syncs) {}
 
-  void kill() { dead_.store(true); }
-  bool dead() const { return dead_.load(); }
+  void kill() { die(); }
   // Applies the power loss to the files (through the inner fs) and revives this fs.
   result<power_loss_report> power_loss();
   // Bytes the inner fs accepted through write(), since construction.
@@ -55,21 +56,16 @@ class power_loss_fs final : public forwarding_fs {
   result<int> open(const std::string& path, int flags, mode_t mode) override;
   status close(int fd) override;
   result<std::size_t> write(int fd, const char* data, std::size_t n) override;
-  result<std::size_t> pread(int fd, char* buf, std::size_t n, std::uint64_t offset) override;
+  result<std::size_t> pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) override;
+  status fallocate(int fd, std::uint64_t offset, std::uint64_t length) override;
   status fsync(int fd) override;
   status fdatasync(int fd) override;
   status syncfs(int fd) override;
   status ftruncate(int fd, std::uint64_t length) override;
-  result<file_info> fstat(int fd) override;
-  result<file_info> stat(const std::string& path) override;
-  result<file_info> lstat(const std::string& path) override;
   status rename(const std::string& from, const std::string& to) override;
   status link(const std::string& from, const std::string& to) override;
   status unlink(const std::string& path) override;
   status mkdir(const std::string& path, mode_t mode) override;
-  status chmod(const std::string& path, mode_t mode) override;
-  result<std::vector<std::string>> list_dir(const std::string& path) override;
-  result<std::string> realpath(const std::string& path) override;
 
  private:
   using inode = std::pair<std::uint64_t, std::uint64_t>;  // dev, ino
@@ -84,9 +80,9 @@ class power_loss_fs final : public forwarding_fs {
   };
   void name_created(const std::string& path);  // under mu_
   void name_gone(const std::string& path);     // under mu_
+  void grew_to(int fd, std::uint64_t end);     // a write or an allocation reached `end`; takes mu_
   std::uint64_t draw(std::uint64_t bound);     // [0, bound), under mu_
 
-  std::atomic<bool> dead_{false};
   std::atomic<std::uint64_t> bytes_written_{0};
   mutable std::mutex mu_;
   std::uint64_t rng_;

@@ -11,8 +11,9 @@
 //   (a new file does), atomically (temp + fsync + rename + directory fsync; durable=false skips
 //   the fsyncs), mode 0600, creating the directory 0700. Skipped when the bytes would equal
 //   what this object last read or wrote. A failed save leaves the previous file in place.
-// - load_from_text() is the pure part of load() (no I/O); check_store_file() reports what load
-//   would change without changing anything; rewrite_store_file() is load + save.
+// - load_from_text() is the pure part of load() (no I/O; store_migration.hpp, included here);
+//   check_store_file() reports what load would change without changing anything;
+//   rewrite_store_file() is load + save. The rebuild after a corrupt file is store_salvage.hpp.
 // - reload_if_changed(): the file edited by another program while this object holds it (OpenClaw
 //   documents sessions.json as safe to edit by hand). The file's identity (device, inode, size,
 //   mtime) as this object last read or wrote it is kept; when the file at the path is another
@@ -44,6 +45,7 @@
 #include "storage/fs.hpp"
 #include "storage/session_store.hpp"
 #include "storage/store_backing.hpp"
+#include "storage/store_migration.hpp"
 
 namespace sessionrt::storage {
 
@@ -55,13 +57,14 @@ struct store_file_options {
   // least this large; a smaller store keeps its rows' text, so its saves read nothing back
   // (spilling is for memory, and below this it would save at most this much per store).
   std::size_t spill_min_bytes = std::size_t(2) << 20;  // 2 MiB
-};
 
-// One change made (or, for check_store_file, that would be made) to the text of the file.
-struct store_change {
-  std::string key;   // the sessionKey ("" for the whole file); in recovery notes, the file path
-  std::string what;  // "removed the entry", "renamed provider to channel", ...
-  std::string why;
+  // The bounds every text of this store is parsed under (the file, a hand edit, a temp file).
+  json::parse_limits parse_limits() const {
+    json::parse_limits l;
+    l.max_bytes = max_bytes;
+    l.max_depth = max_depth;
+    return l;
+  }
 };
 
 // A row rebuilt from a transcript header after a corrupt file was set aside.
@@ -93,15 +96,6 @@ struct store_load_report {
   std::optional<store_quarantine> quarantine;
 };
 
-struct parsed_store {
-  session_store store;
-  bool trailing_newline = false;
-  std::vector<store_change> changes;
-};
-
-// Parses, migrates and normalizes sessions.json text. Errors: errc::corrupt (does not parse,
-// empty, not an object), errc::limit_exceeded (bytes or depth; the message names the limit).
-result<parsed_store> load_from_text(std::string_view text, const json::parse_limits& limits = {});
 // The bytes save() writes for `store` (to_pretty(): throws where spilled rows cannot be read).
 std::string serialize_store(const session_store& store, bool trailing_newline);
 

@@ -11,13 +11,8 @@
 //   a byte. Those files count against the disk budget like archives (archive_names.hpp).
 //   The caller holds the session write lock (SPEC §1.3). Any failure before the rename leaves
 //   the original untouched; every error names the file and the cause.
-// - check_transcript_tail reads only the last few KiB (ends in '\n', no NUL bytes in the tail).
-// - scan_transcript_for_damage is the check an open for a run makes: one sequential read of
-//   the file, every line validated by a SAX pass that builds no JSON tree and looks only at
-//   the fields the rules read (entry type, message role / content / stopReason / api /
-//   provider, content block type / text). It has no false negatives with respect to the
-//   per-line rules of repair_transcript_text (a line it passes is one those rules keep as it
-//   is); a false positive only costs a repair pass that rewrites nothing.
+// - The checks that decide whether a repair is needed (check_transcript_tail,
+//   scan_transcript_for_damage) are in transcript_damage_scan.hpp, included here.
 // - recover_corrupt_transcript handles a file whose first readable line is not a session
 //   header: the raw file is copied to "<file>.corrupt-<ISO with [:.]->'-'>-<8 hex>.jsonl"
 //   (kept), the parseable lines are kept after a header synthesized from the caller's fields
@@ -28,7 +23,6 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,22 +31,12 @@
 #include <boost/json/object.hpp>
 
 #include "messages/clock.hpp"
-#include "messages/json_reader.hpp"
 #include "messages/status.hpp"
 #include "storage/fs.hpp"
+#include "storage/transcript_damage_scan.hpp"
+#include "storage/transcript_repair_options.hpp"
 
 namespace sessionrt::storage {
-
-struct repair_options {
-  // Whole-file bound for repair_transcript_file; the error names it.
-  std::size_t max_file_bytes = std::size_t(512) << 20;
-  // Per-line bound; a line over it is dropped as malformed with a reason naming the limit.
-  json::parse_limits line_limits{};
-  // Source of the uuid in "repair-<uuid>" ids of inserted tool results (default new_uuid_v4).
-  std::function<std::string()> new_uuid;
-  // Shown in summary() as "(<file>)"; repair_transcript_file sets it to the file's basename.
-  std::string file_label;
-};
 
 struct dropped_line {
   std::size_t line_no = 0;  // 1-based, counting every '\n'-terminated segment of the file
@@ -123,36 +107,6 @@ repaired_text repair_transcript_text(std::string_view text, std::int64_t now_ms,
 // backup / replace errors (no_space, io_error) with the original untouched.
 result<repair_report> repair_transcript_file(fs& f, clock& clk, const std::string& path,
                                              const repair_options& options = {});
-
-struct tail_state {
-  std::uint64_t size = 0;
-  std::size_t checked_bytes = 0;    // how many bytes at the end were read
-  bool ends_with_newline = false;   // last byte is '\n'
-  bool has_nul = false;             // a NUL byte among the checked bytes
-  // An empty file, or one that ends in '\n' with no NUL in the checked tail.
-  bool clean() const { return size == 0 || (ends_with_newline && !has_nul); }
-};
-
-// Reads at most the last `window` bytes of `path`.
-result<tail_state> check_transcript_tail(fs& f, const std::string& path, std::size_t window = 4096);
-
-struct damage_scan {
-  std::uint64_t bytes_read = 0;
-  std::size_t lines = 0;        // non-blank lines, header included
-  bool header_ok = false;       // the first non-blank line is {type:"session", id:<non-empty string>}
-  std::size_t suspect_lines = 0;  // lines a per-line rule may change (malformed ones included)
-  bool whole_file_rules = false;  // entries the tool-result insertion passes look at
-  bool torn_tail = false;       // bytes after the last '\n'
-  std::string first_reason;     // why the first suspect line is suspect ("line N: ...")
-  // Whether repair_transcript_file may change the file.
-  bool needs_repair() const { return suspect_lines > 0 || whole_file_rules || torn_tail; }
-};
-
-// Pure: the scan of text already in memory (`text` is the whole file).
-damage_scan scan_transcript_text(std::string_view text, const json::parse_limits& line_limits = {});
-// One sequential read of `path` in blocks of `block_bytes`.
-result<damage_scan> scan_transcript_for_damage(fs& f, const std::string& path, const repair_options& options = {},
-                                               std::size_t block_bytes = 256u << 10);
 
 // The corrupt-header recovery (see the top). `header` is used when no header line is found.
 // Errors: the read / copy / replace errors, the file untouched (the copy removed).

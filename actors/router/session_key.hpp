@@ -157,25 +157,12 @@ std::string build_acp_key(std::string_view agent_id, std::string_view uuid);
 std::string build_heartbeat_key(std::string_view base_key);  // <base>:heartbeat
 std::string build_model_run_key(std::string_view agent_id, std::string_view uuid);
 
-// ---- store lookup with legacy aliases [R§1.2 "Store lookup and legacy aliases"] -------------
-// One row of sessions.json as seen by the lookup; the caller owns key text and entry.
-struct stored_session_row {
-  std::string_view key;
-  const session_entry* entry = nullptr;
-};
-struct store_lookup {
-  std::string normalized_key;            // where the entry lives after the next write
-  std::optional<std::string> found_key;  // the stored key whose entry wins (freshest)
-  std::vector<std::string> legacy_keys;  // aliases to delete on the next write, row order
-};
-// Candidates: the normalized key itself; every other stored key that normalizes to it; and,
-// when the normalized key keeps case (Signal/Matrix), stored keys that normalize to its
-// lowercase fold. A Matrix fold is accepted only when the entry's deliveryContext.to, lastTo,
-// origin.nativeChannelId, origin.to or groupId (from its first '!' or '#') occurs in the
-// normalized base key and, for a thread key, its thread id equals the key's thread id.
-// The candidate with the largest updatedAt wins (missing = 0; ties keep the exact key, then
-// row order).
-store_lookup resolve_store_entry(std::string_view lookup_key,
-                                 const std::vector<stored_session_row>& rows);
+// A Matrix channel / group key ("[agent:<a>:]matrix:(channel|group):..."): the store lookup
+// (session_store_lookup.hpp) takes a case-folded alias of it only with proof of the same room.
+bool requires_fold_proof(std::string_view normalized_key);
 
 }  // namespace sessionrt::actors
+
+// The store lookup by key over its legacy aliases (session_store_lookup.hpp), for the callers
+// that reach it through this header.
+#include "actors/router/session_store_lookup.hpp"
