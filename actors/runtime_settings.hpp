@@ -62,6 +62,18 @@ struct storage_settings {
   // makes the rows kept on disk fail until a restart, and one saved by rename is overwritten by
   // the store's next write.
   bool watch_store_edits = true;
+  // storage.commitLogCheckpointBytes / storage.commitLogCheckpointIntervalMs (durability batch):
+  // a new commit log takes the writes, and the old one is checkpointed (its transcripts made
+  // durable, the log dropped), once the log holds this many bytes or is this old. Defaults:
+  // actors/commit_log kCheckpointBytes, kCheckpointIntervalMs.
+  std::uint64_t commit_log_checkpoint_bytes = 64ull << 20;
+  std::int64_t commit_log_checkpoint_interval_ms = 60000;
+  // storage.commitLogPreallocateBytes: a log file is allocated ahead in chunks this large, so its
+  // fdatasyncs commit no size change (0: it grows by its appends). storage.commitLogRecycledFiles:
+  // logs a checkpoint drops are kept, up to this many, and written again as later logs (0:
+  // removed). Defaults: actors/commit_log kLogPreallocateBytes, kLogsRecycled.
+  std::uint64_t commit_log_preallocate_bytes = 4ull << 20;
+  std::size_t commit_log_recycled_files = 2;
 };
 
 // storage.storeFlushWindowMs as set, else its default for the durability mode (see above).

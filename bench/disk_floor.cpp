@@ -9,7 +9,11 @@
 //               fdatasyncs the log (actors/commit_log). A session's new file is synced with the
 //               round that carries its first record (fdatasync each, syncfs from 4, then the
 //               directory). Past 64 MiB a new log takes the records and a checkpoint thread
-//               syncfs's the transcripts and removes the old log, as the runtime does.
+//               syncfs's the transcripts and drops the old log, as the runtime does. As the
+//               runtime (log format version 3), the log is allocated ahead in chunks
+//               (--prealloc-mib, default 4; 0: it grows by its appends) and written with pwrite,
+//               and a dropped log is kept (up to --recycle files, default 2; 0: removed) and
+//               written again from byte 0 as a later log, so its fdatasyncs change no size.
 // Up to `--rounds` syncs run at once (default 2 for per-file, as the old syncer; 1 for the
 // shared log, as the commit log actor). No actors, no JSON, no store, no model: what the kernel
 // and the disk cost alone. One JSON line per run on stdout, progress on stderr.
@@ -22,7 +26,7 @@
 //          turn of each creates its files, as in runtime_bench's paced run)
 // Usage: disk_floor [--sessions N] [--turns M] [--inflight K] [--create] [--bytes B] [--rate R]...
 //                   [--seconds S] [--rounds K] [--log-rounds K] [--checkpoint-mib M]
-//                   [--floor per-file|shared-log|both] [--dir D]
+//                   [--prealloc-mib M] [--recycle N] [--floor per-file|shared-log|both] [--dir D]
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -62,6 +66,8 @@ struct args {
   int log_rounds = 1;  // shared-log: log fdatasyncs in flight at once (actors/commit_log kLogSyncsInFlight)
   bool per_file = true, shared_log = true;
   std::size_t checkpoint_bytes = 64u << 20;  // actors/commit_log kCheckpointBytes; 0: never
+  std::size_t prealloc_bytes = 4u << 20;     // actors/commit_log kLogPreallocateBytes; 0: none
+  std::size_t recycle = 2;                   // actors/commit_log kLogsRecycled; 0: none
 };
 
 constexpr std::size_t kRecordHeader = 40;               // a log record's framing + fields, about
@@ -150,17 +156,67 @@ class session_files {
   std::vector<int> fds_;
 };
 
-// One log file of the shared-log floor: closed and removed when the last round writing it and
-// the checkpoint that made its transcripts durable let go.
+// Dropped logs kept to be written again (the runtime's <n>.free files).
+struct log_pool {
+  std::mutex mu;
+  std::vector<std::string> free;
+  std::size_t keep = 0;
+  int dropped = 0;
+};
+
+// One log file of the shared-log floor: closed and dropped (kept in the pool, or removed) when
+// the last round writing it and the checkpoint that made its transcripts durable let go. A
+// recycled file is renamed to its new name and written from byte 0.
 struct log_file {
   std::string path;
   int fd = -1;
-  explicit log_file(std::string p) : path(std::move(p)) {
-    fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  std::size_t offset = 0, allocated = 0, chunk = 0;
+  log_pool& pool;
+  bool recycled = false;
+  log_file(std::string p, std::size_t prealloc, log_pool& from) : path(std::move(p)), chunk(prealloc), pool(from) {
+    std::string reuse;
+    {
+      std::lock_guard<std::mutex> g(pool.mu);
+      if (!pool.free.empty()) {
+        reuse = pool.free.back();
+        pool.free.pop_back();
+      }
+    }
+    if (!reuse.empty()) {
+      if (::rename(reuse.c_str(), path.c_str()) != 0) die("rename " + reuse);
+      fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+      struct ::stat st {};
+      if (fd < 0 || ::fstat(fd, &st) != 0) die("open " + path);
+      allocated = static_cast<std::size_t>(st.st_size);
+      recycled = true;
+      return;
+    }
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) die("create " + path);
+  }
+  void append(const std::string& records) {
+    if (chunk > 0 && offset + records.size() > allocated) {
+      const std::size_t want = (offset + records.size() + chunk - 1) / chunk * chunk;
+      if (::fallocate(fd, 0, static_cast<off_t>(allocated), static_cast<off_t>(want - allocated)) == 0)
+        allocated = want;
+      else
+        chunk = 0;
+    }
+    if (::pwrite(fd, records.data(), records.size(), static_cast<off_t>(offset)) != static_cast<ssize_t>(records.size()))
+      die("write log");
+    offset += records.size();
   }
   ~log_file() {
     ::close(fd);
+    std::lock_guard<std::mutex> g(pool.mu);
+    ++pool.dropped;
+    if (pool.free.size() < pool.keep) {
+      const std::string kept = path + ".free";
+      if (::rename(path.c_str(), kept.c_str()) == 0) {
+        pool.free.push_back(kept);
+        return;
+      }
+    }
     ::unlink(path.c_str());
   }
 };
@@ -168,9 +224,10 @@ struct log_file {
 // The appends (one thread: the driver's) and the sync loops.
 class group_commit {
  public:
-  group_commit(session_files& files, int bytes, int rounds_in_flight, bool shared_log, std::size_t checkpoint_bytes)
+  group_commit(session_files& files, int bytes, int rounds_in_flight, bool shared_log, const args& a)
       : files_(files), line_(static_cast<std::size_t>(bytes), 'x'), shared_log_(shared_log),
-        checkpoint_bytes_(checkpoint_bytes) {
+        checkpoint_bytes_(a.checkpoint_bytes), prealloc_bytes_(a.prealloc_bytes) {
+    pool_.keep = a.recycle;
     line_.back() = '\n';
     if (shared_log_) new_log();
     for (int i = 0; i < rounds_in_flight; ++i) syncers_.emplace_back([this] { sync_loop(); });
@@ -183,6 +240,8 @@ class group_commit {
     cv_.notify_all();
     for (auto& t : syncers_) t.join();
     for (auto& t : checkpoints_) t.join();
+    log_.reset();
+    for (const auto& p : pool_.free) ::unlink(p.c_str());
   }
 
   // Appends one turn to session `i`; `started` is when the turn was issued (its latency's
@@ -235,7 +294,10 @@ class group_commit {
   };
 
   // A new log takes the records (under mu_ once the loops run).
-  void new_log() { log_ = std::make_shared<log_file>(fmt::format("{}/commit-{}.log", files_.dir(), ++log_number_)); }
+  void new_log() {
+    log_ = std::make_shared<log_file>(fmt::format("{}/commit-{}.log", files_.dir(), ++log_number_), prealloc_bytes_, pool_);
+    recycled_ += log_->recycled;
+  }
 
   void sync_loop() {
     std::unique_lock<std::mutex> g(mu_);
@@ -254,7 +316,7 @@ class group_commit {
       if (!shared_log_) {
         if (::syncfs(files_.dir_fd()) != 0) die("syncfs");
       } else {
-        if (::write(log->fd, records.data(), records.size()) != static_cast<ssize_t>(records.size())) die("write log");
+        log->append(records);
         if (!fresh.empty()) {  // new transcripts: their data and their names, as the commit log does
           if (fresh.size() >= 4) {
             if (::syncfs(files_.dir_fd()) != 0) die("syncfs");
@@ -304,6 +366,8 @@ class group_commit {
   std::vector<std::thread> syncers_;
   const bool shared_log_;
   const std::size_t checkpoint_bytes_;
+  const std::size_t prealloc_bytes_;
+  log_pool pool_;
   bool creates_ = false;
   std::string log_buf_;          // records waiting for the next round
   std::vector<int> new_files_;   // ... and the new transcripts among them (dup'd descriptors)
@@ -314,18 +378,20 @@ class group_commit {
 
  public:
   int checkpoints_done_ = 0;
+  int recycled_ = 0;  // logs written into a dropped one
 };
 
 void report(const char* mode, bool shared_log, const args& a, int inflight, double target, std::size_t turns,
-            double seconds, const group_commit::figures& r, int checkpoints) {
+            double seconds, const group_commit::figures& r, int checkpoints, int recycled) {
   std::cout << fmt::format(
-                   R"({{"bench":"disk_floor","floor":"{}","mode":"{}","sessions":{},"turns_per_session":{},"inflight":{},"creates":{},"rounds_in_flight":{},"bytes_per_turn":{},"turns":{},"target_turns_per_s":{:.0f},"turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"later_turns_ack_ms_p50":{:.3f},"later_turns_ack_ms_p99":{:.3f},"syncs":{},"sync_ms_p50":{:.3f},"sync_ms_p99":{:.3f},"checkpoints":{},"checkpoint_mib":{}}})",
+                   R"({{"bench":"disk_floor","floor":"{}","mode":"{}","sessions":{},"turns_per_session":{},"inflight":{},"creates":{},"rounds_in_flight":{},"bytes_per_turn":{},"turns":{},"target_turns_per_s":{:.0f},"turns_per_s":{:.0f},"ack_ms_p50":{:.3f},"ack_ms_p99":{:.3f},"ack_ms_max":{:.3f},"later_turns_ack_ms_p50":{:.3f},"later_turns_ack_ms_p99":{:.3f},"syncs":{},"sync_ms_p50":{:.3f},"sync_ms_p99":{:.3f},"checkpoints":{},"checkpoint_mib":{},"prealloc_mib":{},"recycle":{},"logs_recycled":{}}})",
                    shared_log ? "shared_log" : "per_file", mode, a.sessions, a.turns, inflight, a.create,
                    shared_log ? a.log_rounds : a.rounds, a.bytes, turns,
                    target, static_cast<double>(turns) / seconds, percentile(r.latency_ms, 0.5), percentile(r.latency_ms, 0.99),
                    percentile(r.latency_ms, 1.0), percentile(r.later_latency_ms, 0.5), percentile(r.later_latency_ms, 0.99),
                    r.sync_ms.size(), percentile(r.sync_ms, 0.5), percentile(r.sync_ms, 0.99), checkpoints,
-                   shared_log ? a.checkpoint_bytes >> 20 : 0)
+                   shared_log ? a.checkpoint_bytes >> 20 : 0, shared_log ? a.prealloc_bytes >> 20 : 0,
+                   shared_log ? a.recycle : 0, recycled)
             << std::endl;
 }
 
@@ -333,7 +399,7 @@ void report(const char* mode, bool shared_log, const args& a, int inflight, doub
 void run_max(const args& a, bool shared_log) {
   const int inflight = a.inflight > 0 ? std::min(a.inflight, a.sessions) : a.sessions;
   session_files files(a.dir, a.sessions, a.create);
-  group_commit gc(files, a.bytes, shared_log ? a.log_rounds : a.rounds, shared_log, a.checkpoint_bytes);
+  group_commit gc(files, a.bytes, shared_log ? a.log_rounds : a.rounds, shared_log, a);
   gc.set_creates(a.create);
   std::cerr << fmt::format("[disk_floor] {}: {} sessions x {} turns of {} B, {} in flight{}\n",
                            shared_log ? "shared log" : "per file", a.sessions, a.turns, a.bytes, inflight,
@@ -358,13 +424,13 @@ void run_max(const args& a, bool shared_log) {
   }
   auto r = gc.finish(total);
   report("max", shared_log, a, inflight, 0, total, std::chrono::duration<double>(steady::now() - t0).count(), r,
-         gc.checkpoints_done_);
+         gc.checkpoints_done_, gc.recycled_);
 }
 
 // Turns issued at `rate` per second, session after session, whatever the acks do (open loop).
 void run_paced(const args& a, double rate, bool shared_log) {
   session_files files(a.dir, a.sessions, a.create);
-  group_commit gc(files, a.bytes, shared_log ? a.log_rounds : a.rounds, shared_log, a.checkpoint_bytes);
+  group_commit gc(files, a.bytes, shared_log ? a.log_rounds : a.rounds, shared_log, a);
   gc.set_creates(a.create);
   const std::size_t total = static_cast<std::size_t>(rate * a.seconds);
   std::cerr << fmt::format("[disk_floor] {}: {} sessions, {} B a turn, paced at {:.0f} turns/s for {:.0f} s\n",
@@ -378,7 +444,7 @@ void run_paced(const args& a, double rate, bool shared_log) {
   }
   auto r = gc.finish(total);
   report("paced", shared_log, a, a.sessions, rate, total, std::chrono::duration<double>(steady::now() - t0).count(), r,
-         gc.checkpoints_done_);
+         gc.checkpoints_done_, gc.recycled_);
 }
 
 }  // namespace
@@ -388,7 +454,7 @@ int main(int argc, char** argv) {
   const char* usage =
       "usage: disk_floor [--sessions N] [--turns M] [--inflight K] [--create] [--bytes B] [--rate R]...\n"
       "                  [--seconds S] [--rounds K] [--log-rounds K] [--checkpoint-mib M]\n"
-      "                  [--floor per-file|shared-log|both] [--dir D]\n"
+      "                  [--prealloc-mib M] [--recycle N] [--floor per-file|shared-log|both] [--dir D]\n"
       "  the bare group commit the runtime's figures are bound by (see BENCHMARKS.md): per file (syncfs)\n"
       "  and through one shared log (fdatasync), --floor picks (default both)\n"
       "  closed loop: N sessions (default 1000) x M turns (default 100), K in flight (default all);\n"
@@ -396,8 +462,9 @@ int main(int argc, char** argv) {
       "  --rate R: also a paced run at R turns/s over the N sessions for S seconds (default 5);\n"
       "  --bytes: bytes appended a turn (default 1000); --rounds: syncfs calls at once (default 2);\n"
       "  --log-rounds: log fdatasyncs at once (default 1, as the runtime); --checkpoint-mib: log size\n"
-      "  that starts a checkpoint (default 64, as the runtime; 0: never); --dir: where the files go\n"
-      "  (default /tmp)\n";
+      "  that starts a checkpoint (default 64, as the runtime; 0: never); --prealloc-mib: the log's\n"
+      "  allocation chunk (default 4, as the runtime; 0: it grows); --recycle: dropped logs kept and\n"
+      "  written again (default 2, as the runtime; 0: removed); --dir: where the files go (default /tmp)\n";
   try {
     for (int i = 1; i < argc; ++i) {
       const std::string k = argv[i];
@@ -421,6 +488,8 @@ int main(int argc, char** argv) {
       else if (k == "--rounds") a.rounds = std::stoi(v);
       else if (k == "--log-rounds") a.log_rounds = std::stoi(v);
       else if (k == "--checkpoint-mib") a.checkpoint_bytes = std::stoull(v) << 20;
+      else if (k == "--prealloc-mib") a.prealloc_bytes = std::stoull(v) << 20;
+      else if (k == "--recycle") a.recycle = std::stoull(v);
       else if (k == "--floor") {
         if (v != "per-file" && v != "shared-log" && v != "both") throw std::invalid_argument("--floor per-file|shared-log|both");
         a.per_file = v != "shared-log";

@@ -477,6 +477,16 @@ const table<actors::storage_settings>& storage_table() {
           .unset_as(nullptr),
       k::field("watchStoreEdits", &T::watch_store_edits, boolean{},
                "take hand edits of sessions.json while running, merged (docs/maintenance.md)"),
+      k::field("commitLogCheckpointBytes", &T::commit_log_checkpoint_bytes, bytes{64 << 10},
+               "durability batch: a commit log this large is checkpointed (its transcripts made durable, the log "
+               "recycled) and a new one takes the writes"),
+      k::field("commitLogCheckpointIntervalMs", &T::commit_log_checkpoint_interval_ms, millis{1000},
+               "durability batch: a commit log this old (real time) is checkpointed the same way"),
+      k::field("commitLogPreallocateBytes", &T::commit_log_preallocate_bytes, bytes{0},
+               "a commit log file is allocated ahead in chunks this large, so that its fdatasyncs change no file size "
+               "(0: it grows by its appends)"),
+      k::field("commitLogRecycledFiles", &T::commit_log_recycled_files, whole{0, 64},
+               "checkpointed commit logs kept and written again as later logs (0: removed)"),
   }};
   return t;
 }

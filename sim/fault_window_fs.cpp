@@ -97,6 +97,24 @@ result<std::size_t> fault_window_fs::write(int fd, const char* data, std::size_t
   return r;
 }
 
+result<std::size_t> fault_window_fs::pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) {
+  if (any_.load()) {
+    std::lock_guard<std::mutex> g(mu_);
+    if (window* w = active(path_of(fd), {fault_kind::enospc, fault_kind::eio, fault_kind::short_write})) {
+      ++w->injected;
+      if (w->spec.kind == fault_kind::enospc) return storage::errno_status(ENOSPC, "write", "");
+      if (w->spec.kind == fault_kind::eio) return storage::errno_status(EIO, "write", "");
+      if (n > 1) n /= 2;
+    }
+  }
+  auto r = inner_.pwrite(fd, data, n, offset);
+  if (r.ok() && stamp_) {
+    std::lock_guard<std::mutex> g(mu_);
+    if (auto it = fds_.find(fd); it != fds_.end()) touch(it->second);
+  }
+  return r;
+}
+
 status fault_window_fs::fsync(int fd) {
   if (any_.load()) {
     std::lock_guard<std::mutex> g(mu_);

@@ -47,6 +47,7 @@ class fault_window_fs final : public storage::forwarding_fs {
   result<int> open(const std::string& path, int flags, mode_t mode) override;
   status close(int fd) override;
   result<std::size_t> write(int fd, const char* data, std::size_t n) override;
+  result<std::size_t> pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) override;  // as write()
   status fsync(int fd) override;
   status fdatasync(int fd) override;
   status syncfs(int fd) override;

@@ -66,6 +66,12 @@ result<std::size_t> change_feed_fs::write(int fd, const char* data, std::size_t 
   return r;
 }
 
+result<std::size_t> change_feed_fs::pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) {
+  auto r = forwarding_fs::pwrite(fd, data, n, offset);
+  note_fd(fd);
+  return r;
+}
+
 status change_feed_fs::ftruncate(int fd, std::uint64_t length) {
   auto st = forwarding_fs::ftruncate(fd, length);
   note_fd(fd);

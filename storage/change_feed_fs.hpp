@@ -31,6 +31,7 @@ class change_feed_fs final : public forwarding_fs {
   result<int> open(const std::string& path, int flags, mode_t mode) override;
   status close(int fd) override;
   result<std::size_t> write(int fd, const char* data, std::size_t n) override;
+  result<std::size_t> pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) override;
   status ftruncate(int fd, std::uint64_t length) override;
   status rename(const std::string& from, const std::string& to) override;
   status link(const std::string& from, const std::string& to) override;

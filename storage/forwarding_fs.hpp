@@ -12,6 +12,10 @@ class forwarding_fs : public fs {
   status close(int fd) override { return inner_.close(fd); }
   result<std::size_t> write(int fd, const char* d, std::size_t n) override { return inner_.write(fd, d, n); }
   result<std::size_t> pread(int fd, char* b, std::size_t n, std::uint64_t o) override { return inner_.pread(fd, b, n, o); }
+  result<std::size_t> pwrite(int fd, const char* d, std::size_t n, std::uint64_t o) override {
+    return inner_.pwrite(fd, d, n, o);
+  }
+  status fallocate(int fd, std::uint64_t o, std::uint64_t n) override { return inner_.fallocate(fd, o, n); }
   status fsync(int fd) override { return inner_.fsync(fd); }
   status fdatasync(int fd) override { return inner_.fdatasync(fd); }
   status syncfs(int fd) override { return inner_.syncfs(fd); }

@@ -33,6 +33,11 @@ class fs {
   // May write fewer bytes than asked (a short write); write_all() loops.
   virtual result<std::size_t> write(int fd, const char* data, std::size_t n) = 0;
   virtual result<std::size_t> pread(int fd, char* buf, std::size_t n, std::uint64_t offset) = 0;
+  // Writes at `offset`, the file position unmoved (may be short, as write(); pwrite_all() loops).
+  virtual result<std::size_t> pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) = 0;
+  // Allocates [offset, offset + length) on disk (fallocate mode 0): the size grows to cover it
+  // and the new bytes read as zeros. The commit log preallocates its files with it.
+  virtual status fallocate(int fd, std::uint64_t offset, std::uint64_t length) = 0;
   virtual status fsync(int fd) = 0;
   virtual status fdatasync(int fd) = 0;
   // Flushes the whole filesystem holding fd (one journal commit for every dirty file on it).
@@ -60,6 +65,7 @@ status errno_status(int err, const std::string& op, const std::string& path);
 
 // Loops over short writes; ENOSPC and friends come back as errors.
 status write_all(fs& f, int fd, const char* data, std::size_t n);
+status pwrite_all(fs& f, int fd, const char* data, std::size_t n, std::uint64_t offset);
 // Reads [offset, offset+n) fully (fewer bytes only at end of file).
 result<std::string> pread_all(fs& f, int fd, std::size_t n, std::uint64_t offset);
 

@@ -168,6 +168,33 @@ result<std::size_t> memory_fs::write(int fd, const char* data, std::size_t n) {
   return n;
 }
 
+result<std::size_t> memory_fs::pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto f = descriptor(fd, "write");
+  if (!f.ok()) return f.error();
+  open_file& of = **f;
+  if (!writable(of.flags) || of.file->dir) return errno_status(EBADF, "write", "");
+  std::string& bytes = of.file->data;
+  if (offset > bytes.size()) bytes.resize(offset, '\0');
+  const std::size_t overlap = std::min<std::size_t>(n, bytes.size() - offset);
+  bytes.replace(offset, overlap, data, n);
+  if (n > 0) touch(*of.file);
+  return n;
+}
+
+status memory_fs::fallocate(int fd, std::uint64_t offset, std::uint64_t length) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto f = descriptor(fd, "fallocate");
+  if (!f.ok()) return f.error();
+  open_file& of = **f;
+  if (!writable(of.flags) || of.file->dir) return errno_status(EBADF, "fallocate", "");
+  if (offset + length > of.file->data.size()) {
+    of.file->data.resize(offset + length, '\0');
+    touch(*of.file);
+  }
+  return {};
+}
+
 result<std::size_t> memory_fs::pread(int fd, char* buf, std::size_t n, std::uint64_t offset) {
   std::lock_guard<std::mutex> g(mu_);
   auto f = descriptor(fd, "read");

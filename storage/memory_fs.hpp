@@ -36,6 +36,8 @@ class memory_fs final : public fs {
   status close(int fd) override;
   result<std::size_t> write(int fd, const char* data, std::size_t n) override;
   result<std::size_t> pread(int fd, char* buf, std::size_t n, std::uint64_t offset) override;
+  result<std::size_t> pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) override;
+  status fallocate(int fd, std::uint64_t offset, std::uint64_t length) override;
   status fsync(int fd) override;
   status fdatasync(int fd) override;
   status syncfs(int fd) override;

@@ -53,6 +53,19 @@ class posix_fs_impl final : public fs {
     if (r < 0) return errno_status(errno, "read", "");
     return static_cast<std::size_t>(r);
   }
+  result<std::size_t> pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) override {
+    ssize_t w;
+    do w = ::pwrite(fd, data, n, static_cast<off_t>(offset));
+    while (w < 0 && errno == EINTR);
+    if (w < 0) return errno_status(errno, "write", "");
+    return static_cast<std::size_t>(w);
+  }
+  status fallocate(int fd, std::uint64_t offset, std::uint64_t length) override {
+    int rc;
+    do rc = ::fallocate(fd, 0, static_cast<off_t>(offset), static_cast<off_t>(length));
+    while (rc != 0 && errno == EINTR);
+    return fd_status(rc, "fallocate");
+  }
   status fsync(int fd) override { return fd_status(::fsync(fd), "fsync"); }
   status fdatasync(int fd) override { return fd_status(::fdatasync(fd), "fdatasync"); }
   status syncfs(int fd) override { return fd_status(::syncfs(fd), "syncfs"); }
@@ -145,6 +158,18 @@ status write_all(fs& f, int fd, const char* data, std::size_t n) {
     if (*w == 0) return status(errc::io_error, "write: wrote 0 bytes");
     data += *w;
     n -= *w;
+  }
+  return {};
+}
+
+status pwrite_all(fs& f, int fd, const char* data, std::size_t n, std::uint64_t offset) {
+  while (n > 0) {
+    auto w = f.pwrite(fd, data, n, offset);
+    if (!w.ok()) return w.error();
+    if (*w == 0) return status(errc::io_error, "write: wrote 0 bytes");
+    data += *w;
+    n -= *w;
+    offset += *w;
   }
   return {};
 }

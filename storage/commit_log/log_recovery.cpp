@@ -1,5 +1,7 @@
 #include "storage/commit_log/log_recovery.hpp"
 
+#include <algorithm>
+
 #include "storage/commit_log/log_files.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/session_store_file.hpp"
@@ -16,13 +18,15 @@ result<recovery> replay_state_dir(fs& f, const std::string& state_dir) {
   SRT_RETURN_IF_ERROR(ensure_dir(f, dir));
   auto numbers = list_logs(f, dir);
   if (!numbers.ok()) return numbers.error().with_context("listing the commit logs");
+  const auto kept = free_logs(f, dir);
+  if (!kept.empty()) out.next_number = kept.back() + 1;
   if (numbers->empty()) return out;
   std::vector<std::string> paths;
   for (auto n : *numbers) paths.push_back(log_path(dir, n));
   auto rep = replay_logs(f, state_dir, out.state_id, paths);
   if (!rep.ok()) return rep.error();
   out.report = std::move(*rep);
-  out.next_number = numbers->back() + 1;
+  out.next_number = std::max(out.next_number, numbers->back() + 1);
   out.logs = std::move(*numbers);
   return out;
 }

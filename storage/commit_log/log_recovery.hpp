@@ -21,7 +21,7 @@ namespace sessionrt::storage::commit_log {
 struct recovery {
   std::string state_id;
   replay_report report;
-  std::uint64_t next_number = 1;    // above every log number seen
+  std::uint64_t next_number = 1;    // above every log number seen (.free files' too)
   std::vector<std::uint64_t> logs;  // the logs replayed (removed by finish_recovery)
 };
 

@@ -33,7 +33,7 @@ status check_header(fs& f, const std::string& path, const std::string& state_dir
   auto fd = f.open(path, O_RDONLY | O_CLOEXEC);
   if (!fd.ok()) return fd.error().with_context("replaying the commit log");
   open_log log{f, *fd};
-  log_reader r(f, log.fd, path);
+  log_reader r(f, log.fd, path, log_number_of(path));
   std::string payload;
   if (!r.next(payload)) return {};  // no whole header: a log cut while it was being started
   auto rec = decode(payload);
@@ -44,6 +44,9 @@ status check_header(fs& f, const std::string& path, const std::string& state_dir
                   fmt::format("commit log {} has format version {}; this sessionrt reads version {} and older: run a newer "
                               "sessionrt on {}",
                               path, h->format_version, kFormatVersion, state_dir));
+  if (auto named = log_number_of(path); named && h->format_version >= 3 && h->log_number != *named)
+    return status(errc::corrupt, fmt::format("commit log {} holds log number {} in its header; move it out of {} to start",
+                                             path, h->log_number, path_dirname(path)));
   if (h->state_id != state_id)
     return status(errc::corrupt,
                   fmt::format("commit log {} belongs to the state dir with identity {}, not to {} (identity {}, in {}); "
@@ -208,7 +211,7 @@ result<replay_report> replay_logs(fs& f, const std::string& state_dir, const std
     if (!fd.ok()) return fd.error().with_context("replaying the commit log");
     open_log log{f, *fd};
     ++rep.logs;
-    log_reader r(f, log.fd, path);
+    log_reader r(f, log.fd, path, log_number_of(path));
     std::string payload;
     bool first = true;
     while (r.next(payload)) {

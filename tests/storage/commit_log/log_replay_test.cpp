@@ -53,7 +53,7 @@ struct fixture {
   std::string log_with(std::uint64_t n, const std::vector<transcript_append>& appends, const std::string& state_id = "") {
     auto made = create_log(f, clk, log_dir(kState), n, state_id.empty() ? id : state_id);
     REQUIRE(made.ok());
-    log_writer w(f, made->fd, made->path, made->length);
+    log_writer w(f, made->fd, made->path, made->length, made->number);
     for (const auto& a : appends) {
       std::string p;
       encode(p, a);
@@ -173,7 +173,7 @@ TEST_CASE("commit log of another state dir or a newer format is refused before a
   {
     auto fd = fx.f.open(made->path, O_WRONLY | O_TRUNC, 0600);
     REQUIRE(fd.ok());
-    log_writer w(fx.f, *fd, made->path, 0);
+    log_writer w(fx.f, *fd, made->path, 0, made->number);
     std::string newer;
     newer.push_back(static_cast<char>(record_kind::log_header));
     newer += std::string("\x09\x00\x00\x00", 4);
@@ -186,7 +186,7 @@ TEST_CASE("commit log of another state dir or a newer format is refused before a
   REQUIRE_FALSE(rep.ok());
   CHECK(rep.error().code() == errc::unsupported);
   CHECK(rep.error().message().find("format version 9") != std::string::npos);
-  CHECK(rep.error().message().find("version 2") != std::string::npos);
+  CHECK(rep.error().message().find("version 3") != std::string::npos);
   CHECK(fx.text(kFile) == "h\n");
 }
 

@@ -62,7 +62,7 @@ struct fixture {
   void log(std::uint64_t n, const Records&... records) {
     auto made = create_log(f, clk, log_dir(kState), n, id);
     REQUIRE(made.ok());
-    log_writer w(f, made->fd, made->path, made->length);
+    log_writer w(f, made->fd, made->path, made->length, made->number);
     auto add = [&](const auto& r) {
       std::string p;
       encode(p, r);
