@@ -1,6 +1,6 @@
 // The CAF vocabulary of the actor layer: atoms and the message types actors exchange.
 // Plain value types get inspect() (below) and are registered with add_message_type in
-// runtime.cpp; the ones that carry boost::json values or process-local handles stay
+// runtime_start.cpp; the ones that carry boost::json values or process-local handles stay
 // "unsafe" (never serialized; the list below says which and why). No std::function crosses
 // a mailbox. Include this only in actor files, never in rules.
 #pragma once
@@ -16,7 +16,8 @@
 #include "messages/chat_event.hpp"
 #include "messages/lifecycle_event.hpp"
 #include "messages/session_entry.hpp"
-#include "actors/session/session_core.hpp"
+#include "actors/session/route_facts.hpp"
+#include "actors/store/store_replies.hpp"
 #include "actors/subagent/subagent_spawn.hpp"
 #include "storage/shared_fd.hpp"
 
@@ -62,31 +63,10 @@ using wake_atom = caf::atom_constant<caf::atom("wake")>;
 // A sub-agent spawn: (spawn, parent key, subagent_spec) -> turn_outcome (subagent_actor.hpp).
 using spawn_atom = caf::atom_constant<caf::atom("spawn")>;
 
-// A row as the store actor answers it.
-struct entry_reply {
-  bool found = false;
-  session_entry entry;
-  std::string error;  // set when the row exists but could not be read (found is false then)
-  // A thread key without a row: its parent session (the key before ":thread:") and that
-  // session's row, when it has one; the thread's first session forks from it (fork_planner.hpp).
-  std::string fork_parent_key;
-  std::optional<session_entry> fork_parent_row;
-};
-
-using entry_rows = std::vector<std::pair<std::string, session_entry>>;
-
-// The store's rows changed since its reader's previous (list, changes) ask: every row when
-// `full` (the first ask, or after more changes than the store keeps track of).
-struct changed_row {
-  std::string key;
-  std::uint64_t order = 0;  // session_store::order_of
-  session_entry entry;
-};
-struct row_changes {
-  bool full = false;
-  std::vector<changed_row> rows;  // changed (or, when full, every row), in no given order
-  std::vector<std::string> gone;  // keys erased since (never when full)
-};
+// What the timers (a session expired) and the stores (its row was edited by hand) need of the
+// router: (passivate, key, why). A typed handle of part of the router's interface
+// (router_actor.hpp), which converts to it without a cast; passed by (spawned, passivate_port).
+using passivate_port = caf::typed_actor<caf::reacts_to<passivate_atom, std::string, std::string>>;
 
 // A model call's answer (result<> as a message): the error, or the assistant message.
 struct model_reply {
@@ -101,7 +81,7 @@ struct summary_reply {
 }  // namespace sessionrt::actors
 
 // ---- inspect(): the plain value types that cross actors (serializable, so a later step can
-// shard sessions across nodes with CAF's middleman); registered in runtime.cpp.
+// shard sessions across nodes with CAF's middleman); registered in runtime_start.cpp.
 // Still unsafe (process-local, never serialized), and why:
 //   chat_event (rich content), lifecycle_event (data), session_entry, entry_reply, entry_rows
 //   (rows), model_reply (the assistant message): they carry boost::json values, which CAF

@@ -3,7 +3,8 @@
 // lock (a second runtime on the same state dir fails here, naming the holder), spawns the
 // actors (router, store writers, group-commit syncer, timers, event bus) and returns.
 //   send(chat_event)   -> std::future<turn_outcome>, ready once the turn is acknowledged
-//   router()           -> the actor that takes (chat, chat_event) -> turn_outcome requests
+//   handles()          -> the actors as typed handles (actor_handles.hpp), for a host whose own
+//                         actors speak to them: the router takes (chat, chat_event) -> turn_outcome
 //   send(system_event) -> heartbeat / cron / exec notices, checked; a future of the outcome
 //   spawn_subagent(parent_key, spec) -> a sub-agent session; the future has its first turn
 //   subscribe(filter, fn) -> lifecycle events; fn runs on the event bus, one event at a time
@@ -45,12 +46,10 @@
 #include "storage/session_store_file.hpp"
 #include "storage/store_reconcile.hpp"
 
-namespace caf {
-class actor;
-class scoped_actor;
-}
-
 namespace sessionrt::runtime {
+
+struct actor_handles;  // runtime/actor_handles.hpp (includes CAF)
+struct runtime_impl;   // runtime/runtime_impl.hpp (private to runtime/)
 
 struct runtime_options {
   actors::runtime_settings settings;
@@ -117,13 +116,17 @@ class runtime {
   // next prompt; a cron run's or an isolated heartbeat's turn acknowledged).
   std::future<turn_outcome> send(system_event ev);
   void send(system_event ev, std::function<void(turn_outcome)> done);
-  const caf::actor& router() const;
+  // The actors (include runtime/actor_handles.hpp to use them); empty after stop().
+  const actor_handles& handles() const;
 
   // Compaction providers (SPEC §4): compaction.provider names the one to try first.
   void register_compaction_provider(const std::string& id, std::shared_ptr<compaction_provider> provider);
 
   std::uint64_t subscribe(event_filter filter, std::function<void(const lifecycle_event&)> fn);
   bool unsubscribe(std::uint64_t id);
+  // Delivers an event of the host's to the subscribers, in order with the runtime's own (the
+  // cluster node's shard.acquired|released|fenced); dropped when nobody wants its type.
+  void publish(lifecycle_event e);
 
   result<std::vector<session_row>> sessions();
   result<std::optional<session_entry>> session(const std::string& key, const std::string& agent_id = "");
@@ -167,11 +170,11 @@ class runtime {
   // running, if any); the plans and what was applied (actors/maintenance/cleanup_run.hpp).
   result<actors::cleanup_result> cleanup(const actors::cleanup_request& req);
 
-  // ---- Session administration (the gateway's sessions.* methods; session_admin in
-  // runtime.cpp). Each goes through the actors: the key's live actor is passivated first (after
-  // its running turn; what arrives meanwhile waits in the router), then the store actor changes
-  // the row. /reset, /new, /compact and /stop need no method here: send them as chat events
-  // with an explicit session_key.
+  // ---- Session administration (the gateway's sessions.* methods; session_admin.cpp). Each
+  // goes through the actors: the key's live actor is passivated first (after its running turn;
+  // what arrives meanwhile waits in the router), then the store actor changes the row. /reset,
+  // /new, /compact and /stop need no method here: send them as chat events with an explicit
+  // session_key.
   struct session_patch {
     // Outer optional: change the field; inner nullopt: clear it (JSON null).
     std::optional<std::optional<std::string>> label, model, thinking_level, queue_mode;
@@ -226,6 +229,10 @@ class runtime {
   // space collapsed, a /command skipped), cut to 60 characters; read from the transcript's first
   // 64 KiB only. nullopt when there is nothing to name it by.
   result<std::optional<std::string>> derived_title(const std::string& key);
+  // Waits until an administration call above holds `key` in the router (at once if one does):
+  // what is sent for the key from then on waits for the call (testing aid, like settle()).
+  // False when the runtime is stopped or the router did not answer.
+  bool wait_until_held(const std::string& key);
 
   // ---- Sub-agents (actors/subagent/subagent_actor.hpp) ----
   // Spawns agent:<target>:subagent:<uuid> from the session `parent_key` (which must have a
@@ -238,8 +245,7 @@ class runtime {
   // fork copies what the parent's transcript holds at that moment.
   std::future<turn_outcome> spawn_subagent(const std::string& parent_key, actors::subagent_spec spec);
   void spawn_subagent(const std::string& parent_key, actors::subagent_spec spec, std::function<void(turn_outcome)> done);
-  // The actor behind it: (spawn, parent_key, subagent_spec) -> turn_outcome.
-  const caf::actor& subagents() const;
+  // The actor behind it, (spawn, parent_key, subagent_spec) -> turn_outcome, is handles().subagents.
 
   status stop(std::chrono::milliseconds deadline = std::chrono::seconds(10));
   bool stopped() const;
@@ -249,13 +255,8 @@ class runtime {
   const std::string& state_dir() const;
 
  private:
-  struct impl;
-  // What the session administration calls share: the key's agent and store, its actor
-  // passivated, its row read back (runtime.cpp).
-  struct admin_target;
-  result<admin_target> take_for_admin(caf::scoped_actor& self, const std::string& key);
-  explicit runtime(std::unique_ptr<impl> p);
-  std::unique_ptr<impl> impl_;
+  explicit runtime(std::unique_ptr<runtime_impl> p);
+  std::unique_ptr<runtime_impl> impl_;
 };
 
 }  // namespace sessionrt::runtime

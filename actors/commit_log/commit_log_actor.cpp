@@ -30,6 +30,7 @@ struct log_checkpoint_job {
   std::string dir;
   std::vector<std::uint64_t> logs;
   bool sync_home = false;  // one syncfs of the log's filesystem (through `dir`)
+  std::size_t recycled = 0;  // how many dropped logs to keep as .free files
 };
 
 }  // namespace sessionrt::actors
@@ -73,7 +74,7 @@ std::string run_checkpoint(storage::fs& files, const log_checkpoint_job& job) {
     if (!err.empty()) return "checkpoint: " + err;
   for (const auto& [dir, err] : synced.dirs)
     if (!err.empty()) return "checkpoint: " + err;
-  status st = storage::commit_log::remove_logs(files, job.dir, job.logs);
+  status st = storage::commit_log::recycle_logs(files, job.dir, job.logs, job.recycled);
   return st.ok() ? std::string() : "checkpoint: " + st.message();
 }
 
@@ -101,8 +102,7 @@ sync_worker_actor::behavior_type log_worker(sync_worker_actor::pointer self, sto
 
 void send_answers(self_ptr self, std::vector<book_t::answer> answers) {
   for (auto& a : answers)
-    caf::send_as(caf::actor_cast<caf::actor>(self), a.waiter.to, synced_atom::value, a.waiter.file_id, a.waiter.seq,
-                 std::move(a.error));
+    self->send(a.waiter.to, synced_atom::value, a.waiter.file_id, a.waiter.seq, std::move(a.error));
 }
 
 storage::shared_fd_ptr fd_of_log(commit_log_state& st, std::uint64_t number) {
@@ -117,7 +117,14 @@ void ask_stores(self_ptr self) {
   auto& st = self->state;
   for (const auto& agent : st.marks.holders_below(st.log_number))
     if (auto it = st.stores.find(agent); it != st.stores.end() && it->second.store)
-      caf::send_as(caf::actor_cast<caf::actor>(self), it->second.store, checkpoint_atom::value);
+      self->send(it->second.store, checkpoint_atom::value);
+}
+
+std::unique_ptr<storage::commit_log::log_writer> new_writer(const commit_log_config& cfg,
+                                                            const storage::commit_log::new_log& log) {
+  auto w = std::make_unique<storage::commit_log::log_writer>(*cfg.files, log.fd, log.path, log.length, log.number);
+  w->preallocate(cfg.preallocate_bytes, log.allocated);
+  return w;
 }
 
 // The next log file takes the writes; the current one is retired (its syncs go on).
@@ -134,7 +141,7 @@ status rotate(self_ptr self) {
   }
   st.log_fd = std::make_shared<const storage::shared_fd>(*st.cfg.files, made->fd);
   st.log_fds.emplace_back(number, st.log_fd);
-  st.writer = std::make_unique<storage::commit_log::log_writer>(*st.cfg.files, made->fd, made->path, made->length);
+  st.writer = new_writer(st.cfg, *made);
   st.log_number = number;
   st.log_header_bytes = made->length;
   st.log_started_ms = st.cfg.time->now_ms();
@@ -190,7 +197,7 @@ void send_rows(self_ptr self, std::vector<commit_log_append>& reqs) {
   }
   for (auto& [agent, batch] : batches)
     if (auto it = st.stores.find(agent); it != st.stores.end() && it->second.store)
-      caf::send_as(caf::actor_cast<caf::actor>(self), it->second.store, log_rows_atom::value, std::move(batch));
+      self->send(it->second.store, log_rows_atom::value, std::move(batch));
 }
 
 // Writes the requests that arrived since the last round with one write.
@@ -287,7 +294,8 @@ void dispatch(self_ptr self) {
   for (auto n : cp->logs)
     st.log_fds.erase(std::remove_if(st.log_fds.begin(), st.log_fds.end(), [n](const auto& e) { return e.first == n; }),
                      st.log_fds.end());
-  log_checkpoint_job job{std::move(cp->files), std::move(cp->dirs), st.dir, std::move(cp->logs), cp->sync_home};
+  log_checkpoint_job job{std::move(cp->files), std::move(cp->dirs), st.dir, std::move(cp->logs), cp->sync_home,
+                         st.cfg.recycled_logs};
   if (st.workers == 0) {
     std::string error = run_checkpoint(*st.cfg.files, job);
     if (!error.empty()) {
@@ -311,7 +319,7 @@ void on_log_synced(self_ptr self, std::uint64_t id, const std::string& error) {
 
 void on_append(self_ptr self, commit_log_append& req) {
   auto& st = self->state;
-  st.pending_from.push_back({caf::actor_cast<caf::actor>(self->current_sender()), req.file ? req.file->id() : 0, req.seq});
+  st.pending_from.push_back({caf::actor_cast<synced_port>(self->current_sender()), req.file ? req.file->id() : 0, req.seq});
   st.pending.push_back(std::move(req));
   if (st.flush_scheduled) return;
   st.flush_scheduled = true;
@@ -354,7 +362,8 @@ std::string final_checkpoint(self_ptr self) {
     spdlog::warn("commit log: {} log(s) kept at shutdown: row changes of {} are not in sessions.json yet (the "
                  "next start applies them)",
                  kept.size(), fmt::join(st.marks.holders_below(~std::uint64_t{0}), ", "));
-  log_checkpoint_job job{std::move(cp.files), std::move(cp.dirs), st.dir, std::move(cp.logs), cp.sync_home};
+  log_checkpoint_job job{std::move(cp.files), std::move(cp.dirs), st.dir, std::move(cp.logs), cp.sync_home,
+                         st.cfg.recycled_logs};
   std::string error = run_checkpoint(*st.cfg.files, job);
   // Whatever waited is durable in its transcript now, or failed with the checkpoint.
   send_answers(self, st.book.take_waiters(error.empty() ? std::string() : error));
@@ -377,7 +386,7 @@ commit_log_actor::behavior_type commit_log(self_ptr self, commit_log_config cfg)
   if (first.fd >= 0) {
     st.log_fd = std::make_shared<const storage::shared_fd>(*st.cfg.files, first.fd);
     st.log_fds.emplace_back(first.number, st.log_fd);
-    st.writer = std::make_unique<storage::commit_log::log_writer>(*st.cfg.files, first.fd, first.path, first.length);
+    st.writer = new_writer(st.cfg, first);
     st.log_number = first.number;
     st.log_header_bytes = first.length;
     st.log_started_ms = st.cfg.time->now_ms();

@@ -10,7 +10,10 @@
 // Checkpoint: when the log passes checkpoint_bytes, or every checkpoint_interval_ms (real time
 // only), a new log file takes the writes and, once the old one's records are answered, a
 // checkpoint worker makes the transcripts written since it began durable (fdatasync each, or
-// one syncfs per filesystem) and removes it. (checkpoint) does the same for everything at once
+// one syncfs per filesystem) and drops it: renamed <n>.free to be written again as a later log
+// (up to `recycled_logs` such files; log_files.hpp), else removed. A log file is allocated
+// ahead in chunks of `preallocate_bytes`, so that its fdatasyncs commit no size change (and,
+// once recycled, no allocation either). (checkpoint) does the same for everything at once
 // and closes the log (shutdown; answered "" or the error): later appends fail.
 // Errors: a failed write fails the records of that round (the log is cut back to its last
 // whole record); a failed fdatasync fails every record of that log not yet answered and a new
@@ -57,10 +60,16 @@ using log_synced_atom = caf::atom_constant<caf::atom("logsynced")>;
 using checkpointed_atom = caf::atom_constant<caf::atom("checkpted")>;
 using log_rows_atom = caf::atom_constant<caf::atom("logrows")>;
 
+// What the log needs of a store (store_actor.hpp, whose handle converts to it): the rows of its
+// sessions, and the ask to write sessions.json before a checkpoint.
+using log_store_port = caf::typed_actor<caf::reacts_to<log_rows_atom, row_batch>, caf::reacts_to<checkpoint_atom>>;
+// Whom a (logappend) is answered: (synced, file id, seq, error) to its sender (a session or a store).
+using synced_port = caf::typed_actor<caf::reacts_to<synced_atom, std::uint64_t, std::uint64_t, std::string>>;
+
 // Each agent's store: the sessions.json it writes (as records name it) and its actor.
 struct store_route {
   std::string path;
-  caf::actor store;
+  log_store_port store;
 };
 struct store_routes {
   std::map<std::string, store_route> by_agent;
@@ -74,8 +83,13 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::store_routes)
 
 namespace sessionrt::actors {
 
+// The defaults of storage.commitLogCheckpointBytes and storage.commitLogCheckpointIntervalMs.
 inline constexpr std::uint64_t kCheckpointBytes = 64ull << 20;
 inline constexpr std::int64_t kCheckpointIntervalMs = 60000;
+inline constexpr std::uint64_t kLogPreallocateBytes = 4ull << 20;
+// Dropped logs kept for reuse (RocksDB's recycle_log_file_num): one is written while the
+// previous one waits for its checkpoint, so two cover the steady state.
+inline constexpr std::size_t kLogsRecycled = 2;
 // Log syncs in flight: one fdatasync of a single file at a time is what the disk serializes
 // anyway (bench/disk_floor measures 1 and 2).
 inline constexpr int kLogSyncsInFlight = 1;
@@ -92,6 +106,8 @@ struct commit_log_config {
   bool self_scheduling = true;   // the interval checkpoint (off in virtual time)
   std::uint64_t checkpoint_bytes = kCheckpointBytes;
   std::int64_t checkpoint_interval_ms = kCheckpointIntervalMs;
+  std::uint64_t preallocate_bytes = kLogPreallocateBytes;  // 0: the file grows by its writes
+  std::size_t recycled_logs = kLogsRecycled;               // 0: dropped logs are removed
 };
 
 using commit_log_actor = caf::typed_actor<
@@ -105,7 +121,7 @@ using commit_log_actor = caf::typed_actor<
     caf::replies_to<settle_atom>::with<bool>>;                    // true once nothing is pending or running
 
 struct commit_log_waiter {
-  caf::actor to;
+  synced_port to;
   std::uint64_t file_id = 0;
   std::uint64_t seq = 0;
 };

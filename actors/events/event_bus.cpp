@@ -11,7 +11,7 @@ event_bus_actor::behavior_type event_bus(event_bus_actor::stateful_pointer<event
   };
 }
 
-void publish(const caf::actor& bus, const event_hub& hub, lifecycle_event e) {
+void publish(const event_bus_actor& bus, const event_hub& hub, lifecycle_event e) {
   if (bus && hub.wants(e.type)) caf::anon_send(bus, publish_atom::value, std::move(e));
 }
 

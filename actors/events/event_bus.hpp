@@ -2,8 +2,6 @@
 // one at a time, in arrival order — so each session's events reach subscribers in the order
 // the session published them. Publishers use publish(), which skips events nobody wants.
 #pragma once
-#include <type_traits>
-
 #include "actors/caf_types.hpp"
 #include "actors/events/event_hub.hpp"
 
@@ -20,17 +18,14 @@ struct event_bus_state {
 event_bus_actor::behavior_type event_bus(event_bus_actor::stateful_pointer<event_bus_state> self,
                                          std::shared_ptr<event_hub> hub);
 
-// Sends `e` to the bus if some subscription wants its type (from any actor that sends).
-// (A statically typed actor may send() only to typed handles: it sends as itself instead.)
+// Sends `e` to the bus if some subscription wants its type (from any actor that sends; the
+// bus is typed, so a statically typed actor sends to it as itself).
 template <class Self>
-void publish(Self* self, const caf::actor& bus, const event_hub& hub, lifecycle_event e) {
+void publish(Self* self, const event_bus_actor& bus, const event_hub& hub, lifecycle_event e) {
   if (!bus || !hub.wants(e.type)) return;
-  if constexpr (std::is_convertible_v<Self*, caf::event_based_actor*>)
-    self->send(bus, publish_atom::value, std::move(e));
-  else
-    caf::send_as(caf::actor_cast<caf::actor>(self), bus, publish_atom::value, std::move(e));
+  self->send(bus, publish_atom::value, std::move(e));
 }
 // The same from outside any actor (the runtime's start-up events), sent anonymously.
-void publish(const caf::actor& bus, const event_hub& hub, lifecycle_event e);
+void publish(const event_bus_actor& bus, const event_hub& hub, lifecycle_event e);
 
 }  // namespace sessionrt::actors

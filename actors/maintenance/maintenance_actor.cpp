@@ -23,6 +23,7 @@
 #include "actors/maintenance/row_cache.hpp"
 #include "actors/router/session_key.hpp"
 #include "actors/store/store_actor.hpp"
+#include "actors/turn_wait.hpp"
 #include "storage/cold_transcript.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/system_clock.hpp"
@@ -30,6 +31,10 @@
 
 namespace sessionrt::actors {
 namespace {
+
+// Requests: to a store with no timeout (it answers every one from its mailbox, waiting on no
+// session; a failed write is an answer); to the router for a key's hold or passivation, which
+// wait for the key's running turn, at most turn_wait (turn_wait.hpp): the key is skipped then.
 
 struct maintenance_state {
   explicit maintenance_state(maintenance_actor_config c) : cfg(std::move(c)) {}
@@ -60,7 +65,7 @@ struct maintenance_state {
   std::deque<cleanup_pass> cleanups;
 };
 using state_ptr = std::shared_ptr<maintenance_state>;
-using self_ptr = caf::event_based_actor*;
+using self_ptr = maintenance_actor_type::pointer;
 
 std::int64_t now_ms(const maintenance_state& st) { return st.cfg.time->now_ms(); }
 // The full-scan cadence (maintenance_actor.hpp) reads the real clock, under virtual time too.
@@ -281,8 +286,8 @@ void check_keys(self_ptr self, const state_ptr& st, std::shared_ptr<maintenance_
                 one_done();
               });
     };
-    self->request(st->links.router, caf::infinite, passivate_atom::value, key, std::string("maintenance"),
-                  settle_atom::value)
+    self->request(st->links.router, turn_wait(*st->cfg.settings), passivate_atom::value, key,
+                  std::string("maintenance"), settle_atom::value)
         .then(
             [checks, key, read_back, one_done](bool passivated) {
               if (!passivated) {
@@ -303,9 +308,12 @@ void check_keys(self_ptr self, const state_ptr& st, std::shared_ptr<maintenance_
 void with_key_held(self_ptr self, const state_ptr& st, const std::string& key,
                    std::function<void(std::function<void()> done)> fn, std::function<void()> failed) {
   auto router = st->links.router;
-  self->request(router, caf::infinite, hold_atom::value, key)
+  self->request(router, turn_wait(*st->cfg.settings), hold_atom::value, key)
       .then([self, router, key, fn](bool) { fn([self, router, key] { self->send(router, release_atom::value, key); }); },
-            [failed](caf::error&) { failed(); });
+            [self, router, key, failed](caf::error&) {
+              self->send(router, release_atom::value, key);  // a hold not answered in time stays counted
+              failed();
+            });
 }
 
 // Archives the batch's rows archived in place (dashboards, stale, cap), one key at a time, then goes on to the
@@ -365,7 +373,8 @@ void archive_rows(self_ptr self, const state_ptr& st, std::shared_ptr<maintenanc
       },
       [skip] { skip("could not be held"); });
   };
-  self->request(st->links.router, caf::infinite, passivate_atom::value, a.key, std::string("maintenance"), settle_atom::value)
+  self->request(st->links.router, turn_wait(*st->cfg.settings), passivate_atom::value, a.key, std::string("maintenance"),
+                settle_atom::value)
       .then([held, skip](bool passivated) { passivated ? held() : skip("has a turn in flight"); },
             [skip](caf::error&) { skip("could not be passivated"); });
 }
@@ -688,7 +697,7 @@ void schedule(self_ptr self, const maintenance_state& st) {
 
 }  // namespace
 
-caf::behavior maintenance_actor(caf::event_based_actor* self, maintenance_actor_config cfg) {
+maintenance_actor_type::behavior_type maintenance_actor(self_ptr self, maintenance_actor_config cfg) {
   auto st = std::make_shared<maintenance_state>(std::move(cfg));
   st->next_due_ms = now_ms(*st) + st->cfg.interval_ms;
   schedule(self, *st);
@@ -698,7 +707,7 @@ caf::behavior maintenance_actor(caf::event_based_actor* self, maintenance_actor_
         // The stores learn the router from here: a hand edit of a live session's row passivates
         // it, so its next turn starts from the edited row (store_actor.hpp).
         for (const auto& [agent, store] : st->links.stores)
-          if (st->links.router) self->send(store, spawned_atom::value, st->links.router);
+          if (st->links.router) self->send(store, spawned_atom::value, passivate_port(st->links.router));
       },
       [self, st](tick_atom) {
         if (!st->running && now_ms(*st) >= st->next_due_ms) start_pass(self, st, "schedule", false);

@@ -35,7 +35,9 @@
 
 #include "actors/caf_types.hpp"
 #include "actors/maintenance/cleanup_run.hpp"
-#include "actors/events/event_hub.hpp"
+#include "actors/events/event_bus.hpp"
+#include "actors/router/router_actor.hpp"
+#include "actors/store/store_actor.hpp"
 #include "actors/runtime_settings.hpp"
 #include "storage/change_feed_fs.hpp"
 #include "storage/fs.hpp"
@@ -51,7 +53,7 @@ struct maintenance_actor_config {
   storage::fs* files = nullptr;                // required
   clock* time = nullptr;                       // required
   std::map<std::string, std::string> sessions_dir;  // agentId -> its sessions dir
-  caf::actor bus;
+  event_bus_actor bus;
   std::shared_ptr<event_hub> hub;
   bool self_scheduling = true;                 // false under virtual time: advance() ticks
   std::int64_t interval_ms = 5 * 60 * 1000;    // a pass at least this often
@@ -73,11 +75,22 @@ struct maintenance_actor_config {
 };
 
 struct maintenance_links {
-  std::map<std::string, caf::actor> stores;  // agentId -> its store actor
-  caf::actor router;
+  std::map<std::string, store_actor_type> stores;  // agentId -> its store actor
+  router_actor_type router;
 };
 
-caf::behavior maintenance_actor(caf::event_based_actor* self, maintenance_actor_config cfg);
+// The signatures of the header comment, one per line.
+using maintenance_actor_type = caf::typed_actor<
+    caf::reacts_to<spawned_atom, maintenance_links>,
+    caf::reacts_to<tick_atom>,
+    caf::replies_to<tick_atom, settle_atom>::with<bool>,
+    caf::reacts_to<high_water_atom, std::string>,
+    caf::replies_to<maintain_atom>::with<lifecycle_event>,
+    caf::replies_to<maintain_atom, cleanup_request>::with<cleanup_result>,
+    caf::reacts_to<mstep_atom>>;
+
+maintenance_actor_type::behavior_type maintenance_actor(maintenance_actor_type::pointer self,
+                                                        maintenance_actor_config cfg);
 
 }  // namespace sessionrt::actors
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "actors/caf_types.hpp"
+#include "actors/store/store_replies.hpp"
 #include "actors/maintenance/maintenance_planner.hpp"
 
 namespace sessionrt::actors {

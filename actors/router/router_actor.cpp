@@ -48,6 +48,8 @@ struct router_state {
   std::vector<caf::response_promise> quiet_waiters;  // (tick, settle): answered when nothing passivates
   // (hold, key): answered when the key has no actor.
   std::map<std::string, std::vector<caf::response_promise>> hold_waiters;
+  // (hold, key, settle): answered when a hold on the key arrives.
+  std::map<std::string, std::vector<caf::response_promise>> held_watchers;
   // (passivate, key, why, settle): answered when the key's passivation is done.
   std::unordered_map<std::string, std::vector<caf::response_promise>> passivation_waiters;
   std::uint64_t turns = 0;
@@ -108,10 +110,10 @@ std::shared_ptr<const session_actor_deps> deps_of(router_state& st, const std::s
   core->wants_event = [hub = st.cfg.hub](std::string_view type) { return hub->wants(type); };
   auto deps = std::make_shared<session_actor_deps>();
   deps->core = std::move(core);
-  deps->store = caf::actor_cast<store_actor_type>(st.cfg.agents.store.at(agent));
-  deps->commit_log = caf::actor_cast<commit_log_actor>(st.cfg.commit_log);
+  deps->store = st.cfg.agents.store.at(agent);
+  deps->commit_log = st.cfg.commit_log;
   deps->bus = st.cfg.bus;
-  deps->timers = caf::actor_cast<timer_actor_type>(st.cfg.timers);
+  deps->timers = st.cfg.timers;
   deps->hub = st.cfg.hub;
   deps->runner = st.cfg.runner;
   deps->gate = st.cfg.gate;
@@ -150,6 +152,7 @@ void activate(router_self self, state_ptr st, const std::string& key) {
   slot_table::slot* s = st->slots.find(key);
   if (!s) return;
   auto store = st->cfg.agents.store.at(s->agent);
+  // No timeout: a store answers every request from its mailbox (a row it cannot read too).
   self->request(store, caf::infinite, get_atom::value, key)
       .then(
           [self, st, key, store](entry_reply& row) {
@@ -202,6 +205,7 @@ caf::result<bool> passivate_and_wait(router_self self, const state_ptr& st, cons
 // learns it did not happen (false); held or stopping, the key is asked again without condition.
 void passivate_if_idle(router_self self, const state_ptr& st, const std::string& key, const session_actor_type& actor,
                        const std::string& why) {
+  // No timeout: the session answers at once (idle or not), from its mailbox.
   self->request(actor, caf::infinite, passivate_atom::value, why, settle_atom::value)
       .then(
           [self, st, key, actor](bool passivating) {
@@ -230,9 +234,21 @@ caf::result<bool> hold(router_self self, const state_ptr& st, const std::string&
   slot_plan plan;
   const bool actorless = st->slots.hold(key, plan);
   carry_out(self, st, plan);
+  if (auto w = st->held_watchers.find(key); w != st->held_watchers.end()) {
+    for (auto& rp : w->second) rp.deliver(true);
+    st->held_watchers.erase(w);
+  }
   if (actorless) return true;
   auto rp = self->make_response_promise();
   st->hold_waiters[key].push_back(rp);
+  return rp;
+}
+
+// True once some hold on `key` arrived (at once when one is in place).
+caf::result<bool> when_held(router_self self, const state_ptr& st, const std::string& key) {
+  if (st->slots.held(key)) return true;
+  auto rp = self->make_response_promise();
+  st->held_watchers[key].push_back(rp);
   return rp;
 }
 
@@ -382,6 +398,7 @@ caf::result<bool> settle(router_self self, const state_ptr& st) {
   };
   auto ask = [done](router_self s, const session_actor_type& a, const std::string&) mutable {
     if (!a) return done();
+    // No timeout: a session answers (settle) from its mailbox, behind what came before.
     s->request(a, caf::infinite, settle_atom::value).then([done](bool) mutable { done(); },
                                                            [done](caf::error&) mutable { done(); });
   };
@@ -422,6 +439,7 @@ router_actor_type::behavior_type router_behavior(router_self self, router_config
         return passivate_and_wait(self, st, key, why);
       },
       [self, st](hold_atom, const std::string& key) { return hold(self, st, key); },
+      [self, st](hold_atom, const std::string& key, settle_atom) { return when_held(self, st, key); },
       [self, st](release_atom, const std::string& key) { release(self, st, key); },
       [self, st](tick_atom) {
         sweep(self, st);
@@ -438,37 +456,6 @@ router_actor_type::behavior_type router_behavior(router_self self, router_config
 
 router_actor_type spawn_router(caf::actor_system& sys, router_config cfg) {
   return sys.spawn(router_behavior, std::move(cfg));
-}
-
-caf::behavior outcome_relay(caf::event_based_actor* self, caf::actor router, caf::actor subagents,
-                            std::shared_ptr<pending_outcomes> pending) {
-  // Asks `target` and hands its outcome (or why there is none) to the callback under `id`.
-  auto ask = [self, pending](const caf::actor& target, std::uint64_t id, std::string who, auto&&... msg) {
-    auto answer = [pending, id](turn_outcome out) {
-      if (auto fn = pending->take(id)) fn(std::move(out));
-    };
-    self->request(target, caf::infinite, std::forward<decltype(msg)>(msg)...)
-        .then([answer](turn_outcome& out) { answer(std::move(out)); },
-              [self, answer, who](caf::error& err) {
-                answer(failed_outcome(status(errc::io_error, who + " did not answer: " + self->system().render(err))));
-              });
-  };
-  return {
-      [router, ask](chat_atom a, std::uint64_t id, chat_event& ev) { ask(router, id, "the router", a, std::move(ev)); },
-      // The host's other messages to the router go the same way, so they stay behind its turns.
-      [router, ask](system_atom a, std::uint64_t id, system_event& ev) {
-        ask(router, id, "the router", a, std::move(ev));
-      },
-      [subagents, ask](spawn_atom a, std::uint64_t id, std::string& parent_key, subagent_spec& spec) {
-        ask(subagents, id, "the sub-agent spawner", a, std::move(parent_key), std::move(spec));
-      },
-      [self, router](system_atom a, system_event& ev) {
-        self->request(router, caf::infinite, a, std::move(ev)).then([](turn_outcome&) {}, [](caf::error&) {});
-      },
-      [self, router](settle_atom a) { return self->delegate(router, a); },
-      [self, router](tick_atom a, settle_atom b) { return self->delegate(router, a, b); },
-      [self, router](stop_atom a) { return self->delegate(router, a); },
-  };
 }
 
 }  // namespace sessionrt::actors

@@ -18,20 +18,21 @@
 //                                   or none was live); false while its actor is starting
 //   (hold, key) -> bool    session administration: true once the key has no actor, and it gets
 //                          none until (release, key); what arrives meanwhile waits, in order
+//   (hold, key, settle) -> bool  true once a hold on the key is in place (at once if one is): a
+//                          test's signal that an administration call's hold arrived
 #pragma once
 #include <map>
 #include <memory>
 
 #include "actors/caf_types.hpp"
 #include "actors/events/event_hub.hpp"
-#include "actors/router/pending_outcomes.hpp"
 #include "actors/router/router_stats.hpp"
 #include "actors/session/session_actor.hpp"
 
 namespace sessionrt::actors {
 
 // Serializable like the other plain values that cross actors (caf_types.hpp); registered in
-// runtime.cpp.
+// runtime_start.cpp.
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, router_stats& x) {
   return f(caf::meta::type_name("router_stats"), x.slots.slots, x.slots.open, x.slots.live, x.slots.passivating,
@@ -39,14 +40,16 @@ typename Inspector::result_type inspect(Inspector& f, router_stats& x) {
 }
 
 struct agent_stores {
-  std::map<std::string, caf::actor> store;         // agentId -> its store actor
+  std::map<std::string, store_actor_type> store;   // agentId -> its store actor
   std::map<std::string, std::string> sessions_dir;  // agentId -> <state>/agents/<id>/sessions
 };
 
 struct router_config {
   session_core_deps core;  // sessions_dir / agent_id are filled per agent
   agent_stores agents;
-  caf::actor commit_log, bus, timers;  // commit_log: durability batch only
+  commit_log_actor commit_log;  // durability batch only
+  event_bus_actor bus;
+  timer_actor_type timers;
   std::shared_ptr<event_hub> hub;
   bool self_scheduling = true;  // false under virtual time: the runtime sends ticks
   // The model plumbing the sessions share (session_actor_deps).
@@ -64,6 +67,7 @@ using router_actor_type = caf::typed_actor<
     caf::reacts_to<passivated_atom, std::string>,               // key
     caf::replies_to<passivate_atom, std::string, std::string, settle_atom>::with<bool>,
     caf::replies_to<hold_atom, std::string>::with<bool>,
+    caf::replies_to<hold_atom, std::string, settle_atom>::with<bool>,
     caf::reacts_to<release_atom, std::string>,
     caf::reacts_to<tick_atom>,
     caf::replies_to<tick_atom, settle_atom>::with<bool>,
@@ -73,14 +77,5 @@ using router_actor_type = caf::typed_actor<
 
 // Spawns the router; its state is private to router_actor.cpp.
 router_actor_type spawn_router(caf::actor_system& sys, router_config cfg);
-
-// outcome_relay: the host's side of the requests answered with a turn_outcome, for the
-// runtime's callback API. (chat, id, chat_event) and (system, id, system_event) ask the router,
-// (spawn, id, parent key, subagent_spec) asks the sub-agent spawner; each calls the callback
-// `pending` holds under `id` with the outcome (or with an io_error outcome naming who did not
-// answer). (system, ev), (settle), (tick, settle) and (stop) go on to the router (delegated:
-// the router answers), behind the turns sent before them.
-caf::behavior outcome_relay(caf::event_based_actor* self, caf::actor router, caf::actor subagents,
-                            std::shared_ptr<pending_outcomes> pending);
 
 }  // namespace sessionrt::actors

@@ -253,6 +253,8 @@ class session_slots {
     admission_.push_back(key);
     admit(out);
   }
+  // Some hold on `key` is not released yet.
+  bool held(const std::string& key) const { return holds_.count(key) > 0; }
   // No actor has the key (no slot, or it waits queued or held).
   bool actorless(const std::string& key) const {
     auto it = slots_.find(key);

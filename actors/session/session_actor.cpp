@@ -46,7 +46,7 @@ struct session_state : call_port {
   std::shared_ptr<const session_actor_deps> deps;
   std::optional<call_transport> call;  // the running call's (the machine keeps its bookkeeping)
   std::optional<alarms::id> debounce;
-  caf::actor passivate_reply_to;
+  passivated_port passivate_reply_to;  // the router, which asked
   std::optional<session_machine> machine;  // last: it ends its call through this port
 
   // Runs when the actor exits (CAF destroys a stateful actor's state in on_exit).
@@ -104,6 +104,8 @@ void session_state::carry_out(plan_put& s) {
   }
   auto stored = [this](bool) { carry_out(machine->stored("")); };
   auto failed = [this](caf::error& err) { carry_out(machine->stored(self->system().render(err))); };
+  // No timeouts here nor in the row fetch below: the store answers every request from its
+  // mailbox (a failed write is an answer).
   if (s.row)
     self->request(deps->store, caf::infinite, put_atom::value, s.key, std::move(*s.row), flush_atom::value)
         .then(stored, failed);
@@ -115,7 +117,7 @@ void session_state::carry_out(plan_put& s) {
 void session_state::carry_out(plan_wake& s) {
   if (!deps->timers_clock) return;
   debounce = deps->timers_clock->at(s.at_ms, [addr = self->address()] {
-    if (auto a = caf::actor_cast<caf::actor>(addr)) caf::anon_send(a, wake_atom::value);
+    if (auto a = caf::actor_cast<session_actor_type>(addr)) caf::anon_send(a, wake_atom::value);
   });
 }
 
@@ -144,7 +146,7 @@ void session_state::carry_out(plan_fetch_row&) {
 void session_state::carry_out(plan_quit&) {
   // (A typed actor sends to a dynamic handle as itself.)
   if (passivate_reply_to)
-    caf::send_as(caf::actor_cast<caf::actor>(self), passivate_reply_to, passivated_atom::value, machine->core().key());
+    self->send(passivate_reply_to, passivated_atom::value, machine->core().key());
   self->quit();
 }
 
@@ -163,7 +165,7 @@ void session_state::arm_timeout() {
   if (ms <= 0 || !deps->timers_clock) return;
   call->timeout = deps->timers_clock->at(deps->core->time->now_ms() + ms,
                                          [addr = self->address(), id = call->id] {
-                                           if (auto a = caf::actor_cast<caf::actor>(addr))
+                                           if (auto a = caf::actor_cast<session_actor_type>(addr))
                                              caf::anon_send(a, timeout_atom::value, id);
                                          });
 }
@@ -178,17 +180,17 @@ std::optional<model_answer> session_state::start_model(std::uint64_t id, std::sh
   // (notes as JSON text: CAF copies strings).
   if (s.text)
     call->request->on_text = [addr = self->address(), id](std::string_view piece) {
-      if (auto a = caf::actor_cast<caf::actor>(addr)) caf::anon_send(a, model_text_atom::value, id, std::string(piece));
+      if (auto a = caf::actor_cast<session_actor_type>(addr)) caf::anon_send(a, model_text_atom::value, id, std::string(piece));
     };
   if (s.message)
     call->request->on_message = [addr = self->address(), id](boost::json::object m) {
-      if (auto a = caf::actor_cast<caf::actor>(addr))
+      if (auto a = caf::actor_cast<session_actor_type>(addr))
         caf::anon_send(a, model_note_atom::value, id, std::string("message"), std::string(boost::json::serialize(m)));
     };
   if (s.fallback)
     call->request->on_fallback = [addr = self->address(), id](std::string from, std::string to, std::string why) {
       boost::json::object note{{"from", from}, {"to", to}, {"reason", why}};
-      if (auto a = caf::actor_cast<caf::actor>(addr))
+      if (auto a = caf::actor_cast<session_actor_type>(addr))
         caf::anon_send(a, model_note_atom::value, id, std::string("fallback"), std::string(boost::json::serialize(note)));
     };
   if (!deps->gate) return hand_to_runner();
@@ -199,7 +201,7 @@ std::optional<model_answer> session_state::start_model(std::uint64_t id, std::sh
   call->ticket = deps->gate->acquire(provider, [phase, addr = self->address(), id] {
     int expected = 0;
     if (phase->compare_exchange_strong(expected, 1)) return;
-    if (auto a = caf::actor_cast<caf::actor>(addr)) caf::anon_send(a, granted_atom::value, id);
+    if (auto a = caf::actor_cast<session_actor_type>(addr)) caf::anon_send(a, granted_atom::value, id);
   });
   int expected = 0;
   if (phase->compare_exchange_strong(expected, 2)) return std::nullopt;  // waits for room
@@ -217,7 +219,7 @@ std::optional<model_answer> session_state::hand_to_runner() {
       box->answer = std::move(a);
       return;
     }
-    auto actor = caf::actor_cast<caf::actor>(addr);
+    auto actor = caf::actor_cast<session_actor_type>(addr);
     if (!actor) return;
     model_reply r;
     if (a.ok())
@@ -262,7 +264,7 @@ void session_state::start_summary(std::uint64_t id, std::shared_ptr<compaction_p
   deps->pool->post([provider = std::move(provider), request = std::move(request), cancel = std::move(cancel),
                     addr = self->address(), id] {
     auto r = provider->summarize(*request, *cancel);
-    auto actor = caf::actor_cast<caf::actor>(addr);
+    auto actor = caf::actor_cast<session_actor_type>(addr);
     if (!actor) return;
     summary_reply reply;
     if (r.ok())
@@ -293,7 +295,7 @@ session_actor_type::behavior_type session_actor(session_self self, std::string k
     return [rp](turn_outcome out) mutable { rp.deliver(std::move(out)); };
   };
   auto passivate = [self, st](const std::string& why) {
-    st->passivate_reply_to = caf::actor_cast<caf::actor>(self->current_sender());
+    st->passivate_reply_to = caf::actor_cast<passivated_port>(self->current_sender());
     st->carry_out(st->machine->passivate(why));
   };
   return {

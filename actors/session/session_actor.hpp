@@ -26,7 +26,7 @@
 #include <memory>
 
 #include "actors/caf_types.hpp"
-#include "actors/events/event_hub.hpp"
+#include "actors/events/event_bus.hpp"
 #include "actors/model/blocking_work.hpp"
 #include "actors/model/model_gate.hpp"
 #include "actors/session/session_core.hpp"
@@ -42,7 +42,7 @@ struct session_actor_deps {
   store_actor_type store;
   commit_log_actor commit_log;  // durability batch: where the turns' bytes go
   timer_actor_type timers;
-  caf::actor bus;
+  event_bus_actor bus;
   std::shared_ptr<event_hub> hub;
   async_model_runner* runner = nullptr;  // nullptr: turns fail with "no model runner"
   model_gate* gate = nullptr;            // nullptr: no bound
@@ -60,6 +60,9 @@ struct session_actor_deps {
 //   (trim)   idle: session_core::trim() (ignored while anything runs or waits)
 //   (settle) -> bool   true once what was sent before is handled (cheaper than stats: no text)
 //   (stats) -> std::string   one line describing the actor's state (tests)
+// Whom a session reports (passivated, key) to: the router (router_actor.hpp) that asked.
+using passivated_port = caf::typed_actor<caf::reacts_to<passivated_atom, std::string>>;
+
 using session_actor_type = caf::typed_actor<
     caf::replies_to<chat_atom, chat_event, route_facts>::with<turn_outcome>,
     caf::replies_to<system_atom, system_event>::with<turn_outcome>,

@@ -11,7 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "actors/caf_types.hpp"
+#include "actors/store/store_replies.hpp"
 #include "storage/session_store.hpp"
 
 namespace sessionrt::actors {

@@ -88,7 +88,7 @@ void take_hand_edits(self_ptr self) {
                                               std::int64_t(rep.kept_ours.size())}));
   // A live session holds its row: it starts again from the edited one at its next turn.
   if (st.router)
-    for (const auto& k : edited) caf::anon_send(st.router, passivate_atom::value, k, std::string("sessions.json edited"));
+    for (const auto& k : edited) self->send(st.router, passivate_atom::value, k, std::string("sessions.json edited"));
   if (!rep.removed.empty()) st.high_water_told = false;
   st.archived.forget();  // the merged store is counted again when the high-water check needs it
   check_high_water(self);
@@ -111,7 +111,7 @@ void send_to_log(self_ptr self, commit_log_append a, std::function<void(const st
   a.store_order = st.applied_through;
   a.seq = ++st.log_sent;
   if (done) st.log_waiters.emplace_back(a.seq, std::move(done));
-  caf::send_as(caf::actor_cast<caf::actor>(self), st.cfg.commit_log, log_append_atom::value, std::move(a));
+  self->send(st.cfg.commit_log, log_append_atom::value, std::move(a));
 }
 
 // sessions.json holds every change made or taken so far: a checkpoint may drop the logs that
@@ -210,7 +210,7 @@ void check_high_water(self_ptr self) {
   }
   if (st.high_water_told) return;
   st.high_water_told = true;
-  caf::anon_send(st.cfg.maintenance, high_water_atom::value, st.cfg.agent_id);  // typed: no send() to it
+  self->send(st.cfg.maintenance, high_water_atom::value, st.cfg.agent_id);
 }
 
 // A put changed the row of `key` (archived: it has archivedAt now): written with the window.
@@ -423,7 +423,7 @@ store_actor_type::behavior_type store_actor(self_ptr self, std::shared_ptr<stora
         }
         return std::move(*removed);
       },
-      [self](spawned_atom, caf::actor& router) { self->state.router = std::move(router); },
+      [self](spawned_atom, passivate_port& router) { self->state.router = std::move(router); },
       [self](tick_atom) {
         take_hand_edits(self);
         schedule_edit_check(self);

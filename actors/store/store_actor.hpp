@@ -46,8 +46,9 @@
 // is nothing to write, the store records that sessions.json holds everything so far
 // (kStoreWritten): a checkpoint drops a log only after that, and a replay starts there.
 // self_flushing false (virtual time): there is no window; the host writes with (flush, stop)
-// at points of its choosing (a simulation: the end of each step), so what is on disk at a
-// crash is a function of virtual time, not of when a real-time window happened to close.
+// at points of its choosing (a simulation: once the oldest unwritten change is
+// storeFlushWindowMs old in virtual time, sim/clock_driver), so what is on disk at a crash is
+// a function of virtual time, not of when a real-time window happened to close.
 #pragma once
 #include <deque>
 #include <functional>
@@ -57,7 +58,7 @@
 
 #include "actors/caf_types.hpp"
 #include "actors/commit_log/commit_log_actor.hpp"
-#include "actors/events/event_hub.hpp"
+#include "actors/events/event_bus.hpp"
 #include "actors/store/archived_rows.hpp"
 #include "actors/store/row_change_log.hpp"
 #include "storage/session_store_file.hpp"
@@ -68,20 +69,24 @@ using erase_atom = caf::atom_constant<caf::atom("erase")>;
 using high_water_atom = caf::atom_constant<caf::atom("highwater")>;
 inline constexpr std::int64_t erase_no_updated_at = std::numeric_limits<std::int64_t>::min();
 
+// What a store needs of the maintenance actor (maintenance_actor.hpp, whose handle converts to
+// it): (high_water, agentId).
+using high_water_port = caf::typed_actor<caf::reacts_to<high_water_atom, std::string>>;
+
 struct store_actor_config {
   std::int64_t flush_window_ms = 50;
   std::string agent_id;
-  caf::actor bus;
+  event_bus_actor bus;
   std::shared_ptr<event_hub> hub;
   clock* time = nullptr;
-  caf::actor maintenance;          // told when the unarchived row count reaches high_water_rows
+  high_water_port maintenance;     // told when the unarchived row count reaches high_water_rows
   std::size_t high_water_rows = 0;
   bool self_flushing = true;       // false: no window, the host flushes (see above)
   // storage.watchStoreEdits (default on): take hand edits of sessions.json while running. Off,
   // an edit in place makes the rows kept on disk fail until a restart.
   bool watch_edits = true;
   std::int64_t edit_check_ms = 1000;  // hand-edit check while idle (self_flushing only; 0: only on use)
-  caf::actor commit_log;  // durability batch: row changes are records of the commit log (see above)
+  commit_log_actor commit_log;  // durability batch: row changes are records of the commit log (see above)
 };
 
 // store.reloaded: a hand edit of sessions.json was merged (keys listed up to 50 each).
@@ -113,7 +118,7 @@ using store_actor_type = caf::typed_actor<
     caf::replies_to<erase_atom, std::vector<std::string>, std::vector<std::int64_t>>::with<std::size_t>,
     caf::replies_to<erase_atom, std::vector<std::string>, std::vector<std::int64_t>, list_atom>::with<
         std::vector<std::string>>,
-    caf::reacts_to<spawned_atom, caf::actor>,            // the router
+    caf::reacts_to<spawned_atom, passivate_port>,        // the router
     caf::reacts_to<tick_atom>,                           // the hand-edit check (its own)
     caf::reacts_to<log_rows_atom, row_batch>,            // batch: the sessions' rows, from the log
     caf::reacts_to<checkpoint_atom>,                     // batch: the log waits for a write
@@ -130,7 +135,7 @@ struct store_state {
   bool high_water_told = false;
   archived_rows archived;  // which rows have archivedAt (counted once the store nears the mark)
   row_change_log changes;
-  caf::actor router;  // sessions whose rows were edited by hand are passivated through it
+  passivate_port router;  // sessions whose rows were edited by hand are passivated through it
   // Durability batch: the last session row taken (its number in the log's row sequence), the
   // store's own appends sent, and what waits for the log's answers (append seq, callback).
   std::uint64_t applied_through = 0;

@@ -16,6 +16,7 @@ namespace sessionrt::actors {
 namespace {
 
 using cfg_ptr = std::shared_ptr<const subagent_actor_config>;
+using self_ptr = subagent_actor_type::pointer;
 
 turn_outcome refused(const std::string& key, status why) {
   turn_outcome out;
@@ -43,7 +44,7 @@ result<std::string> child_transcript(const subagent_actor_config& cfg, const sub
 }
 
 // The parent's row is here: plan, fork, store, run the task.
-void spawn_from(caf::event_based_actor* self, const cfg_ptr& cfg, const std::string& parent_key,
+void spawn_from(self_ptr self, const cfg_ptr& cfg, const std::string& parent_key,
                 const std::string& parent_agent, const subagent_spec& spec, const entry_reply& parent,
                 caf::response_promise rp) {
   if (!parent.error.empty())
@@ -84,7 +85,8 @@ void spawn_from(caf::event_based_actor* self, const cfg_ptr& cfg, const std::str
   self->send(store, put_atom::value, plan->child_key, plan->row);
   auto shared_plan = std::make_shared<subagent_plan>(std::move(*plan));
   // Answered after the put (same sender, same store): the row is there before the router
-  // asks the store for it.
+  // asks the store for it. No timeouts: a store answers every request from its mailbox, and
+  // the router every turn (a refusal, a stop and a model timeout are outcomes).
   self->request(store, caf::infinite, get_atom::value, shared_plan->child_key)
       .then(
           [self, cfg, parent_key, parent_agent, shared_plan, mode, task = spec.task, rp](entry_reply&) mutable {
@@ -113,7 +115,7 @@ void spawn_from(caf::event_based_actor* self, const cfg_ptr& cfg, const std::str
           });
 }
 
-caf::result<turn_outcome> on_spawn(caf::event_based_actor* self, const cfg_ptr& cfg, const std::string& parent_key,
+caf::result<turn_outcome> on_spawn(self_ptr self, const cfg_ptr& cfg, const std::string& parent_key,
                                    subagent_spec spec) {
   if (!is_plausible_session_key(parent_key))
     return refused(parent_key, status(errc::invalid_argument,
@@ -124,7 +126,7 @@ caf::result<turn_outcome> on_spawn(caf::event_based_actor* self, const cfg_ptr& 
   if (it == cfg->stores.end())
     return refused(key, status(errc::invalid_argument, fmt::format("no agent {} is configured (agents.list)", agent)));
   auto rp = self->make_response_promise();
-  self->request(it->second, caf::infinite, get_atom::value, key)
+  self->request(it->second, caf::infinite, get_atom::value, key)  // a store answers every request
       .then([self, cfg, key, agent, spec, rp](entry_reply& row) { spawn_from(self, cfg, key, agent, spec, row, rp); },
             [self, key, rp](caf::error& err) mutable {
               rp.deliver(refused(key, status(errc::io_error, "reading the parent's row: " + self->system().render(err))));
@@ -134,7 +136,7 @@ caf::result<turn_outcome> on_spawn(caf::event_based_actor* self, const cfg_ptr& 
 
 }  // namespace
 
-caf::behavior subagent_actor(caf::event_based_actor* self, subagent_actor_config cfg) {
+subagent_actor_type::behavior_type subagent_actor(self_ptr self, subagent_actor_config cfg) {
   auto shared = std::make_shared<const subagent_actor_config>(std::move(cfg));
   return {
       [self, shared](spawn_atom, const std::string& parent_key, subagent_spec& spec) {

@@ -14,7 +14,9 @@
 #include <string>
 
 #include "actors/caf_types.hpp"
-#include "actors/events/event_hub.hpp"
+#include "actors/events/event_bus.hpp"
+#include "actors/router/router_actor.hpp"
+#include "actors/store/store_actor.hpp"
 #include "actors/runtime_settings.hpp"
 #include "messages/ids.hpp"
 #include "storage/fs.hpp"
@@ -25,10 +27,10 @@ struct subagent_actor_config {
   const runtime_settings* settings = nullptr;
   storage::fs* files = nullptr;
   clock* time = nullptr;
-  std::map<std::string, caf::actor> stores;         // agentId -> its store actor
+  std::map<std::string, store_actor_type> stores;  // agentId -> its store actor
   std::map<std::string, std::string> sessions_dir;  // agentId -> its sessions dir
-  caf::actor router;                                // takes (chat, chat_event) -> turn_outcome
-  caf::actor bus;
+  router_actor_type router;                         // takes (chat, chat_event) -> turn_outcome
+  event_bus_actor bus;
   std::shared_ptr<event_hub> hub;
   session_ids ids;  // the child's key and session id
   // Spawns per parent so far (the actor's own, read and written in its handlers only): two
@@ -36,6 +38,9 @@ struct subagent_actor_config {
   mutable std::map<std::string, std::uint64_t> spawns;
 };
 
-caf::behavior subagent_actor(caf::event_based_actor* self, subagent_actor_config cfg);
+// The signature of the header comment.
+using subagent_actor_type = caf::typed_actor<caf::replies_to<spawn_atom, std::string, subagent_spec>::with<turn_outcome>>;
+
+subagent_actor_type::behavior_type subagent_actor(subagent_actor_type::pointer self, subagent_actor_config cfg);
 
 }  // namespace sessionrt::actors

@@ -39,8 +39,7 @@ void on_tick(self_ptr self) {
             payloads::make_event(std::move(who), st.cfg.time->now_ms(),
                                  payloads::session_expired{due.reason, format_iso_ms(due.at_ms)}));
     if (st.cfg.router)
-      caf::send_as(caf::actor_cast<caf::actor>(self), st.cfg.router, passivate_atom::value, due.key,
-                   std::string("expired"));
+      self->send(st.cfg.router, passivate_atom::value, due.key, std::string("expired"));
   }
   arm(self);
 }
@@ -50,7 +49,7 @@ void on_tick(self_ptr self) {
 timer_actor_type::behavior_type timer_actor(self_ptr self, timer_actor_config cfg) {
   self->state.cfg = std::move(cfg);
   return {
-      [self](spawned_atom, caf::actor& router) { self->state.cfg.router = std::move(router); },
+      [self](spawned_atom, passivate_port& router) { self->state.cfg.router = std::move(router); },
       [self](schedule_atom, const std::string& key, std::int64_t at_ms, std::string& reason) {
         on_schedule(self, key, at_ms, std::move(reason));
       },

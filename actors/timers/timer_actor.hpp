@@ -10,21 +10,23 @@
 #include <optional>
 
 #include "actors/caf_types.hpp"
-#include "actors/events/event_hub.hpp"
+#include "actors/events/event_bus.hpp"
 #include "actors/timers/expiry_schedule.hpp"
+#include "messages/clock.hpp"
 
 namespace sessionrt::actors {
 
 struct timer_actor_config {
   clock* time = nullptr;
   bool self_scheduling = true;  // false under virtual time
-  caf::actor router, bus;  // router: may come later, by (spawned, router)
+  passivate_port router;  // may come later, by (spawned, router)
+  event_bus_actor bus;
   std::shared_ptr<event_hub> hub;
   std::string agent_of_keys;  // agent id used in events when a key does not name one
 };
 
 using timer_actor_type = caf::typed_actor<
-    caf::reacts_to<spawned_atom, caf::actor>,  // the router (spawned after the timers)
+    caf::reacts_to<spawned_atom, passivate_port>,  // the router (spawned after the timers)
     caf::reacts_to<schedule_atom, std::string, std::int64_t, std::string>,  // key, at_ms (< 0: cancel), reason
     caf::reacts_to<tick_atom>,                        // fire what is due by the clock
     caf::replies_to<stats_atom>::with<std::size_t>>;  // pending timers

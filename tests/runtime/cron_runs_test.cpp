@@ -11,6 +11,7 @@
 #include "messages/json_reader.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/simulated_model.hpp"
+#include "tests/runtime/lifecycle_harness.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
@@ -18,28 +19,15 @@ using namespace sessionrt::runtime;
 
 namespace {
 
-constexpr std::int64_t kT0 = 1796011140000;  // 2026-11-30T03:59:00Z
 constexpr std::int64_t kHour = 3600LL * 1000;
 
-struct cron_harness {
-  testing::temp_dir dir;
-  manual_clock clk{kT0};
-  std::shared_ptr<simulated_model> model = std::make_shared<simulated_model>(clk);
+// The lifecycle harness with the simulated model itself (asynchronous) as the runner.
+struct cron_harness : testing::lifecycle_harness {
+  std::shared_ptr<simulated_model> sim = std::make_shared<simulated_model>(clk);
 
   std::unique_ptr<runtime::runtime> start(std::function<void(actors::runtime_settings&)> tweak = {}) {
-    runtime_options o;
-    o.settings.state_dir = dir.path();
-    o.settings.session.reset.timezone = "UTC";
-    o.runner = model;
-    o.time = &clk;
-    o.virtual_time = true;
-    o.threads = 2;
-    if (tweak) tweak(o.settings);
-    auto rt = runtime::runtime::start(std::move(o));
-    REQUIRE(rt.ok());
-    return std::move(*rt);
+    return lifecycle_harness::start(tweak, sim);
   }
-  std::string sessions_dir() const { return dir.path() + "/agents/main/sessions"; }
   std::string run_log() const { return dir.path() + "/cron/runs/digest.jsonl"; }
   std::vector<std::string> run_log_lines() const {
     std::vector<std::string> lines;

@@ -14,6 +14,7 @@
 #include "runtime/runtime.hpp"
 #include "runtime/simulated_model.hpp"
 #include "storage/session_store_file.hpp"
+#include "tests/runtime/lifecycle_harness.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
@@ -21,42 +22,23 @@ using namespace sessionrt::runtime;
 
 namespace {
 
-constexpr std::int64_t kT0 = 1796011140000;
+constexpr std::int64_t kT0 = testing::lifecycle_harness::kT0;
 
-struct edit_harness {
-  testing::temp_dir dir;
-  manual_clock clk{kT0};
-  std::shared_ptr<simulated_model> model = std::make_shared<simulated_model>(clk);
-  std::mutex mu;
-  std::vector<lifecycle_event> events;
+// The lifecycle harness (its of_type() reads the events) with the simulated model itself
+// (asynchronous) as the runner, one session per peer.
+struct edit_harness : testing::lifecycle_harness {
+  std::shared_ptr<simulated_model> sim = std::make_shared<simulated_model>(clk);
 
   std::unique_ptr<runtime::runtime> start(const std::function<void(actors::runtime_settings&)>& tweak = {}) {
-    runtime_options o;
-    o.settings.state_dir = dir.path();
-    o.settings.session.reset.timezone = "UTC";
-    o.settings.routing.session.direct_message_scope = actors::dm_scope::per_peer;
-    // storage.watchStoreEdits is left at its default: on.
-    if (tweak) tweak(o.settings);
-    o.runner = model;
-    o.time = &clk;
-    o.virtual_time = true;
-    o.threads = 2;
-    auto rt = runtime::runtime::start(std::move(o));
-    REQUIRE(rt.ok());
-    (*rt)->subscribe({}, [this](const lifecycle_event& e) {
-      std::lock_guard<std::mutex> g(mu);
-      events.push_back(e);
-    });
-    return std::move(*rt);
+    return lifecycle_harness::start(
+        [&](actors::runtime_settings& s) {
+          s.routing.session.direct_message_scope = actors::dm_scope::per_peer;
+          // storage.watchStoreEdits is left at its default: on.
+          if (tweak) tweak(s);
+        },
+        sim);
   }
   std::string store() const { return dir.path() + "/agents/main/sessions/sessions.json"; }
-  std::vector<lifecycle_event> of_type(std::string_view type) {
-    std::lock_guard<std::mutex> g(mu);
-    std::vector<lifecycle_event> out;
-    for (const auto& e : events)
-      if (e.type == type) out.push_back(e);
-    return out;
-  }
   // The file as it is on disk now.
   storage::session_store on_disk() const {
     auto parsed = storage::load_from_text(testing::read_text(store()));

@@ -4,6 +4,7 @@
 #pragma once
 #include <functional>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -57,9 +58,11 @@ struct lifecycle_harness {
 
   explicit lifecycle_harness(runtime::simulated_model_options o = {}) : model(std::make_shared<recording_runner>(clk, o)) {}
 
-  // `runner`: instead of the recording one.
-  std::unique_ptr<runtime::runtime> start(const std::function<void(actors::runtime_settings&)>& tweak = {},
-                                          std::shared_ptr<model_runner> runner = nullptr) {
+  // The options start() uses (the state dir, UTC, virtual time on the clock, 2 threads, every
+  // event kept), for a test that adds its own before starting. `runner`: instead of the
+  // recording one (a test whose runner must stay asynchronous, as the simulated model is).
+  runtime::runtime_options options(const std::function<void(actors::runtime_settings&)>& tweak = {},
+                                   std::shared_ptr<model_runner> runner = nullptr) {
     runtime::runtime_options o;
     o.settings.state_dir = dir.path();
     o.settings.session.reset.timezone = "UTC";
@@ -72,6 +75,13 @@ struct lifecycle_harness {
                                  events.push_back(e);
                                }});
     if (tweak) tweak(o.settings);
+    return o;
+  }
+  std::unique_ptr<runtime::runtime> start(const std::function<void(actors::runtime_settings&)>& tweak = {},
+                                          std::shared_ptr<model_runner> runner = nullptr) {
+    return start_with(options(tweak, std::move(runner)));
+  }
+  static std::unique_ptr<runtime::runtime> start_with(runtime::runtime_options o) {
     auto rt = runtime::runtime::start(std::move(o));
     if (!rt.ok()) throw std::runtime_error(rt.error().message());
     return std::move(*rt);

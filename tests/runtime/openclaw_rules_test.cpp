@@ -16,6 +16,7 @@
 #include "storage/durable_file.hpp"
 #include "storage/session_paths.hpp"
 #include "tests/runtime/event_log.hpp"
+#include "tests/runtime/lifecycle_harness.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
@@ -23,34 +24,26 @@ using namespace sessionrt::runtime;
 
 namespace {
 
-constexpr std::int64_t kT0 = 1796011140000;  // 2026-11-30T03:59:00Z
+constexpr std::int64_t kT0 = testing::lifecycle_harness::kT0;  // 2026-11-30T03:59:00Z
 constexpr std::int64_t kHour = 3600 * 1000;
 
-struct harness {
-  testing::temp_dir dir;
-  manual_clock clk{kT0};
-  testing::event_log events;
+// The lifecycle harness with a simulated model (asynchronous) of the configured window.
+struct harness : testing::lifecycle_harness {
+  testing::event_log log;  // what happens after start
   std::function<void(actors::runtime_settings&)> tweak;
 
   std::unique_ptr<runtime::runtime> start() {
-    runtime_options o;
-    o.settings.state_dir = dir.path();
-    o.settings.session.reset.timezone = "UTC";
-    if (tweak) tweak(o.settings);
+    auto o = options(tweak);
     simulated_model_options mo;
     mo.context_window = o.settings.model.context_window;
     o.runner = std::make_shared<simulated_model>(clk, mo);
-    o.time = &clk;
-    o.virtual_time = true;
-    o.threads = 2;
-    auto rt = runtime::runtime::start(o);
-    REQUIRE(rt.ok());
-    events.attach(**rt);
-    return std::move(*rt);
+    auto rt = start_with(std::move(o));
+    log.attach(*rt);
+    return rt;
   }
   std::size_t count(std::string_view type, double fraction = -1) {
     std::size_t n = 0;
-    for (const auto& e : events.of(type))
+    for (const auto& e : log.of(type))
       if (fraction < 0 || e.data.at("fraction").as_double() == fraction) ++n;
     return n;
   }

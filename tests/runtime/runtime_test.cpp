@@ -11,6 +11,7 @@
 #include "messages/json_reader.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/simulated_model.hpp"
+#include "tests/runtime/lifecycle_harness.hpp"
 #include "storage/context_builder.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/session_paths.hpp"
@@ -23,34 +24,17 @@ using namespace sessionrt::runtime;
 namespace {
 
 // node: new Date("2026-11-30T03:59:00.000Z").getTime()
-constexpr std::int64_t kT0 = 1796011140000;
+constexpr std::int64_t kT0 = testing::lifecycle_harness::kT0;
 
-struct harness {
-  testing::temp_dir dir;
-  manual_clock clk{kT0};
-  std::shared_ptr<simulated_model> model = std::make_shared<simulated_model>(clk);
-  std::vector<lifecycle_event> events;
-  std::mutex mu;
+// The lifecycle harness (its events) with the simulated model itself (asynchronous) as the runner.
+struct harness : testing::lifecycle_harness {
+  std::shared_ptr<simulated_model> sim = std::make_shared<simulated_model>(clk);
 
   runtime_options options(std::function<void(actors::runtime_settings&)> tweak = {}) {
-    runtime_options o;
-    o.settings.state_dir = dir.path();
-    o.settings.session.reset.timezone = "UTC";
-    o.runner = model;
-    o.time = &clk;
-    o.virtual_time = true;
-    o.threads = 2;
-    if (tweak) tweak(o.settings);
-    return o;
+    return lifecycle_harness::options(tweak, sim);
   }
   std::unique_ptr<runtime::runtime> start(std::function<void(actors::runtime_settings&)> tweak = {}) {
-    auto rt = runtime::runtime::start(options(std::move(tweak)));
-    REQUIRE(rt.ok());
-    (*rt)->subscribe({}, [this](const lifecycle_event& e) {
-      std::lock_guard<std::mutex> g(mu);
-      events.push_back(e);
-    });
-    return std::move(*rt);
+    return start_with(options(std::move(tweak)));
   }
   std::vector<std::string> types_for(const std::string& key) {
     std::lock_guard<std::mutex> g(mu);

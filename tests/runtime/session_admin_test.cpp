@@ -6,7 +6,6 @@
 #include <condition_variable>
 #include <future>
 #include <mutex>
-#include <thread>
 
 #include "tests/runtime/lifecycle_harness.hpp"
 
@@ -76,20 +75,6 @@ class gated_runner final : public model_runner {
   std::vector<std::string> models_;
 };
 
-// Polls the router's counters up to a deadline. Used only for the one state nothing signals:
-// the admin hold reaching the router (patch_session sends it from its own thread and blocks
-// until the key's actor is gone; the router publishes no event for it). Everything the test
-// sends itself is waited for with rt->settle() instead.
-template <class Pred>
-bool within_10s(Pred&& pred) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
-
 }  // namespace
 
 // Before the router's hold, the patch passivated the key and then wrote the row, and a chat
@@ -106,8 +91,10 @@ TEST_CASE("patch_session: a chat that arrives while the row is rewritten waits a
   p.model = std::optional<std::string>("openai/gpt-4o");
   p.label = std::optional<std::string>("patched");
   auto patched = std::async(std::launch::async, [&] { return rt->patch_session(key, p); });
-  // The hold reached the router: the key's actor is on its way out, after its turn.
-  REQUIRE(within_10s([&] { return rt->stats().passivating == 1; }));
+  // The hold reached the router (its signal, not a poll): the key's actor is on its way out,
+  // after its turn.
+  REQUIRE(rt->wait_until_held(key));
+  REQUIRE(rt->stats().passivating == 1);
   auto second = rt->send(dm("1", "second"));
   rt->settle();  // answered through the relay and the router, behind the second chat
   REQUIRE(rt->stats().waiting == 1);  // it waits

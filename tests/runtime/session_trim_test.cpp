@@ -10,6 +10,7 @@
 #include "messages/json_access.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/simulated_model.hpp"
+#include "tests/runtime/lifecycle_harness.hpp"
 #include "storage/context_builder.hpp"
 #include "storage/session_paths.hpp"
 #include "storage/transcript_reader.hpp"
@@ -21,68 +22,28 @@ using namespace sessionrt::runtime;
 
 namespace {
 
-constexpr std::int64_t kT0 = 1796011140000;  // 2026-11-30T03:59:00Z
 constexpr const char *kKey = "agent:main:main";
 
-// The simulated model, recording how many context messages each turn was given.
-class recording_model : public model_runner {
- public:
-  explicit recording_model(sessionrt::clock &c) : inner_(c) {}
-  result<boost::json::object> run(const model_request &r) override {
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      if (r.purpose == "turn") sizes_.push_back(r.messages.size());
-    }
-    return inner_.run(r);
-  }
+// The lifecycle harness (its recording model counts the context messages each turn was given)
+// with the daily reset off and the trim / passivation times of each test.
+struct harness : testing::lifecycle_harness {
+  // How many context messages each turn was given.
   std::vector<std::size_t> sizes() {
-    std::lock_guard<std::mutex> g(mu_);
-    return sizes_;
-  }
-
- private:
-  simulated_model inner_;
-  std::mutex mu_;
-  std::vector<std::size_t> sizes_;
-};
-
-struct harness {
-  testing::temp_dir dir;
-  manual_clock clk{kT0};
-  std::shared_ptr<recording_model> model = std::make_shared<recording_model>(clk);
-  std::mutex mu;
-  std::vector<lifecycle_event> events;
-
-  std::vector<lifecycle_event> of_type(std::string_view type) {
-    std::lock_guard<std::mutex> g(mu);
-    std::vector<lifecycle_event> out;
-    for (const auto& e : events)
-      if (e.type == type) out.push_back(e);
+    std::vector<std::size_t> out;
+    for (const auto &c : model->calls()) out.push_back(c.messages);
     return out;
   }
 
   std::unique_ptr<runtime::runtime> start(std::int64_t trim_idle_ms,
                                           std::function<void(actors::runtime_settings&)> tweak = {}) {
-    runtime_options o;
-    o.settings.state_dir = dir.path();
-    o.settings.session.reset.timezone = "UTC";
-    actors::reset_config off;  // keep the 04:00 daily reset out of these tests
-    off.mode = actors::reset_mode::none;
-    o.settings.session.reset.reset = off;
-    o.settings.session.trim_idle_ms = trim_idle_ms;
-    o.settings.session.passivate_idle_ms = 3600 * 1000;
-    o.runner = model;
-    o.time = &clk;
-    o.virtual_time = true;
-    o.threads = 2;
-    if (tweak) tweak(o.settings);
-    auto rt = runtime::runtime::start(o);
-    REQUIRE(rt.ok());
-    (*rt)->subscribe({}, [this](const lifecycle_event& e) {
-      std::lock_guard<std::mutex> g(mu);
-      events.push_back(e);
+    return lifecycle_harness::start([&](actors::runtime_settings &s) {
+      actors::reset_config off;  // keep the 04:00 daily reset out of these tests
+      off.mode = actors::reset_mode::none;
+      s.session.reset.reset = off;
+      s.session.trim_idle_ms = trim_idle_ms;
+      s.session.passivate_idle_ms = 3600 * 1000;
+      if (tweak) tweak(s);
     });
-    return std::move(*rt);
   }
 };
 
@@ -142,7 +103,7 @@ TEST_CASE("trim: an idle live session closes its transcript, keeps its lock and 
   CHECK_FALSE(third.new_session);
   CHECK(third.session_id == second.session_id);
   // The model saw both earlier exchanges: 1, 3, then 5 messages.
-  CHECK(h.model->sizes() == std::vector<std::size_t>{1, 3, 5});
+  CHECK(h.sizes() == std::vector<std::size_t>{1, 3, 5});
   CHECK(process_has_open(path));
 
   // The file continues the same chain: six messages on the active path, ids unique.
@@ -242,7 +203,7 @@ TEST_CASE("trim: events sent to a trimmed session wait for its row and keep thei
     CHECK(json::get_string(m, "content") == std::optional<std::string_view>("burst " + std::to_string(i)));
   }
   // The heartbeat's notice went into the first burst turn's prompt (queued across the fetch).
-  CHECK(h.model->sizes() == std::vector<std::size_t>{1, 3, 5, 7, 9, 11});
+  CHECK(h.sizes() == std::vector<std::size_t>{1, 3, 5, 7, 9, 11});
   REQUIRE(rt->stop().ok());
 }
 

@@ -12,6 +12,7 @@
 #include "storage/archive_names.hpp"
 #include "storage/durable_file.hpp"
 #include "tests/runtime/event_log.hpp"
+#include "tests/runtime/lifecycle_harness.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
@@ -19,26 +20,15 @@ using namespace sessionrt::runtime;
 
 namespace {
 
-constexpr std::int64_t kT0 = 1796011140000;
-
-struct repair_harness {
-  testing::temp_dir dir;
-  manual_clock clk{kT0};
-  std::shared_ptr<simulated_model> model = std::make_shared<simulated_model>(clk);
-  testing::event_log events;
+// The lifecycle harness with the simulated model itself (asynchronous) as the runner.
+struct repair_harness : testing::lifecycle_harness {
+  std::shared_ptr<simulated_model> sim = std::make_shared<simulated_model>(clk);
+  testing::event_log log;  // what happens after start
 
   std::unique_ptr<runtime::runtime> start() {
-    runtime_options o;
-    o.settings.state_dir = dir.path();
-    o.settings.session.reset.timezone = "UTC";
-    o.runner = model;
-    o.time = &clk;
-    o.virtual_time = true;
-    o.threads = 2;
-    auto rt = runtime::runtime::start(o);
-    REQUIRE(rt.ok());
-    events.attach(**rt);
-    return std::move(*rt);
+    auto rt = lifecycle_harness::start({}, sim);
+    log.attach(*rt);
+    return rt;
   }
 };
 
@@ -67,7 +57,7 @@ TEST_CASE("a clean-tailed damaged transcript is repaired when its session opens,
     damaged += l + "\n";
   }
   testing::write_text(path, damaged);
-  h.events.clear();
+  h.log.clear();
 
   auto rt = h.start();
   auto again = rt->send(testing::dm("123", "second")).get();
@@ -75,7 +65,7 @@ TEST_CASE("a clean-tailed damaged transcript is repaired when its session opens,
   REQUIRE(again.st.ok());
   REQUIRE(rt->stop().ok());
 
-  const auto repaired = h.events.of("transcript.repaired");
+  const auto repaired = h.log.of("transcript.repaired");
   REQUIRE_FALSE(repaired.empty());
   const auto* it = &repaired.front();
   CHECK(json::get_string(it->data, "path") == std::optional<std::string_view>(path));

@@ -103,7 +103,7 @@ struct harness {
     store = sys->spawn(fake_store, 0, view, log);
     session = sys->spawn(fake_session, 0, log, answers);
     store_routes routes;
-    routes.by_agent["main"] = {kStore, store};
+    routes.by_agent["main"] = {kStore, caf::actor_cast<log_store_port>(store)};
     caf::anon_send(log, spawned_atom::value, std::move(routes));
     sched->run();
   }

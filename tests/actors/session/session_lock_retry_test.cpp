@@ -133,8 +133,8 @@ struct harness {
     deps.store = caf::actor_cast<store_actor_type>(sink_actor());
     deps.commit_log = caf::actor_cast<commit_log_actor>(sink_actor());
     deps.timers = caf::actor_cast<timer_actor_type>(sink_actor());
-    deps.bus = caf::actor_cast<caf::actor>(sys->spawn(event_bus, hub));
-    spawned.push_back(deps.bus);
+    deps.bus = sys->spawn(event_bus, hub);
+    spawned.push_back(caf::actor_cast<caf::actor>(deps.bus));
     deps.hub = hub;
     deps.runner = &runner;
     entry_reply row;

@@ -50,7 +50,7 @@ struct harness {
     sc.hub = std::make_shared<event_hub>();
     sc.time = &clk;
     sc.self_flushing = false;
-    sc.maintenance = caf::actor_cast<caf::actor>(*maintenance);
+    sc.maintenance = caf::actor_cast<high_water_port>(*maintenance);
     sc.high_water_rows = high_water_rows;
     store = caf::actor_cast<caf::actor>(sys->spawn(store_actor, file, sc));
   }

@@ -80,7 +80,7 @@ struct harness {
     sc.time = &clk;
     sc.flush_window_ms = 5000;
     sc.watch_edits = false;
-    sc.commit_log = log;
+    sc.commit_log = caf::actor_cast<commit_log_actor>(log);
     store = caf::actor_cast<caf::actor>(sys->spawn(store_actor, file, sc));
     sched->run();
   }

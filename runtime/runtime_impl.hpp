@@ -1,0 +1,97 @@
+// runtime_impl: what a started runtime holds (runtime.hpp's facade over it), shared by the
+// files that implement the facade: runtime_start.cpp (start's steps), runtime.cpp (turns,
+// reads, virtual time, stop) and session_admin.cpp (the sessions.* calls). Private to runtime/.
+// A host thread's synchronous call asks an actor through a host_self; how long it waits is
+// said at each request (actors/turn_wait.hpp).
+#pragma once
+#include <caf/all.hpp>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actors/events/event_hub.hpp"
+#include "actors/model/model_gate.hpp"
+#include "actors/router/pending_outcomes.hpp"
+#include "actors/session/compaction_providers.hpp"
+#include "actors/turn_wait.hpp"
+#include "messages/ids.hpp"
+#include "runtime/actor_handles.hpp"
+#include "runtime/blocking_pool.hpp"
+#include "runtime/commit_log_setup.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/sync_runner_adapter.hpp"
+#include "storage/change_feed_fs.hpp"
+#include "storage/context_counts.hpp"
+#include "storage/write_lock.hpp"
+
+namespace date {
+class time_zone;
+}
+
+namespace sessionrt::runtime {
+
+struct runtime_impl {
+  runtime_options opt;
+  session_ids ids;  // from opt.id_seed: every new session id the runtime asks for
+  actors::runtime_settings settings;
+  clock* time = nullptr;
+  alarms* timers_clock = nullptr;  // model timeouts and debounce alarms
+  // While maintenance keeps its picture, every file call of the runtime goes through the feed,
+  // which tells the maintenance pass what changed in the sessions dirs (declared before the
+  // actor system: outlives it). Null otherwise: each pass lists the dirs in full.
+  std::unique_ptr<storage::change_feed_fs> feed;
+  bool keep_maintenance_picture = false;
+  storage::fs* files = nullptr;
+  storage::process_probe* probe = nullptr;
+  const date::time_zone* zone = nullptr;
+  std::string state_dir;
+  startup_report report;
+  std::vector<storage::write_lock> store_locks;
+  std::shared_ptr<actors::event_hub> hub = std::make_shared<actors::event_hub>();
+  actors::compaction_providers providers;
+  // The model plumbing (declared before the actor system: destroyed after it).
+  std::unique_ptr<blocking_pool> pool;         // a synchronous runner's calls, providers' summaries
+  std::unique_ptr<sync_runner_adapter> adapter;
+  std::unique_ptr<actors::model_gate> gate;
+  std::shared_ptr<async_model_runner> async_runner;  // kept alive while sessions call it
+  std::optional<commit_log_setup> log;  // the commit log replayed (and its new file, until its actor takes it)
+  std::unique_ptr<caf::actor_system_config> cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  actor_handles actors;  // every handle, built by start(); empty after stop()
+  // The host callbacks of send(ev, done), answered by the outcome relay (ids in messages).
+  std::shared_ptr<actors::pending_outcomes> pending = std::make_shared<actors::pending_outcomes>();
+  bool stopped = false;
+  storage::context_counts history_counts;  // what history pages counted (history())
+};
+
+// The blocking actor a host thread's synchronous call uses. CAF 0.17's scoped_actor parks a
+// reference to the system's logger in the calling thread's thread_local, and ~actor_system
+// waits until the logger is gone: a thread that ever called the runtime (a host's main thread,
+// a pooled worker) kept the system from finishing when another thread stopped it, forever.
+// The runtime logs through spdlog, never CAF's logger, so the reference is dropped at once.
+class host_self : public caf::scoped_actor {
+ public:
+  explicit host_self(caf::actor_system& sys) : caf::scoped_actor(sys) {}
+  ~host_self() { caf::logger::set_current_actor_system(nullptr); }
+  host_self(const host_self&) = delete;
+  host_self& operator=(const host_self&) = delete;
+};
+
+// Puts `entry` as `key`'s row in the agent's store and waits until it is durable: in
+// sessions.json, or with durability batch in the commit log (the file follows lazily).
+status put_row_now(caf::scoped_actor& self, const actors::store_actor_type& store, const std::string& agent,
+                   const std::string& key, const session_entry& entry);
+
+// Asks every agent's store actor to write sessions.json now and waits for each (at most
+// `timeout`); the first failure names its agent.
+status write_stores(caf::scoped_actor& self, const std::map<std::string, actors::store_actor_type>& stores,
+                    caf::duration timeout);
+
+// The agent a key belongs to: the one it names, else the default agent.
+std::string agent_of_key(const std::string& key, const actors::runtime_settings& s);
+
+}  // namespace sessionrt::runtime
