@@ -3,36 +3,41 @@
 #include <boost/json.hpp>
 #include <set>
 
+#include "actors/session/chat_commands.hpp"
 #include "messages/ascii_text.hpp"
 
 namespace sessionrt::gateway {
 namespace bj = boost::json;
+using actors::chat_command_row;
+using actors::command_listing;
 
 namespace {
 
 // serializeArg: {name, description, type, required?, choices?}
-bj::object arg(const char* name, const char* description, const char* type = "string",
-               std::vector<const char*> choices = {}) {
-  bj::object a{{"name", name}, {"description", description}, {"type", type}};
-  if (!choices.empty()) {
+bj::object arg(const actors::command_arg& spec) {
+  bj::object a{{"name", spec.name}, {"description", spec.description}, {"type", spec.type}};
+  if (!spec.choices.empty()) {
     bj::array c;
-    for (const char* v : choices) c.push_back(bj::object{{"value", v}, {"label", v}});
+    for (std::string_view v : spec.choices) c.push_back(bj::object{{"value", v}, {"label", v}});
     a["choices"] = std::move(c);
   }
   return a;
 }
 
 // mapCommand for the text surface.
-bj::object command(const std::string& alias, const std::string& description, const char* category, bool accepts_args,
-                   bj::array args = {}) {
+bj::object command(const std::string& alias, const std::string& description, const chat_command_row& row) {
   bj::object c{{"name", alias.substr(1)},
                {"textAliases", bj::array{bj::string(alias)}},
                {"description", description},
-               {"category", category},
+               {"category", row.category},
                {"source", "native"},
                {"scope", "text"},
-               {"acceptsArgs", accepts_args}};
-  if (accepts_args && !args.empty()) c["args"] = std::move(args);
+               {"acceptsArgs", row.accepts_args}};
+  if (row.accepts_args && !row.args.empty()) {
+    bj::array args;
+    for (const auto& a : row.args) args.push_back(arg(a));
+    c["args"] = std::move(args);
+  }
   return c;
 }
 
@@ -46,39 +51,53 @@ bool command_like(const std::string& t) {
   return true;
 }
 
-}  // namespace
+// `text` with each "<channel>" replaced by `channel`.
+std::string with_channel(std::string_view text, const std::string& channel) {
+  constexpr std::string_view mark = "<channel>";
+  std::string out;
+  for (std::size_t at; (at = text.find(mark)) != std::string_view::npos; text.remove_prefix(at + mark.size()))
+    out.append(text.substr(0, at)).append(channel);
+  return out.append(text);
+}
 
-bj::array chat_command_catalog(const std::vector<std::string>& reset_triggers, const std::vector<std::string>& link_ids) {
-  bj::array out;
-  out.push_back(command("/status", "Show current status.", "status", false));
-  out.push_back(command("/context", "Explain how context is built and used.", "status", true,
-                        bj::array{arg("action", "list (the default): what the prompt is made of", "string", {"list"})}));
-  out.push_back(command("/stop", "Stop the current run.", "session", false));
+void add_reset_triggers(bj::array& out, const chat_command_row& row, const std::vector<std::string>& reset_triggers) {
   std::set<std::string> seen;
   const std::vector<std::string> defaults{"/new", "/reset"};
   for (const auto& raw : reset_triggers.empty() ? defaults : reset_triggers) {
     const std::string t = ascii_lower(raw);
     if (!command_like(t) || !seen.insert(t).second) continue;
+    // OpenClaw's own descriptions for its two; a configured trigger gets the row's.
     const std::string description = t == "/reset" ? "Reset the current session."
                                     : t == "/new" ? "Start a new session."
-                                                  : "Start a new session (session.resetTriggers).";
-    out.push_back(command(t, description, "session", true));
+                                                  : std::string(row.description);
+    out.push_back(command(t, description, row));
   }
-  out.push_back(command("/compact", "Compact the session context.", "session", true,
-                        bj::array{arg("instructions", "Extra compaction instructions")}));
-  out.push_back(command("/queue", "Adjust queue settings.", "options", true,
-                        bj::array{arg("mode", "queue mode", "string", {"steer", "followup", "collect", "interrupt"}),
-                                  arg("debounce", "debounce duration (e.g. 500ms, 2s)"), arg("cap", "queue cap", "number"),
-                                  arg("drop", "drop policy", "string", {"old", "new", "summarize"})}));
+}
+
+void add_linked_channels(bj::array& out, const chat_command_row& row, const std::vector<std::string>& link_ids) {
   std::set<std::string> channels;
   for (const auto& id : link_ids) {
     const auto colon = id.find(':');
     if (colon == std::string::npos || colon == 0) continue;
     const std::string channel = ascii_lower(id.substr(0, colon));
-    if (command_like("/dock-" + channel)) channels.insert(channel);
+    if (command_like(with_channel(row.alias, channel))) channels.insert(channel);
   }
   for (const auto& ch : channels)
-    out.push_back(command("/dock-" + ch, "Move this direct session's replies to " + ch + ".", "tools", false));
+    out.push_back(command(with_channel(row.alias, ch), with_channel(row.description, ch), row));
+}
+
+}  // namespace
+
+bj::array chat_command_catalog(const std::vector<std::string>& reset_triggers, const std::vector<std::string>& link_ids) {
+  bj::array out;
+  for (const auto& row : actors::kChatCommands) {
+    switch (row.listing) {
+      case command_listing::not_listed: break;
+      case command_listing::once: out.push_back(command(std::string(row.alias), std::string(row.description), row)); break;
+      case command_listing::per_reset_trigger: add_reset_triggers(out, row, reset_triggers); break;
+      case command_listing::per_linked_channel: add_linked_channels(out, row, link_ids); break;
+    }
+  }
   return out;
 }
 

@@ -1,17 +1,17 @@
-// command_catalog: the chat commands sessionrt answers (actors/session/chat_commands.hpp,
-// reset_trigger.hpp, dock_command.hpp) as OpenClaw 2026.9.6 lists commands to its clients:
-// CommandEntrySchema entries, built as its commands.list builds them for the text surface with
-// arguments (buildCommandsListResult {scope:"text", includeArgs:true}, which is what it puts in
+// command_catalog: the chat commands sessionrt answers, built from the command table
+// (actors/session/chat_commands.hpp kChatCommands: each row's alias, description, category
+// and arguments) as OpenClaw 2026.9.6 lists commands to its clients: CommandEntrySchema
+// entries, built as its commands.list builds them for the text surface with arguments
+// (buildCommandsListResult {scope:"text", includeArgs:true}, which is what it puts in
 // chat.startup / chat.metadata's metadata.commands):
 //   {name, textAliases, description, category?, source:"native", scope, acceptsArgs, args?}
-// `name` is the first text alias without its "/". The descriptions, categories and argument
-// names are OpenClaw's for the same commands. The scope is "text": sessionrt reads them in the
-// message text and registers no channel-native command menus.
-// Listed: /status, /context, /compact [instructions], /stop, /queue [mode debounce cap drop],
-// each session.resetTriggers entry that is a slash command ("/new" and "/reset" by default; the
-// rest of the message starts the new session), and /dock-<channel> for each channel that
-// session.identityLinks names (a direct session's replies move to that channel).
-// Pure; no I/O.
+// `name` is the first text alias without its "/". The scope is "text": sessionrt reads them in
+// the message text and registers no channel-native command menus.
+// Listed in the table's order: a row listed once by its alias (/status, /context, /stop,
+// /compact, /queue), the reset row once per session.resetTriggers entry that is a slash
+// command ("/new" and "/reset" by default; the rest of the message starts the new session),
+// the dock row once per channel session.identityLinks names (a direct session's replies move
+// to that channel). Pure; no I/O.
 #pragma once
 #include <boost/json/array.hpp>
 #include <string>

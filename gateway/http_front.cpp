@@ -12,17 +12,13 @@
 #include "gateway/connection_state.hpp"
 #include "gateway/control_ui.hpp"
 #include "gateway/disk_usage.hpp"
+#include "messages/ascii_text.hpp"
 #include "messages/json_writer.hpp"
 
 namespace sessionrt::gateway {
 namespace bj = boost::json;
 
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return s;
-}
 
 std::string websocket_accept(const std::string& key) {
   const std::string in = key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
@@ -157,7 +153,7 @@ void http_front::metrics(ws_socket& sock, http_request& req) {
 
 void http_front::upgrade(ws_socket& sock, http_request& req) {
   const std::string key = req.header("sec-websocket-key");
-  if (lower(req.header("upgrade")).find("websocket") == std::string::npos || key.empty() ||
+  if (ascii_lower(req.header("upgrade")).find("websocket") == std::string::npos || key.empty() ||
       req.header("sec-websocket-version") != "13") {
     core_.metrics->refused(refusal::bad_http);
     http_reply(sock, 400, "Bad Request", "text/plain",

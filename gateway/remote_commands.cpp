@@ -10,6 +10,7 @@
 #include "actors/router/session_key.hpp"
 #include "gateway/gateway_client.hpp"
 #include "gateway/gateway_server.hpp"
+#include "messages/ascii_text.hpp"
 #include "messages/ids.hpp"
 #include "messages/json_access.hpp"
 #include "messages/json_reader.hpp"
@@ -22,13 +23,6 @@ namespace bj = boost::json;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
-  std::size_t i = 0;
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-  return s.substr(i);
-}
 
 result<std::unique_ptr<gateway_client>> connect_to(const std::string& host, std::uint16_t port, const std::string& token,
                                                    const std::string& scope) {
@@ -381,7 +375,7 @@ std::string gateway_token(const runtime::cli_io& io, const std::string& state_di
   if (io.env)
     if (auto t = io.env("SESSIONRT_GATEWAY_TOKEN"); t && !t->empty()) return *t;
   auto text = storage::read_file(*io.files, state_dir + "/gateway.token", 4096);
-  return text ? trim(*text) : std::string();
+  return text ? std::string(ascii_trim_line(*text)) : std::string();
 }
 
 std::optional<result<bj::value>> call_live_gateway(const runtime::cli_io& io, const std::string& state_dir,

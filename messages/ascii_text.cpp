@@ -33,4 +33,10 @@ std::string_view ascii_trim(std::string_view s, std::string_view blanks) noexcep
   return ascii_trim_end(ascii_trim_start(s, blanks), blanks);
 }
 
+std::string_view ascii_trim_line(std::string_view s) noexcept { return ascii_trim_end(ascii_trim_start(s, " \t"), " \t\r\n"); }
+
+std::string ascii_trimmed(std::string_view s) { return std::string(ascii_trim(s)); }
+
+std::string ascii_lower_trimmed(std::string_view s) { return ascii_lower(ascii_trim(s)); }
+
 }  // namespace sessionrt

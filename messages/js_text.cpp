@@ -2,36 +2,27 @@
 
 #include <unicode/locid.h>
 #include <unicode/stringpiece.h>
+#include <unicode/uchar.h>
 #include <unicode/unistr.h>
 
 namespace sessionrt {
 namespace {
 
-bool in(char32_t cp, char32_t lo, char32_t hi) { return cp >= lo && cp <= hi; }
+bool ascii_space(unsigned char c) { return c == ' ' || (c >= 0x09 && c <= 0x0D); }
 
-}  // namespace
-
-bool is_js_whitespace(char32_t cp) {
-  return in(cp, 0x09, 0x0D) || cp == 0x20 || cp == 0xA0 || cp == 0x1680 || in(cp, 0x2000, 0x200A) || cp == 0x2028 ||
-         cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;
-}
-
-std::string_view js_trim(std::string_view text) {
-  // Most text neither starts nor ends with a non-ASCII character: trim ASCII whitespace by
-  // byte, and decode only when a non-ASCII byte sits at an end.
-  std::size_t b = 0, e = text.size();
-  auto ascii_space = [](unsigned char c) { return c == ' ' || (c >= 0x09 && c <= 0x0D); };
-  while (b < e && ascii_space(static_cast<unsigned char>(text[b]))) ++b;
-  while (e > b && ascii_space(static_cast<unsigned char>(text[e - 1]))) --e;
-  if ((b == e || (static_cast<unsigned char>(text[b]) < 0x80 && static_cast<unsigned char>(text[e - 1]) < 0x80)))
-    return text.substr(b, e - b);
-  std::size_t begin = 0;
+// Where trimStart() would start, from `begin`: past the whitespace code points.
+std::size_t skip_start(std::string_view text, std::size_t begin) {
   while (begin < text.size()) {
     const code_point cp = decode_utf8_at(text, begin);
     if (cp.length == 0 || !is_js_whitespace(cp.value)) break;
     begin += cp.length;
   }
-  std::size_t end = text.size();
+  return begin;
+}
+
+// Where trimEnd() would end, not before `begin`: back over the whitespace code points (a byte
+// that is not part of a well-formed one is no whitespace).
+std::size_t skip_end(std::string_view text, std::size_t begin, std::size_t end) {
   while (end > begin) {
     std::size_t start = end - 1;
     while (start > begin && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
@@ -39,8 +30,34 @@ std::string_view js_trim(std::string_view text) {
     if (cp.length != end - start || !is_js_whitespace(cp.value)) break;
     end = start;
   }
-  return text.substr(begin, end - begin);
+  return end;
 }
+
+}  // namespace
+
+bool is_js_whitespace(char32_t cp) {
+  if (cp < 0x80) return ascii_space(static_cast<unsigned char>(cp));
+  if (cp == 0x2028 || cp == 0x2029 || cp == 0xFEFF) return true;
+  return cp < 0x110000 && u_charType(static_cast<UChar32>(cp)) == U_SPACE_SEPARATOR;
+}
+
+// Most text neither starts nor ends with a non-ASCII character: ASCII whitespace is trimmed
+// by byte, and only a non-ASCII byte at an end is decoded.
+std::string_view js_trim_start(std::string_view text) {
+  std::size_t b = 0;
+  while (b < text.size() && ascii_space(static_cast<unsigned char>(text[b]))) ++b;
+  if (b == text.size() || static_cast<unsigned char>(text[b]) < 0x80) return text.substr(b);
+  return text.substr(skip_start(text, b));
+}
+
+std::string_view js_trim_end(std::string_view text) {
+  std::size_t e = text.size();
+  while (e > 0 && ascii_space(static_cast<unsigned char>(text[e - 1]))) --e;
+  if (e == 0 || static_cast<unsigned char>(text[e - 1]) < 0x80) return text.substr(0, e);
+  return text.substr(0, skip_end(text, 0, e));
+}
+
+std::string_view js_trim(std::string_view text) { return js_trim_end(js_trim_start(text)); }
 
 std::string js_lowercase(std::string_view text) {
   std::string out;

@@ -2,7 +2,11 @@
 // JavaScript does: code points, String.prototype.trim() and toLowerCase().
 // (Decoding and encoding UTF-8 live in utf8.hpp; ASCII-only case and blanks in ascii_text.hpp.)
 // - bytes that are not well-formed UTF-8 are never whitespace;
-// - js_trim removes ECMAScript WhiteSpace and LineTerminator code points from both ends;
+// - is_js_whitespace is ECMAScript's WhiteSpace + LineTerminator: TAB VT FF SP, U+FEFF, every
+//   Zs code point (ICU's General_Category, as V8 takes it from the Unicode tables), LF CR
+//   U+2028 U+2029 (not U+0085);
+// - js_trim removes them from both ends (String.prototype.trim), js_trim_start / js_trim_end
+//   from one (trimStart / trimEnd); each returns a view into the argument;
 // - js_lowercase is toLowerCase(): ICU's full lowercase mapping in the root locale, as V8 does
 //   it (U+0130 -> "i" + U+0307, a final capital sigma -> U+03C2); code points the linked ICU's
 //   Unicode version does not know pass through unchanged. Bytes that are not well-formed UTF-8
@@ -19,6 +23,8 @@ namespace sessionrt {
 
 bool is_js_whitespace(char32_t cp);
 std::string_view js_trim(std::string_view s);
+std::string_view js_trim_start(std::string_view s);
+std::string_view js_trim_end(std::string_view s);
 std::string js_lowercase(std::string_view s);
 
 }  // namespace sessionrt

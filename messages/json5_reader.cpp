@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 
+#include "messages/js_text.hpp"
 #include "messages/utf8.hpp"
 
 namespace sessionrt::json5 {
@@ -24,11 +25,6 @@ struct failure {
 };
 
 bool is_line_terminator(char32_t c) { return c == '\n' || c == '\r' || c == 0x2028 || c == 0x2029; }
-
-bool is_space(char32_t c) {
-  if (c == '\t' || c == '\v' || c == '\f' || c == ' ' || c == 0xA0 || c == 0xFEFF || is_line_terminator(c)) return true;
-  return c > 0x7F && c < 0x110000 && u_charType(static_cast<UChar32>(c)) == U_SPACE_SEPARATOR;
-}
 
 // ES5 IdentifierStart / IdentifierPart (escapes handled by the caller).
 bool is_id_start(char32_t c) {
@@ -137,7 +133,7 @@ class reader {
     for (;;) {
       const char32_t c = peek();
       if (c == kEnd || c == kBad) return;
-      if (is_space(c)) {
+      if (is_js_whitespace(c)) {  // JSON5 WhiteSpace and LineTerminator are ECMAScript's
         next();
         continue;
       }

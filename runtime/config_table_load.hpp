@@ -79,10 +79,6 @@ status read_items(const bj::value& value, const std::string& path, Target& targe
   return {};
 }
 
-inline std::string ascii_trimmed(std::string_view text) { return std::string(ascii_trim(text)); }
-
-inline std::string ascii_lower_trimmed(std::string_view text) { return ascii_lower(ascii_trim(text)); }
-
 // ---- the tables of config_table_models.cpp ---------------------------------------------------------
 
 const table<runtime_settings>& agents_table();  // agents.*

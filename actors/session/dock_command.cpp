@@ -8,22 +8,10 @@
 namespace sessionrt::actors {
 namespace {
 
-// OpenClaw trims these four only here (not \f or \v).
+// OpenClaw trims these four only here (not \f or \v), as chat_commands.cpp dock_rule does.
 constexpr std::string_view kBlanks = " \t\r\n";
 
 }  // namespace
-
-std::optional<std::string> parse_dock_command(std::string_view body) {
-  if (const std::string_view trimmed = ascii_trim(body, kBlanks); trimmed.empty() || trimmed.front() != '/') return std::nullopt;
-  const std::string text = ascii_lower(ascii_trim(body, kBlanks));
-  for (std::string_view prefix : {"/dock-", "/dock_"}) {
-    if (text.size() <= prefix.size() || text.compare(0, prefix.size(), prefix) != 0) continue;
-    std::string channel = text.substr(prefix.size());
-    const bool word = channel.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") == std::string::npos;
-    if (word) return channel;
-  }
-  return std::nullopt;
-}
 
 result<dock_target> resolve_dock_target(std::string_view channel, const route_facts& route, std::string_view sender_id,
                                         const identity_links& links) {

@@ -1,6 +1,6 @@
 // dock_command: channel docking, as OpenClaw's docs describe it (SPEC §2 "channel anchoring"):
-// `/dock-<channel>` or `/dock_<channel>` in a direct session moves the session's reply route
-// to the sender's linked peer on <channel>. The sender and the target must be in one group of
+// `/dock-<channel>` or `/dock_<channel>` (recognized by chat_commands.hpp) in a direct session
+// moves the session's reply route to the sender's linked peer on <channel>. The sender and the target must be in one group of
 // session.identityLinks ({"alice": ["telegram:123", "discord:456"]}): the sender is found by
 // lower(id) or lower(channel:id), the target is that group's "<channel>:<peer>" entry. The
 // row's deliveryContext, lastChannel, lastTo (the peer id) and lastAccountId ("default") change;
@@ -23,10 +23,6 @@
 #include "messages/status.hpp"
 
 namespace sessionrt::actors {
-
-// The target channel of "/dock-<channel>" / "/dock_<channel>" (lowercased; the whole trimmed
-// body must be the command), else nullopt.
-std::optional<std::string> parse_dock_command(std::string_view body);
 
 struct dock_target {
   std::string channel;

@@ -8,10 +8,8 @@
 namespace sessionrt::actors {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
 bool ends_word(std::string_view rest) {
-  return rest.empty() || is_space(rest.front()) || rest.front() == ':' || rest.front() == ',';
+  return rest.empty() || ascii_is_blank(rest.front()) || rest.front() == ':' || rest.front() == ',';
 }
 
 // One leading "@bot", "<@bot>" or "<@!bot>" (plus an optional ':' or ','), if present.
@@ -42,7 +40,7 @@ bool is_bot_name(std::string_view name, const std::vector<std::string>& bot_name
 std::string normalize_command(std::string_view body, const std::vector<std::string>& bot_names) {
   if (body.empty() || body.front() != '/') return std::string(body);
   std::size_t end = 1;
-  while (end < body.size() && !is_space(body[end]) && body[end] != ':') ++end;
+  while (end < body.size() && !ascii_is_blank(body[end]) && body[end] != ':') ++end;
   std::string command(body.substr(0, end));
   if (auto at = command.find('@'); at != std::string::npos && is_bot_name(std::string_view(command).substr(at + 1), bot_names))
     command.resize(at);
@@ -60,12 +58,12 @@ std::optional<std::string> soft_reset_tail(std::string_view body) {
   constexpr std::string_view reset = "/reset";
   if (!ascii_istarts_with(body, reset)) return std::nullopt;
   std::string_view rest = body.substr(reset.size());
-  if (!rest.empty() && !is_space(rest.front())) return std::nullopt;
+  if (!rest.empty() && !ascii_is_blank(rest.front())) return std::nullopt;
   rest = ascii_trim_start(rest);
   constexpr std::string_view soft = "soft";
   if (!ascii_istarts_with(rest, soft)) return std::nullopt;
   rest = rest.substr(soft.size());
-  if (!rest.empty() && !is_space(rest.front())) return std::nullopt;
+  if (!rest.empty() && !ascii_is_blank(rest.front())) return std::nullopt;
   return std::string(ascii_trim_start(rest));
 }
 
@@ -75,7 +73,7 @@ std::vector<std::string_view> split_tokens(std::string_view s) {
     s = ascii_trim_start(s);
     if (s.empty()) return tokens;
     std::size_t n = 0;
-    while (n < s.size() && !is_space(s[n])) ++n;
+    while (n < s.size() && !ascii_is_blank(s[n])) ++n;
     tokens.push_back(s.substr(0, n));
     s.remove_prefix(n);
   }
@@ -174,7 +172,7 @@ reset_trigger_result parse_reset_trigger(std::string_view body, const reset_trig
       result.matched_trigger = ascii_lower(trigger);
       return result;
     }
-    if (!soft_tail && ascii_istarts_with(rest, trigger) && rest.size() > trigger.size() && is_space(rest[trigger.size()])) {
+    if (!soft_tail && ascii_istarts_with(rest, trigger) && rest.size() > trigger.size() && ascii_is_blank(rest[trigger.size()])) {
       result.command = reset_command::reset;
       result.matched_trigger = ascii_lower(trigger);
       result.first_message = std::string(ascii_trim_start(rest.substr(trigger.size())));

@@ -1,5 +1,7 @@
 // reset_trigger: is an inbound body a session reset command, and what is left of it [R§4.3, R§4.4].
-// Pure text rules, no state. The caller passes the command body (BodyForCommands: the text the
+// The reset row's rule of the command table: sessions recognize commands through
+// recognize_chat_command (chat_commands.hpp), which reads these rules first; the rollover's
+// tests and benches call parse_reset_trigger directly. Pure text rules, no state. The caller passes the command body (BodyForCommands: the text the
 // user typed, without structural prefixes such as "[Dec 4 17:35] "), whether the chat is a
 // group, the bot's names, and whether the sender may reset; it owns the result.
 //

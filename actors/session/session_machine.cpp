@@ -323,12 +323,13 @@ void session_machine::answer(std::uint64_t id, Answer a) {
 
 // ---- chat messages ----
 
-// A chat message goes by the command table (chat_commands.hpp): /stop never waits, /status
-// and /context list are answered at once while a turn runs, a reset trigger cancels the
-// running turn and runs next; everything else waits by the session's queue mode.
+// A chat message goes by the command table (chat_commands.hpp; a reset trigger, told apart by
+// its sender and route, is read first): /stop never waits, /status and /context list are
+// answered at once while a turn runs, a reset trigger cancels the running turn and runs next;
+// everything else waits by the session's queue mode.
 void session_machine::on_chat(chat_event ev, route_facts route, outcome_fn sink) {
-  std::string args;
-  command_timing timing = chat_command_info(parse_chat_command(ev.text, args)).timing;
+  const recognized_command command = core_->recognize(ev, route);
+  const command_timing timing = chat_command_info(command.id).timing;
   if (timing == command_timing::stop) return stop_command(std::move(sink));
   if (!running()) {
     // Nothing runs: no cap applies to what starts now or waits for a lock / a row.
@@ -339,16 +340,13 @@ void session_machine::on_chat(chat_event ev, route_facts route, outcome_fn sink)
     return pump(false);
   }
   if (timing == command_timing::answer_if_busy)
-    if (auto answer = core_->answer_while_busy(ev)) {
-      if (answer->command == "/status") {
+    if (auto answer = core_->answer_while_busy(command.id)) {
+      if (command.id == chat_command::status) {
         const auto q = effective_queue(deps_->settings->queue, &*core_->entry());
         answer->command_output += fmt::format(" {} message(s) wait ({}).", queue_.chats(), queue_mode_name(q.mode));
       }
       return reply(std::move(sink), std::move(*answer));
     }
-  // A reset trigger (session.resetTriggers) is told apart by its sender and route, ahead of
-  // the commands that wait (as session_core::chat_turn reads it first).
-  if (core_->is_reset_command(ev, route)) timing = chat_command_info(chat_command::reset).timing;
   if (timing == command_timing::run_next) {
     queue_.push_front(queued_chat{std::move(ev), std::move(route), std::move(sink), deps_->time->now_ms()});
     return cancel_turn("reset");

@@ -84,36 +84,11 @@ code_point decode_at(std::string_view s, std::size_t i) {
   return cp.length == 0 ? code_point{0xFFFD, 1} : cp;
 }
 
-// The code point that ends at s[end - 1] (end > 0).
-code_point decode_before(std::string_view s, std::size_t end) {
-  std::size_t start = end - 1;
-  while (start > 0 && end - start < 4 && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
-  const code_point cp = decode_at(s, start);
-  if (start + cp.length == end) return cp;
-  return {0xFFFD, 1};
-}
-
+// Past the JavaScript white space from s[i] (trimStart's end).
 std::size_t skip_space(std::string_view s, std::size_t i) {
-  while (i < s.size()) {
-    const code_point cp = decode_at(s, i);
-    if (!is_js_whitespace(cp.value)) break;
-    i += cp.length;
-  }
-  return i;
+  return i >= s.size() ? i : s.size() - js_trim_start(s.substr(i)).size();
 }
 
-std::size_t skip_space_back(std::string_view s, std::size_t end) {
-  while (end > 0) {
-    const code_point cp = decode_before(s, end);
-    if (!is_js_whitespace(cp.value)) break;
-    end -= cp.length;
-  }
-  return end;
-}
-
-// String.prototype.trimStart / trimEnd / trim.
-std::string_view trim_start(std::string_view s) { return s.substr(skip_space(s, 0)); }
-std::string_view trim_end(std::string_view s) { return s.substr(0, skip_space_back(s, s.size())); }
 // ASCII case-insensitive `word` at s[i].
 bool iequals_at(std::string_view s, std::size_t i, std::string_view word) {
   if (i > s.size() || s.size() - i < word.size()) return false;
@@ -279,7 +254,7 @@ bool is_plausible_token_prefix(std::string_view s) {
 // The reply so far could still become a silent reply: blank, is_silent_reply_text,
 // is_silent_reply_prefix_text, or \s* \p{P}* \s* (NO_REPLY \s+)* then a plausible prefix.
 bool could_become_silent(std::string_view s) {
-  if (trim_start(s).empty() || is_silent_reply_text(s) || is_silent_reply_prefix_text(s))
+  if (js_trim_start(s).empty() || is_silent_reply_text(s) || is_silent_reply_prefix_text(s))
     return true;
   std::size_t i = match_end(rx().space_punctuation_space, s).value_or(0);
   if (i == s.size()) return true;  // only whitespace and punctuation ("**", "«") so far
@@ -368,7 +343,7 @@ bool starts_with_silent_token(std::string_view text) {
 }
 
 bool is_silent_reply_prefix_text(std::string_view text) {
-  const std::string_view t = trim_start(text);
+  const std::string_view t = js_trim_start(text);
   if (t.size() < 2 || t.size() > token_size || !token.starts_with(t)) return false;
   return t.find('_') != npos || t == token || t == "NO";
 }
@@ -434,7 +409,7 @@ silent_reply_verdict silent_reply_filter::finish() {
   const std::size_t released = released_end_ - body_start_;
   std::size_t end = trailing_silent_cut(body);
   if (end == npos || end < released) end = body.size();
-  return {false, std::string(trim_end(body.substr(released, end - released)))};
+  return {false, std::string(js_trim_end(body.substr(released, end - released)))};
 }
 
 

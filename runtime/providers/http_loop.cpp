@@ -49,14 +49,6 @@ bool global_init_ok() {
   return ok;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
 // "HTTP/1.1 200 OK" / "HTTP/2 429" -> the status code, or 0.
 long parse_status_line(std::string_view line) {
   const auto sp = line.find(' ');
@@ -494,10 +486,11 @@ struct http_loop::impl {
     } else if (!line.empty() && (line.front() == ' ' || line.front() == '\t')) {
       if (!c->head.headers.empty()) {  // obsolete line folding: continues the previous value
         c->head.headers.back().second += ' ';
-        c->head.headers.back().second += trim(line);
+        c->head.headers.back().second += ascii_trim_line(line);
       }
     } else if (const auto colon = line.find(':'); colon != std::string_view::npos) {
-      c->head.headers.emplace_back(ascii_lower(trim(line.substr(0, colon))), std::string(trim(line.substr(colon + 1))));
+      c->head.headers.emplace_back(ascii_lower(ascii_trim_line(line.substr(0, colon))),
+                                   std::string(ascii_trim_line(line.substr(colon + 1))));
     }
     return len;
   }

@@ -1,11 +1,13 @@
 // The shared text helpers that replaced the private copies (#35 item 4): ASCII case and
-// blanks (ascii_text.hpp), the one UTF-8 decoder and the one cut at a code point (utf8.hpp).
+// blanks (ascii_text.hpp), JavaScript white space and trims (js_text.hpp), the one UTF-8 decoder
+// and the one cut at a code point (utf8.hpp).
 #include <catch2/catch.hpp>
 
 #include <cctype>
 #include <string>
 
 #include "messages/ascii_text.hpp"
+#include "messages/js_text.hpp"
 #include "messages/utf8.hpp"
 
 using namespace sessionrt;
@@ -67,4 +69,43 @@ TEST_CASE("decode_utf8_at rejects what RFC 3629 rejects") {
   // is_valid_utf8 now runs on this decoder.
   CHECK(is_valid_utf8("a\xC3\xA9\xF0\x9F\x98\x80"));
   CHECK_FALSE(is_valid_utf8("a\xED\xA0\x80"));
+}
+
+TEST_CASE("ascii_is_blank is C isspace, ascii_trim_line strips a line as read") {
+  for (int b = 0; b < 256; ++b) CHECK(ascii_is_blank(static_cast<char>(b)) == (std::isspace(b) != 0));
+  CHECK(ascii_trim_line(" \ttoken \t\r\n") == "token");
+  CHECK(ascii_trim_line("\r\ntoken") == "\r\ntoken");  // a line break at the start is kept
+  CHECK(ascii_trim_line("\vtoken\v") == "\vtoken\v");
+  CHECK(ascii_trim_line(" \r\n ") == "");
+  CHECK(ascii_trimmed("\f Mixed \v") == "Mixed");
+  CHECK(ascii_lower_trimmed("\f Mixed \v") == "mixed");
+}
+
+TEST_CASE("is_js_whitespace: ECMAScript's set, its Zs from ICU the same as the table it replaced") {
+  // The hand-written table js_text used before it asked ICU for General_Category Zs.
+  const auto table = [](char32_t cp) {
+    const auto in = [cp](char32_t lo, char32_t hi) { return cp >= lo && cp <= hi; };
+    return in(0x09, 0x0D) || cp == 0x20 || cp == 0xA0 || cp == 0x1680 || in(0x2000, 0x200A) || cp == 0x2028 ||
+           cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;
+  };
+  std::size_t differ = 0;
+  for (char32_t cp = 0; cp < 0x110000; ++cp) differ += is_js_whitespace(cp) != table(cp);
+  CHECK(differ == 0);
+  CHECK_FALSE(is_js_whitespace(0x85));     // NEL: not JavaScript white space
+  CHECK_FALSE(is_js_whitespace(0x200B));   // ZERO WIDTH SPACE is Cf, not Zs
+  CHECK_FALSE(is_js_whitespace(0x110000));
+}
+
+TEST_CASE("js_trim_start and js_trim_end are trimStart and trimEnd, views into the argument") {
+  const std::string s = "\xC2\xA0 x \xE3\x80\x80";  // NBSP, space, x, space, IDEOGRAPHIC SPACE
+  CHECK(js_trim_start(s) == "x \xE3\x80\x80");
+  CHECK(js_trim_end(s) == "\xC2\xA0 x");
+  CHECK(js_trim(s) == "x");
+  CHECK(js_trim_start(s).data() == s.data() + 3);
+  CHECK(js_trim_end("\xE2\x80\xA8x\xE2\x80\xA9") == "\xE2\x80\xA8x");  // U+2028 / U+2029
+  CHECK(js_trim_end("x\xFF ") == "x\xFF");        // an invalid byte is no white space
+  CHECK(js_trim_end("x\x80\x80 ") == "x\x80\x80");
+  CHECK(js_trim_start(" \xE3\x80") == "\xE3\x80");  // a cut sequence neither
+  CHECK(js_trim_start(" \t\n") == "");
+  CHECK(js_trim_end("") == "");
 }
