@@ -5,6 +5,10 @@
 #include <cmath>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace sessionrt::json {
 namespace {
 
@@ -17,6 +21,18 @@ void append_value(std::string& out, const boost::json::value& v, int level, bool
 
 void append_indent(std::string& out, int level) { out.append(static_cast<std::size_t>(level) * 2, ' '); }
 
+// A line break and the indent of `level`, in one append while the indent fits the buffer.
+void append_break(std::string& out, int level) {
+  static constexpr char kBreak[] = "\n                                                                ";  // 64 spaces
+  const std::size_t n = static_cast<std::size_t>(level) * 2;
+  if (n + 1 < sizeof kBreak) {
+    out.append(kBreak, n + 1);
+  } else {
+    out += '\n';
+    append_indent(out, level);
+  }
+}
+
 void append_object(std::string& out, const boost::json::object& o, int level, bool pretty) {
   if (o.empty()) {
     out += "{}";
@@ -27,18 +43,15 @@ void append_object(std::string& out, const boost::json::object& o, int level, bo
   for (const auto& kv : o) {
     if (!first) out += ',';
     first = false;
-    if (pretty) {
-      out += '\n';
-      append_indent(out, level + 1);
-    }
+    if (pretty) append_break(out, level + 1);
     append_string(out, kv.key());
-    out += pretty ? ": " : ":";
+    if (pretty)
+      out.append(": ", 2);
+    else
+      out += ':';
     append_value(out, kv.value(), level + 1, pretty);
   }
-  if (pretty) {
-    out += '\n';
-    append_indent(out, level);
-  }
+  if (pretty) append_break(out, level);
   out += '}';
 }
 
@@ -52,23 +65,22 @@ void append_array(std::string& out, const boost::json::array& a, int level, bool
   for (const auto& e : a) {
     if (!first) out += ',';
     first = false;
-    if (pretty) {
-      out += '\n';
-      append_indent(out, level + 1);
-    }
+    if (pretty) append_break(out, level + 1);
     append_value(out, e, level + 1, pretty);
   }
-  if (pretty) {
-    out += '\n';
-    append_indent(out, level);
-  }
+  if (pretty) append_break(out, level);
   out += ']';
 }
 
 void append_value(std::string& out, const boost::json::value& v, int level, bool pretty) {
   switch (v.kind()) {
-    case boost::json::kind::null: out += "null"; break;
-    case boost::json::kind::bool_: out += v.get_bool() ? "true" : "false"; break;
+    case boost::json::kind::null: out.append("null", 4); break;
+    case boost::json::kind::bool_:
+      if (v.get_bool())
+        out.append("true", 4);
+      else
+        out.append("false", 5);
+      break;
     case boost::json::kind::int64: append_number(out, v.get_int64()); break;
     case boost::json::kind::uint64: {
       std::uint64_t u = v.get_uint64();
@@ -155,9 +167,34 @@ void append_number(std::string& out, double d) {
   }
 }
 
+#if defined(__SSE2__)
+// From `i` on, 16 bytes at a time (SSE2 is part of x86-64): a byte needs escaping when its top
+// three bits are zero (< 0x20), or it is '"' or '\\'. Returns the first such byte, or the
+// first of the last < 16 bytes when none comes before them. Out of line: short strings (keys,
+// most values) never pay for it.
+[[gnu::noinline]] static std::size_t next_escape_wide(std::string_view s, std::size_t i) {
+  const __m128i top3 = _mm_set1_epi8(static_cast<char>(0xE0)), zero = _mm_setzero_si128();
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+  for (; i + 16 <= s.size(); i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+    const __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(_mm_and_si128(v, top3), zero),
+                                     _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+    if (const int mask = _mm_movemask_epi8(hit); mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(mask));
+  }
+  return i;
+}
+#endif
+
 // Index of the first byte at or after `i` that JSON.stringify escapes, or s.size().
-// Scans 8 bytes at a time: a byte needs escaping if it is < 0x20, '"' or '\\'.
-static std::size_t next_escape(std::string_view s, std::size_t i) {
+// Scans 16 bytes at a time in a long text, then 8: a byte needs escaping if it is < 0x20, '"'
+// or '\\'. Inlined: it runs for every key and value written.
+[[gnu::always_inline]] static inline std::size_t next_escape(std::string_view s, std::size_t i) {
+#if defined(__SSE2__)
+  if (s.size() - i >= 64) {  // a text, not a key: the wide scan pays for its call
+    i = next_escape_wide(s, i);
+    if (i + 16 <= s.size()) return i;  // it stopped at a byte to escape
+  }
+#endif
   constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
   auto has_zero = [](std::uint64_t x) { return (x - ones) & ~x & highs; };
   while (i + 8 <= s.size()) {
@@ -177,10 +214,20 @@ static std::size_t next_escape(std::string_view s, std::size_t i) {
 
 void append_string(std::string& out, std::string_view s) {
   static constexpr char hex[] = "0123456789abcdef";
+  std::size_t i = next_escape(s, 0);
+  if (i == s.size()) {  // most strings: nothing to escape, one copy between the quotes
+    const std::size_t at = out.size();
+    out.resize(at + s.size() + 2);
+    char* p = out.data() + at;
+    p[0] = '"';
+    if (!s.empty()) std::memcpy(p + 1, s.data(), s.size());
+    p[s.size() + 1] = '"';
+    return;
+  }
   out.reserve(out.size() + s.size() + 2);
   out += '"';
   std::size_t run = 0;
-  for (std::size_t i = next_escape(s, 0); i < s.size(); i = next_escape(s, i + 1)) {
+  for (; i < s.size(); i = next_escape(s, i + 1)) {
     const auto c = static_cast<unsigned char>(s[i]);
     out.append(s.data() + run, i - run);
     run = i + 1;

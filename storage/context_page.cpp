@@ -93,7 +93,8 @@ result<context_page> read_context_page(transcript_reader& rd, const page_request
   if (!*leaf) return page;
   auto& idx = rd.index();
   page.leaf_id = idx.at(**leaf).id;
-  const std::size_t want = req.limit ? req.offset + req.limit : SIZE_MAX;  // items needed, newest first
+  // Items needed, newest first (none for a count: the walk stops at the first count it knows).
+  const std::size_t want = req.count_only ? 0 : req.limit ? req.offset + req.limit : SIZE_MAX;
 
   walk_state w;
   std::optional<std::int64_t> known_total;             // from `counts`
@@ -159,7 +160,7 @@ result<context_page> read_context_page(transcript_reader& rd, const page_request
   };
   std::vector<slot> slots;
   std::vector<position> wanted;
-  for (std::size_t place = lo; place < hi; ++place) {
+  for (std::size_t place = lo; place < hi && !req.count_only; ++place) {
     if (summary && place == 0) {
       slots.push_back({place, std::nullopt});
       continue;
@@ -169,8 +170,12 @@ result<context_page> read_context_page(transcript_reader& rd, const page_request
     slots.push_back({place, w.items[j]});
     wanted.push_back(w.items[j]);
   }
-  auto got = rd.entries(wanted);
-  if (!got.ok()) return got.error();
+  std::vector<std::shared_ptr<const bj::object>> read;
+  if (!wanted.empty()) {
+    auto got = rd.entries(wanted);
+    if (!got.ok()) return got.error();
+    read = std::move(*got);
+  }
   std::size_t k = 0;
   for (const auto& s : slots) {
     context_page_item item;
@@ -183,7 +188,7 @@ result<context_page> read_context_page(transcript_reader& rd, const page_request
       page.items.push_back(std::move(item));
       continue;
     }
-    const auto& e = (*got)[k++];
+    const auto& e = read[k++];
     if (!e) {
       ++page.unreadable_entries;
       continue;

@@ -31,6 +31,9 @@ namespace sessionrt::storage {
 struct page_request {
   std::size_t limit = 0;   // items at most; 0 = every item from `offset` back to the first
   std::size_t offset = 0;  // newest items skipped (0: the page ends with the newest)
+  // Only the length: total, leaf_id and the counts the walk leaves; no item is read or
+  // parsed (a session's own count after each turn, history_count.hpp). limit / offset unused.
+  bool count_only = false;
 };
 
 struct context_page_item {

@@ -52,9 +52,11 @@ void session_core::note_history_count() {
     history_counts_path_ = rd.path();
     remember_history_count(*history_counts_, *row_);  // a count an earlier run of the session left
   }
-  // A one-item page: it walks from the leaf to the last count (what the turn appended) and
-  // leaves the leaf's count in history_counts_.
-  auto page = storage::read_context_page(rd, {1, 0}, history_counts_);
+  // A count, no item: it walks the index from the leaf to the last count (what the turn
+  // appended) and leaves the leaf's count in history_counts_; no line is read or parsed.
+  storage::page_request count;
+  count.count_only = true;
+  auto page = storage::read_context_page(rd, count, history_counts_);
   if (!page.ok() || !page->leaf_id || page->cycle_detected) return;
   auto at = rd.locate(*page->leaf_id);
   if (!at.ok() || !*at) return;

@@ -1,5 +1,7 @@
 #include "actors/session/session_core.hpp"
 
+#include <array>
+
 #include <spdlog/spdlog.h>
 
 #include <date/tz.h>
@@ -219,6 +221,7 @@ bool session_core::trim() {
   log_.reset();
   context_ = boost::json::array();  // clear() would keep the capacity
   clean_upto_ = 0;  // a new context: its cleanliness is unknown
+  patch_memo_.reset();
   if (row_ && row_sent_) {  // the store holds this very row: keep only its sessionId
     stored_row_id_ = std::string(row_->session_id().value_or(""));
     row_.reset();
@@ -314,6 +317,18 @@ result<const boost::json::object*> session_core::append_and_track(boost::json::o
   if (auto id = append_with_event(message, fx); !id.ok()) return id.error();
   context_.emplace_back(std::move(message));
   return &context_.back().get_object();
+}
+
+const boost::json::object& session_core::inbound_patch_for(const chat_event& ev, const route_facts& route) {
+  // Everything inbound_patch() reads; the row's subject only where it reads it.
+  const std::string_view row_subject =
+      route.is_group && ev.subject.empty() && row_ ? row_->subject().value_or("") : std::string_view();
+  const std::array<std::string_view, 12> inputs{
+      route.chat_type, route.channel, route.peer_id,   route.account_id, route.thread_id, ev.to,
+      ev.sender_id,    ev.peer_id,    ev.subject,      ev.display_name,  row_subject,
+      route.is_group ? std::string_view("group") : std::string_view()};
+  if (!patch_memo_) patch_memo_ = std::make_unique<text_keyed_memo<boost::json::object, 12>>();
+  return patch_memo_->get(inputs, [&] { return inbound_patch(ev, route); });
 }
 
 boost::json::object session_core::inbound_patch(const chat_event& ev, const route_facts& route) const {

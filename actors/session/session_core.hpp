@@ -1,7 +1,8 @@
 // session_core: one session's state and its turn, without CAF (the actor beside it,
 // session_actor, sends and receives; this class decides and does the file work). The file
 // work of the session (transcript, lock, rollover, row) is in session_core.cpp; the turn, a
-// coroutine that waits on the model through turn_io, is in turn_loop.cpp.
+// coroutine that waits on the model through turn_io, is in turn_loop.cpp; the chat commands'
+// work (chat_commands.hpp's table) in chat_command_work.cpp.
 // It owns the sessions.json row of its key, the transcript writer of the current sessionId,
 // the write lock of that transcript while it is open, and the in-memory context of the
 // active leaf (so a turn does not re-read the file). A turn:
@@ -40,6 +41,7 @@
 #include "messages/lifecycle_payloads.hpp"
 #include "actors/session/reset_trigger.hpp"
 #include "actors/session/route_facts.hpp"
+#include "actors/session/text_keyed_memo.hpp"
 #include "actors/session/turn_io.hpp"
 #include "actors/session/turn_task.hpp"
 #include "messages/chat_event.hpp"
@@ -58,6 +60,8 @@ class time_zone;
 namespace sessionrt::actors {
 
 struct rollover_result;
+enum class chat_command;  // chat_commands.hpp
+struct recognized_command;
 
 // Locks live as long as the session actor; they must not look abandoned to other processes
 // while it idles (hold-exceeded makes other acquirers fail at once instead of waiting).
@@ -129,11 +133,12 @@ class session_core {
   // A cron event with a job id is an isolated run [R§5.6]: a new session every run (the
   // previous row sanitized), its text run as the prompt, reported by a cron.completed event.
   task<turn_outcome> system(const system_event& ev, core_effects& fx);
+  // The chat command `ev` is (chat_commands.hpp), with this session's reset triggers and the
+  // sender's authorization; chat_command::none for an ordinary message.
+  recognized_command recognize(const chat_event& ev, const route_facts& route) const;
   // While a turn waits: the answer to a command that needs neither the model nor a change
-  // (/status, /context list), or nullopt when `ev` must wait for the turn's end.
-  std::optional<turn_outcome> answer_while_busy(const chat_event& ev) const;
-  // Whether `ev` is /new or /reset (a configured trigger) that this sender may use.
-  bool is_reset_command(const chat_event& ev, const route_facts& route) const;
+  // (/status, /context list), or nullopt when it must wait for the turn's end.
+  std::optional<turn_outcome> answer_while_busy(chat_command command) const;
   // While a turn's model call runs in queue mode steer (and the runner supports steering):
   // the inbox the runner takes new messages from at its tool boundaries, else nullptr.
   std::shared_ptr<steer_inbox> steering_inbox() const { return steering_; }
@@ -221,7 +226,12 @@ class session_core {
   // One model call of the turn: the context moves into the request and back.
   task<model_answer> call_model(std::shared_ptr<model_request> req);
   const boost::json::array& context_view() const;
-  reset_trigger_result reset_trigger_of(const chat_event& ev, const route_facts& route) const;
+  // The commands' work (chat_command_work.cpp). after_reset: `/new <model> rest` picks the
+  // model and returns the first message; with none, out.command says the reset is the answer.
+  std::string after_reset(const reset_trigger_result& trigger, const chat_event& ev, turn_outcome& out);
+  // A command that is a turn of its own (/status, /context list, /compact, /queue, /dock-*).
+  task<turn_outcome> command_turn(const recognized_command& cmd, const chat_event& ev, const route_facts& route,
+                                  core_effects& fx, turn_outcome out);
   bool messages_for_model(const std::shared_ptr<model_request>& req, const std::string& prefix, core_effects& fx,
                           boost::json::value& saved_last);
   void restore_context(std::shared_ptr<model_request>& req, boost::json::value& saved_last);
@@ -230,6 +240,8 @@ class session_core {
   // archived_row_refusal): nothing ran and nothing is stored; the row's expiry stays scheduled.
   void refused_effects(core_effects& fx);
   boost::json::object inbound_patch(const chat_event& ev, const route_facts& route) const;
+  // inbound_patch(ev, route), made again only when something it reads changed (patch_memo_).
+  const boost::json::object& inbound_patch_for(const chat_event& ev, const route_facts& route);
   // What the transcript holds made durable per storage.durability: none written, sync
   // fdatasync'd, batch written with its commit log record in fx.log_append (the caller waits
   // for the log's answer). Before the model call (!turn_end: the user's line) the write
@@ -293,6 +305,8 @@ class session_core {
   route_facts last_route_;
   std::shared_ptr<storage::context_counts::file> history_counts_;  // note_history_count's, for
   std::string history_counts_path_;                                // the transcript at this path
+  // inbound_patch_for's last patch; made at a turn, dropped by trim() (an idle session keeps none).
+  std::unique_ptr<text_keyed_memo<boost::json::object, 12>> patch_memo_;
   std::string fork_parent_key_, fork_parent_path_;  // set_fork_parent(), until the first session starts
 };
 

@@ -477,7 +477,7 @@ row_patch build_patch(const rollover_input& in, const turn_decision& d, const bo
   carry_if_reused(p, d, old, group_fields);
   p.carry(old, group_activation_fields);
   carry_if_reused(p, d, old, route_fields);
-  for (const auto& [k, v] : in.inbound_patch) p.set_ref(k, v);
+  for (const auto& [k, v] : in.inbound_patch_ref ? *in.inbound_patch_ref : in.inbound_patch) p.set_ref(k, v);
   if (!js_truthy(p.get("chatType"))) p.set("chatType", "direct");
   put_session_file(p, in, d);
   if (!d.reuse) put_new_session_counters(p);

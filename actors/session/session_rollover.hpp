@@ -67,6 +67,9 @@ struct rollover_input {
   // chatType, channel, groupId, subject, ...), merged like `{...row, ...patch}` before the
   // chatType default. Leave empty for system events: they keep the row's route.
   boost::json::object inbound_patch;
+  // When set, this patch instead of inbound_patch (a session's kept one, not copied); it must
+  // outlive roll_session().
+  const boost::json::object* inbound_patch_ref = nullptr;
 };
 
 struct rollover_result {

@@ -7,15 +7,13 @@
 #include "actors/session/dock_command.hpp"
 #include "actors/session/heartbeat_run.hpp"
 #include "actors/session/hygiene/clean_check.hpp"
-#include "actors/session/hygiene/display_projection.hpp"
 #include "actors/session/hygiene/hygiene_pipeline.hpp"
 #include "actors/session/memory_flush_planner.hpp"
 #include "actors/session/midturn_precheck.hpp"
 #include "actors/session/overflow_detector.hpp"
+#include "actors/session/queue_settings.hpp"
 #include "actors/session/reply_stream.hpp"
-#include "actors/session/reset_model_selection.hpp"
 #include "actors/session/reset_policy.hpp"
-#include "actors/session/reset_trigger.hpp"
 #include "actors/session/session_core.hpp"
 #include "messages/runner_reply_check.hpp"
 #include "actors/session/session_rollover.hpp"
@@ -91,41 +89,6 @@ task<turn_outcome> session_core::system(const system_event& ev, core_effects& fx
   co_return out;
 }
 
-std::optional<turn_outcome> session_core::answer_while_busy(const chat_event& ev) const {
-  if (!row_ || needs_row()) return std::nullopt;
-  std::string args;
-  const auto cmd = parse_chat_command(ev.text, args);
-  if (cmd != chat_command::status && cmd != chat_command::context_list) return std::nullopt;
-  const auto& settings = *deps_->settings;
-  turn_outcome out;
-  out.session_key = key_;
-  out.session_id = std::string(row_->session_id().value_or(""));
-  if (cmd == chat_command::status) {
-    out.command = "/status";
-    const session_model m = model();
-    status_inputs si{key_, &*row_, m.context_window, m.provider, m.model, deps_->time->now_ms()};
-    si.queue_mode = std::string(queue_mode_name(effective_queue(settings.queue, &*row_).mode));
-    out.command_output = format_status(si) + "\nA turn is running.";
-  } else {
-    out.command = "/context list";
-    out.command_output = format_context_list(hygiene::display_messages(context_view()), model().context_window,
-                                             system_prompt());
-  }
-  return out;
-}
-
-reset_trigger_result session_core::reset_trigger_of(const chat_event& ev, const route_facts& route) const {
-  reset_trigger_options topt;
-  topt.triggers = deps_->settings->session.reset.reset_triggers;
-  topt.sender_authorized = ev.sender_authorized;
-  topt.is_group = route.is_group;
-  return parse_reset_trigger(ev.text, topt);
-}
-
-bool session_core::is_reset_command(const chat_event& ev, const route_facts& route) const {
-  return reset_trigger_of(ev, route).command == reset_command::reset;
-}
-
 const boost::json::array& session_core::context_view() const { return in_flight_ ? in_flight_->messages : context_; }
 
 // The request's messages, with `prefix` in front of the last (the user's) message, cleaned for
@@ -197,7 +160,7 @@ task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_fac
     }
 
   const std::int64_t now = deps_->time->now_ms();
-  const reset_trigger_result trigger = reset_trigger_of(ev, route);
+  const recognized_command cmd = recognize(ev, route);
   const auto policy =
       resolve_reset_policy(settings.session.reset, resolve_reset_type(key_, route.is_group, route.is_thread), route.channel);
   rollover_input in;
@@ -212,11 +175,11 @@ task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_fac
   in.recovered_started_at = header_started;
   if (row_ && deps_->zone)
     in.freshness = evaluate_freshness(lifecycle_timestamps_of(*row_, header_started), now, policy, *deps_->zone);
-  in.trigger = trigger;
+  in.trigger = cmd.trigger;
   in.now_ms = now;
   in.new_session_id = next_session_id(now, "message");
   in.transcript_path = [this](std::string_view id) { return transcript_path_for(std::string(id)); };
-  in.inbound_patch = inbound_patch(ev, route);
+  in.inbound_patch_ref = &inbound_patch_for(ev, route);
   const std::string old_id = row_ ? std::string(row_->session_id().value_or("")) : std::string();
   // The row is rolled in place (moved in, not copied); row_ takes it back at once.
   rollover_result roll = row_ ? roll_session(in, std::move(*row_)) : roll_session(in);
@@ -240,90 +203,17 @@ task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_fac
   out.session_id = std::string(row_->session_id().value_or(""));
 
   std::string text = ev.text;
-  if (trigger.command == reset_command::reset) {
-    const model_catalog_settings catalog = effective_catalog(settings);
-    const session_model configured = default_model(settings, agent_of_key(key_));
-    // `/new <model> rest...`: the new row's model override, and the rest as the first message.
-    const reset_model_applied picked =
-        apply_reset_model(*row_, trigger.first_message, catalog_of(catalog, configured.provider, configured.model),
-                          catalog);
-    text = picked.first_message;
-    if (picked.selected && !text.empty()) out.notices.push_back(model_switch_notice(picked));
-    if (text.empty() && ev.content.empty()) {
-      out.command = trigger.matched_trigger;
-      out.command_output = fmt::format("New session started ({}).", out.session_id);
-      if (picked.selected) out.command_output += " " + model_switch_notice(picked);
+  if (cmd.id == chat_command::reset) {
+    text = after_reset(cmd.trigger, ev, out);
+    if (!out.command.empty()) {
       finish_effects(fx, route);
       co_return out;
     }
   }
-  if (auto channel = parse_dock_command(text)) {
-    out.command = "/dock-" + *channel;
-    const std::string previous(row_->last_channel().value_or(""));
-    auto target = resolve_dock_target(*channel, route, ev.sender_id, settings.routing.session.links);
-    if (!target.ok()) {
-      out.command_output = target.error().message();  // a reply; the route stays
-    } else {
-      apply_dock(*row_, *target);
-      out.command_output = dock_reply(*target);
-      if (wants(event_types::session_docked)) {
-        fx.events.push_back(event(dock_payload(*target, previous)));
-      }
-    }
-    finish_effects(fx, route);
-    co_return out;
-  }
-  std::string args;
-  switch (parse_chat_command(text, args)) {
-    case chat_command::status: {
-      out.command = "/status";
-      const session_model m = model();
-      status_inputs si{key_, &*row_, m.context_window, m.provider, m.model, now};
-      si.queue_mode = std::string(queue_mode_name(effective_queue(settings.queue, &*row_).mode));
-      out.command_output = format_status(si);
-      finish_effects(fx, route);
-      co_return out;
-    }
-    case chat_command::compact: {
-      out.command = "/compact";
-      auto done = co_await compact("manual", args, fx);
-      if (!done.ok()) {
-        out.st = done.error();
-      } else if (!done->compacted) {
-        out.command_output = "Nothing to compact yet.";
-      } else {
-        out.command_output = fmt::format("Compacted: ~{} -> ~{} tokens ({}).", done->tokens_before, done->tokens_after,
-                                         done->provider == "builtin" ? "built-in summarizer" : done->provider);
-        if (done->successor_session_id) out.session_id = *done->successor_session_id;
-      }
-      if (status st = durability_commit(fx); !st.ok() && out.st.ok()) out.st = st;
-      finish_effects(fx, route);
-      co_return out;
-    }
-    case chat_command::context_list:
-      out.command = "/context list";
-      out.command_output =
-          format_context_list(hygiene::display_messages(context_), model().context_window, system_prompt());
-      finish_effects(fx, route);
-      co_return out;
-    case chat_command::queue: {
-      out.command = "/queue";
-      const queue_command q = parse_queue_command(args);
-      if (!q.error.empty()) {
-        out.st = status(errc::invalid_argument, q.error);
-        co_return out;
-      }
-      // The row's fields, as OpenClaw keeps them; they override messages.queue for this session.
-      if (q.mode) row_->set_queue_mode(queue_mode_name(*q.mode));
-      if (q.cap) row_->set_queue_cap(static_cast<std::int64_t>(*q.cap));
-      if (q.drop) row_->set_queue_drop(queue_drop_name(*q.drop));
-      if (q.debounce_ms) row_->set_queue_debounce_ms(*q.debounce_ms);
-      out.command_output = format_queue(effective_queue(settings.queue, &*row_));
-      finish_effects(fx, route);
-      co_return out;
-    }
-    default: break;
-  }
+  // A command (after a reset: in its first message) that is a turn of its own; /stop here is text.
+  const recognized_command next = cmd.id == chat_command::reset ? recognize_chat_command(text) : cmd;
+  if (next.id != chat_command::none && chat_command_info(next.id).timing != command_timing::stop)
+    co_return co_await command_turn(next, ev, route, fx, std::move(out));
   co_return co_await run_turn(ev, std::move(text), fx, std::move(out));
 }
 

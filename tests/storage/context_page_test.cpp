@@ -337,3 +337,57 @@ TEST_CASE("history page: the counts are bounded per file and in files, and a fil
   f->remember({{"e5", {5, 6}}});
   CHECK_FALSE(counts.of({"/big", 1, 8}, 3000)->total_at("e5", 5));  // another inode
 }
+
+// A session counts its context after every turn (actors/session/history_count): a count-only
+// page gives build_context's total and the page's leaf, cold and from the counts it left, but
+// parses no item (a plain chain: none of its lines; a compaction on the path is still read for
+// its firstKeptEntryId).
+TEST_CASE("history page: a count-only page gives build_context's total and reads no line") {
+  testing::temp_dir dir;
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    INFO("seed " << seed);
+    transcript_maker mk(seed);
+    std::vector<std::string> lines{kHeader};
+    const int n = 20 + static_cast<int>(seed * 11 % 150);
+    for (int i = 0; i < n; ++i) lines.push_back(mk.line());
+    const std::string path = dir.file(fmt::format("c{}.jsonl", seed));
+    testing::write_text(path, to_text(lines));
+    auto rd = open_reader(path);
+    auto ctx = build_context(*rd);
+    REQUIRE(ctx.ok());
+    context_counts counts;
+    page_request count;
+    count.count_only = true;
+    for (int pass = 0; pass < 2; ++pass) {  // cold, then from the count the first pass left
+      auto rdc = open_reader(path);
+      auto page = read_context_page(*rdc, count, counts_of(counts, path, *rdc));
+      REQUIRE(page.ok());
+      CHECK(page->total == ctx->total_messages);
+      CHECK(page->items.empty());
+      auto full = read_context_page(*open_reader(path), {1, 0});
+      REQUIRE(full.ok());
+      CHECK(page->leaf_id == full->leaf_id);
+    }
+  }
+  // A plain chain: the one-item page parses its item, the count parses nothing.
+  const std::string path = dir.file("chain.jsonl");
+  std::vector<std::string> lines{kHeader};
+  std::string parent;
+  for (int i = 0; i < 300; ++i) {
+    const std::string id = fmt::format("m{:03d}", i);
+    lines.push_back(message_line(id, parent, i % 2 ? "assistant" : "user", "text"));
+    parent = id;
+  }
+  testing::write_text(path, to_text(lines));
+  auto one = open_reader(path);
+  REQUIRE(read_context_page(*one, {1, 0}).ok());
+  CHECK(one->stats().lines_parsed == 1);
+  auto rd = open_reader(path);
+  page_request count;
+  count.count_only = true;
+  auto page = read_context_page(*rd, count);
+  REQUIRE(page.ok());
+  CHECK(page->total == 300);
+  CHECK(page->leaf_id == std::optional<std::string>("m299"));
+  CHECK(rd->stats().lines_parsed == 0);
+}
