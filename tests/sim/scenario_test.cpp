@@ -191,3 +191,29 @@ TEST_CASE("scenario: a crash restarts on the same state dir and the recovery che
   REQUIRE(report.at("faults").as_array().size() == 1);
   CHECK(report.at("faults").as_array()[0].as_object().at("kind").as_string() == "crash");
 }
+
+// Under virtual time the store has no window of its own; the engine keeps
+// storage.storeFlushWindowMs in virtual time (sim/clock_driver.hpp): sessions.json is written
+// once the oldest change it lacks is a window old, not at the end of every step.
+TEST_CASE("scenario: sessions.json follows the store's flush window in virtual time") {
+  const std::string store = "agents/main/sessions/sessions.json";
+  auto scenario = [&](const std::string& storage, const std::string& before, const std::string& after) {
+    return R"({"name": "t", "start": "2026-03-28T20:00:00+01:00", "timeZone": "Europe/Berlin",
+               "config": {"session": {"dmScope": "per-peer"})" + storage + R"(},
+               "model": {"latency": {"kind": "fixed", "ms": 500}}, "steps": [
+      {"id": "a", "send": {"channel": "telegram", "peer": "1", "text": "hello"},
+       "expect": {"ok": true, "files": {"absent": [")" + store + R"("]}}},
+      {"id": "b", "advance": ")" + before + R"(", "expect": {"files": {"absent": [")" + store + R"("]}}},
+      {"id": "c", "advance": ")" + after + R"(", "expect": {"files": {"exist": [")" + store + R"("]}}}]})";
+  };
+  SECTION("the default window with durability batch: 5 s") {
+    auto out = run(scenario("", "3s", "2s"));
+    for (const auto& f : out.failures) UNSCOPED_INFO(f);
+    CHECK(out.failed == 0);
+  }
+  SECTION("a window set in the config") {
+    auto out = run(scenario(R"(, "storage": {"storeFlushWindowMs": 60000})", "50s", "10s"));
+    for (const auto& f : out.failures) UNSCOPED_INFO(f);
+    CHECK(out.failed == 0);
+  }
+}

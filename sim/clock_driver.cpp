@@ -1,0 +1,187 @@
+#include "sim/clock_driver.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "actors/runtime_settings.hpp"
+#include "messages/iso_time.hpp"
+
+namespace sessionrt::sim {
+
+namespace {
+
+constexpr std::int64_t kMinute = 60'000, kHour = 60 * kMinute, kDay = 24 * kHour;
+// The longest virtual step: timers (daily / idle expiry, maintenance) fire at most this late.
+constexpr std::int64_t kMaxStepMs = kMinute;
+// quiesce(): rounds of 50 ms without progress before a step is taken as waiting on time.
+constexpr int kStallRounds = 20;
+
+// A directory's names, none when it cannot be listed (not there yet).
+std::vector<std::string> names_in(storage::fs& files, const std::string& dir) {
+  auto names = files.list_dir(dir);
+  return names.ok() ? std::move(*names) : std::vector<std::string>{};
+}
+
+}  // namespace
+
+clock_driver::clock_driver(parts p)
+    : p_(std::move(p)), store_window_ms_(std::max<std::int64_t>(0, actors::store_flush_window(p_.sc.settings.storage))) {}
+
+void clock_driver::note_row_changes() {
+  const std::uint64_t n = p_.ledger.rows_touched();
+  if (n == touches_seen_) return;
+  touches_seen_ = n;
+  if (!unwritten_since_) unwritten_since_ = p_.clk.now_ms();
+}
+
+void clock_driver::write_store_if_due() {
+  note_row_changes();
+  const std::int64_t now = p_.clk.now_ms();
+  if (!p_.rt || !unwritten_since_ || now - *unwritten_since_ < store_window_ms_) return;
+  unwritten_since_.reset();
+  if (p_.rt->flush().ok()) return;
+  // The store keeps the rows and retries at its next window.
+  p_.spans.store_write_failed(now);
+  unwritten_since_ = now;
+}
+
+void clock_driver::set_workload(workload_generator gen) {
+  workload_.emplace(std::move(gen));
+  next_event_ = workload_->next();
+}
+
+bool clock_driver::blocked_on_time() {
+  const std::size_t unexplained = p_.ledger.keys_in_flight([&](const std::string& k) { return !p_.model.waiting_on(k); });
+  return unexplained == 0 || unexplained <= p_.rt->model_calls().waiting;
+}
+
+void clock_driver::quiesce() {
+  // Answers, events and model calls started: what the runtime did since a look.
+  auto progress = [&] { return p_.ledger.progress() + static_cast<std::uint64_t>(p_.model.started()); };
+  int stalls = 0;
+  for (int round = 0; round < 10000 && p_.rt; ++round) {
+    const std::uint64_t before = progress();
+    // The sessions, then the commit log (no record unanswered, no sync running: records sent
+    // while a model call waits ack no turn, so no progress would wait for them), then the bus.
+    p_.rt->settle();
+    if (p_.drill.fired()) return;
+    if (progress() != before) continue;
+    if (blocked_on_time()) return;
+    // A turn is between actors (a group commit's sync, the blocking pool): wait for it to
+    // report back. A session that waits on a timer of its own never will, hence the bound
+    // (1 s without progress: rare in a run, see the progress line's stalls, and long enough
+    // for a loaded or sanitized build); a sync still running does not count towards it,
+    // however slow the disk.
+    ++waits_;
+    if (!p_.ledger.wait_for(std::chrono::milliseconds(50), [&] { return progress() != before; }) &&
+        p_.faults.syncs_in_flight() == 0) {
+      ++stalls_;
+      if (++stalls >= kStallRounds) return;
+    }
+  }
+}
+
+void clock_driver::sample(bool force) {
+  const std::int64_t now = p_.clk.now_ms();
+  for (const auto& c : p_.model.take_calls()) p_.figs->model_call(c.at_ms);
+  if (force || now >= next_sample_) {
+    if (p_.rt) {
+      if (auto rows = p_.rt->sessions()) p_.figs->sample_rows(now, static_cast<std::int64_t>(rows->size()));
+    }
+    p_.figs->sample_disk(now, disk_bytes());
+    const std::int64_t b = bucket_size_for(p_.end_ms - p_.sc.start_ms);
+    next_sample_ = p_.sc.start_ms + ((now - p_.sc.start_ms) / b + 1) * b;
+  }
+  if (p_.opt.progress && (force || now >= next_progress_)) {
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
+    const std::int64_t turns = p_.figs->turns();
+    const std::int64_t day = (now - p_.sc.start_ms) / kDay + 1;
+    p_.opt.progress(fmt::format("simulated day {} ({}), {} turns done, {:.0f} turns/s ({} steps, {} waits, {} stalls)", day,
+                              format_iso_ms(now), turns, wall > 0 ? static_cast<double>(turns) / wall : 0.0, steps_,
+                              waits_, stalls_));
+    next_progress_ = now + kHour;
+  }
+}
+
+void clock_driver::dispatch_workload() {
+  if (!workload_) return;
+  const std::int64_t now = p_.clk.now_ms();
+  bool sent = false;
+  while (next_event_ && next_event_->at_ms <= now) {
+    auto& ev = *next_event_;
+    if (ev.what == generated_event::kind::chat) {
+      ev.chat.timestamp_ms = 0;  // the runtime's clock is the time
+      p_.send_chat(ev.chat);
+    } else {
+      ev.sys.timestamp_ms = 0;
+      p_.rt->send(ev.sys);
+    }
+    sent = true;
+    next_event_ = workload_->next();
+  }
+  if (sent) quiesce();
+}
+
+bool clock_driver::run_until(std::int64_t t, const std::function<bool()>& stop) {
+  for (;;) {
+    if (!p_.rt) return false;
+    dispatch_workload();
+    const auto polled = p_.drill.poll(p_.clk.now_ms());
+    if (polled == crash_drill::poll_result::gone) return false;
+    if (polled == crash_drill::poll_result::restarted) continue;
+    if (stop && stop()) return true;
+    const std::int64_t now = p_.clk.now_ms();
+    if (now >= t) return true;
+    std::int64_t target = std::min(t, now + kMaxStepMs);
+    if (next_event_) target = std::min(target, std::max(next_event_->at_ms, now));
+    if (auto due = p_.model.next_due_ms()) target = std::min(target, std::max(*due, now));
+    if (next_sample_ > now) target = std::min(target, next_sample_);
+    note_row_changes();  // the workload's events just sent
+    if (unwritten_since_ && *unwritten_since_ + store_window_ms_ > now)
+      target = std::min(target, *unwritten_since_ + store_window_ms_);
+    if (const std::int64_t q = p_.sc.resolution_ms; q > 0)
+      target = std::min(t, std::max(target, p_.sc.start_ms + ((now - p_.sc.start_ms) / q + 1) * q));
+    ++steps_;
+    if (status st = p_.rt->advance_clock(target - now); !st.ok()) {
+      p_.checks.expect_named("run", false, "virtual time advances", st.message());
+      return false;
+    }
+    // The turns the clock woke finish (or wait on the model again) before a maintenance pass
+    // plans: what the pass sees is then a function of virtual time only.
+    quiesce();
+    if (!maintain_if_due()) return false;
+    // sessions.json follows its window in virtual time (see the header), so what a crash
+    // finds on disk does not depend on the machine's timing. Rows change with a session's
+    // events and answers, so a step without either starts no window.
+    write_store_if_due();
+    sample();
+  }
+}
+
+bool clock_driver::maintain_if_due() {
+  // The store writes sessions.json on the real clock; the pass counts the rows' projected
+  // size instead of the file's, and not the temp file of a write in flight, so when the store
+  // wrote does not change the plan.
+  auto ran = p_.rt->run_due_maintenance();
+  if (!ran.ok()) {
+    p_.checks.expect_named("run", false, "a maintenance pass runs", ran.error().message());
+    return false;
+  }
+  if (*ran) quiesce();
+  return true;
+}
+
+std::int64_t clock_driver::disk_bytes() const {
+  std::int64_t total = 0;
+  const std::string agents = p_.state_dir + "/agents";
+  for (const auto& agent : names_in(p_.base, agents)) {
+    const std::string dir = agents + "/" + agent + "/sessions";
+    for (const auto& name : names_in(p_.base, dir))
+      if (auto info = p_.base.lstat(dir + "/" + name); info.ok() && info->is_regular())
+        total += static_cast<std::int64_t>(info->size);
+  }
+  return total;
+}
+
+}  // namespace sessionrt::sim
