@@ -40,6 +40,8 @@ std::string owner_key(std::string_view cluster, std::string_view agent_id, int s
   return fmt::format("{}{}/{}", owners_prefix(cluster), agent_id, shard_index);
 }
 
+std::string leader_key(std::string_view cluster) { return cluster_prefix(cluster) + "leader"; }
+
 std::string_view name_under(std::string_view key, std::string_view prefix) {
   if (key.size() <= prefix.size() || key.substr(0, prefix.size()) != prefix) return {};
   std::string_view rest = key.substr(prefix.size());

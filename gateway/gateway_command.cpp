@@ -105,7 +105,7 @@ std::string absolute(const std::string& path) {
   return ec ? path : p.lexically_normal().string();
 }
 
-void run_gateway(args& a, runtime::cli_state& st) {
+void run_gateway(args& a, runtime::cli_state& st, const gateway_extension& ext) {
   std::ostream& err = *st.io.err;
   gateway_options o;
   auto settings = load_settings(st, a);
@@ -152,11 +152,26 @@ void run_gateway(args& a, runtime::cli_state& st) {
   }
   *st.io.out << "sessionrt gateway listening on " << (*server)->url() << " (state " << (*server)->rt().state_dir()
              << ")" << std::endl;
+  std::function<status()> stop_beside;
+  if (ext.start) {
+    auto started = ext.start(**server);
+    if (!started.ok()) {
+      spdlog::error("gateway: could not start: {}", started.error().message());
+      (void)(*server)->stop();
+      return fail(st, started.error().message());
+    }
+    stop_beside = std::move(*started);
+  }
   if (!notify_systemd("READY=1\nSTATUS=listening on " + (*server)->url() + "\nMAINPID=" + std::to_string(::getpid())))
     spdlog::warn("gateway: could not tell systemd it is ready ($NOTIFY_SOCKET)");
   (*server)->wait();
   (void)notify_systemd("STOPPING=1");
   spdlog::info("gateway: stopping");
+  status beside = stop_beside ? stop_beside() : status();
+  if (!beside.ok()) {
+    spdlog::error("gateway: stop: {}", beside.message());
+    err << "sessionrt gateway: stop: " << beside.message() << "\n";
+  }
   auto stopped = (*server)->stop();
   if (!stopped.ok()) {
     spdlog::error("gateway: stop: {}", stopped.message());
@@ -165,12 +180,14 @@ void run_gateway(args& a, runtime::cli_state& st) {
     return;
   }
   spdlog::info("gateway: stopped");
-  st.exit_code = 0;
+  st.exit_code = beside.ok() ? 0 : 1;
 }
 
 }  // namespace
 
-void add_gateway_command(CLI::App& app, runtime::cli_state& st) {
+void add_gateway_command(CLI::App& app, runtime::cli_state& st) { add_gateway_command(app, st, {}); }
+
+void add_gateway_command(CLI::App& app, runtime::cli_state& st, gateway_extension ext) {
   auto a = std::make_shared<args>();
   auto* cmd = app.add_subcommand(
       "gateway",
@@ -178,9 +195,11 @@ void add_gateway_command(CLI::App& app, runtime::cli_state& st) {
       "after a running one");
   cmd->require_subcommand(0, 1);
   add_run_options(cmd, *a, true);
+  if (ext.add_options) ext.add_options(cmd);
 
   auto* run = cmd->add_subcommand("run", "Run the gateway in the foreground (what `sessionrt gateway` alone does)");
   add_run_options(run, *a, true);
+  if (ext.add_options) ext.add_options(run);
 
   auto* status_cmd = cmd->add_subcommand(
       "status", "Whether this state dir's gateway runs and answers /healthz: pid, url, uptime (exit 0 healthy, 1 not)");
@@ -245,9 +264,9 @@ void add_gateway_command(CLI::App& app, runtime::cli_state& st) {
     st.exit_code = gateway_install_verb(st.io, rq);
   });
   // `sessionrt gateway` and `sessionrt gateway run`; the verbs ran in their own callbacks.
-  cmd->callback([a, &st, status_cmd, stop_cmd, install] {
+  cmd->callback([a, &st, status_cmd, stop_cmd, install, ext] {
     if (status_cmd->parsed() || stop_cmd->parsed() || install->parsed()) return;
-    run_gateway(*a, st);
+    run_gateway(*a, st, ext);
   });
 }
 

@@ -111,7 +111,14 @@ std::string gateway_metrics::render(const runtime_sample& rt) const {
   for (std::size_t i = 0; i < static_cast<std::size_t>(refusal::count_); ++i)
     out += fmt::format("sessionrt_gateway_refused_total{{reason=\"{}\"}} {}\n", refusal_name(static_cast<refusal>(i)),
                        refusals_[i].load());
+  std::lock_guard g(extra_mu_);
+  if (extra_) out += extra_();
   return out;
+}
+
+void gateway_metrics::set_extra(std::function<std::string()> lines) {
+  std::lock_guard g(extra_mu_);
+  extra_ = std::move(lines);
 }
 
 }  // namespace sessionrt::gateway

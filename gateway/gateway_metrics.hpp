@@ -6,6 +6,8 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -76,9 +78,14 @@ class gateway_metrics {
   }
 
   std::string render(const runtime_sample& rt) const;
+  // Lines a layer beside the gateway adds at each scrape (the cluster node's sessionrt_cluster_*
+  // figures, set by the executable); Prometheus text. Null: none. Thread-safe.
+  void set_extra(std::function<std::string()> lines);
 
  private:
   std::array<std::atomic<std::uint64_t>, static_cast<std::size_t>(refusal::count_)> refusals_{};
+  mutable std::mutex extra_mu_;
+  std::function<std::string()> extra_;
   std::array<std::atomic<std::uint64_t>, kAckBucketsMs.size()> ack_buckets_{};
   std::atomic<std::uint64_t> ack_count_{0};
   std::atomic<std::uint64_t> ack_sum_us_{0};

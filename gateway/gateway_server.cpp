@@ -17,6 +17,7 @@
 #include "gateway/session_messages.hpp"
 #include "gateway/session_notify.hpp"
 #include "gateway/ws_transport.hpp"
+#include "messages/ascii_text.hpp"
 #include "messages/json_writer.hpp"
 #include "runtime/config.hpp"
 #include "runtime/simulated_model.hpp"
@@ -66,13 +67,6 @@ std::string random_token() {
   return out;
 }
 
-std::string trim(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  std::size_t i = 0;
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  return s.substr(i);
-}
-
 struct gateway_token {
   std::string value;
   bool generated = false;  // drawn now: written to <state>/gateway.token once the gateway runs
@@ -85,7 +79,7 @@ result<gateway_token> resolve_token(const gateway_options& o, const std::string&
   if (!o.config_token.empty()) return gateway_token{o.config_token};
   const std::string path = state_dir + "/gateway.token";
   if (auto text = storage::read_file(files, path, 4096); text.ok()) {
-    std::string t = trim(*text);
+    std::string t = ascii_trimmed(*text);
     if (!t.empty()) return gateway_token{t};
   } else if (text.error().code() != errc::not_found) {
     return text.error().with_context("reading the gateway token");
@@ -289,6 +283,7 @@ std::string gateway_server::url() const {
   return "ws://" + (v6 ? "[" + impl_->opt.bind + "]" : impl_->opt.bind) + ":" + std::to_string(port());
 }
 runtime::runtime& gateway_server::rt() { return *impl_->rt; }
+void gateway_server::set_extra_metrics(std::function<std::string()> lines) { impl_->metrics.set_extra(std::move(lines)); }
 
 void gateway_server::wait() {
   std::unique_lock lock(impl_->mu);

@@ -17,6 +17,7 @@
 #pragma once
 #include "runtime/providers/tools.hpp"
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -58,6 +59,8 @@ class gateway_server {
   const std::string& token() const;
   std::string url() const;  // ws://bind:port
   runtime::runtime& rt();
+  // Lines appended to GET /metrics at each scrape (gateway_metrics::set_extra); null: none.
+  void set_extra_metrics(std::function<std::string()> lines);
   // Blocks until a stop was requested (signal) or stop() ran.
   void wait();
   status stop();

@@ -52,6 +52,11 @@ inline constexpr std::string_view maintenance_report = "maintenance.report";
 // model_request::on_text). High volume, so opt-in: delivered only to subscriptions that name
 // it ("reply.delta" or "reply."), never to "every type".
 inline constexpr std::string_view reply_delta = "reply.delta";
+// A cluster node (cluster/cluster_node.hpp) took a shard's owner key, gave it back (handoff),
+// or found it gone without giving it back (its lease ended, or another node holds it): fenced.
+inline constexpr std::string_view shard_acquired = "shard.acquired";
+inline constexpr std::string_view shard_released = "shard.released";
+inline constexpr std::string_view shard_fenced = "shard.fenced";
 }  // namespace event_types
 
 struct lifecycle_event {

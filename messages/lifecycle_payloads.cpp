@@ -151,4 +151,10 @@ boost::json::object reply_delta::data() const {
   return o;
 }
 
+boost::json::object shard_ownership::data() const {
+  boost::json::object o{{"agent", agent}, {"shard", shard}, {"epoch", epoch}, {"node", node}};
+  put_if(o, "reason", reason);
+  return o;
+}
+
 }  // namespace sessionrt::payloads

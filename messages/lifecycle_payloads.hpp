@@ -219,6 +219,26 @@ struct maintenance_report {
   boost::json::object data() const { return body; }
 };
 
+// The shard events of a cluster node: store-wide (subject: the agent only). `shard` is the
+// index within the agent's shards, `epoch` the owner key's revision (cluster/shard_claims.hpp).
+struct shard_ownership {
+  std::string agent;
+  std::int64_t shard = 0;
+  std::int64_t epoch = 0;
+  std::string node;
+  std::string reason;  // released: rebalance | shutdown; fenced: lease lost | taken (optional)
+  boost::json::object data() const;
+};
+struct shard_acquired : shard_ownership {
+  static constexpr std::string_view type = event_types::shard_acquired;
+};
+struct shard_released : shard_ownership {
+  static constexpr std::string_view type = event_types::shard_released;
+};
+struct shard_fenced : shard_ownership {
+  static constexpr std::string_view type = event_types::shard_fenced;
+};
+
 // {channel, to, accountId?, threadId?}
 boost::json::object delivery_json(const delivery_route& route);
 

@@ -104,7 +104,8 @@ void rewrite_command(const std::string& path, bool as_json, cli_state& st) {
 }  // namespace
 
 void add_store_commands(CLI::App& app, cli_state& st) {
-  auto* s = app.add_subcommand("store", std::string("Check or rewrite one sessions.json file (offline). ") +
+  auto* s = app.add_subcommand("store", std::string("Check or rewrite one sessions.json file, or merge a cluster's "
+                                                    "shards (offline). ") +
                                             reads_no_settings);
   s->require_subcommand(1);
   struct opts {
