@@ -241,24 +241,29 @@ class reader {
     return c;
   }
 
-  // \uXXXX, joining a surrogate pair; a lone half cannot be UTF-8 and is refused.
-  char32_t unicode_escape_joined(std::size_t escape_at) {
-    char32_t c = unicode_escape();
-    if (c >= 0xDC00 && c <= 0xDFFF) fail_at(escape_at, "a lone low surrogate escape");
-    if (c >= 0xD800 && c <= 0xDBFF) {
-      if (!word("\\u")) fail_at(escape_at, "a high surrogate escape without its low half");
-      const char32_t low = unicode_escape();
-      if (low < 0xDC00 || low > 0xDFFF) fail_at(escape_at, "a high surrogate escape without its low half");
-      c = 0x10000 + ((c - 0xD800) << 10) + (low - 0xDC00);
+  // \uXXXX, joining a surrogate pair. A lone half cannot be UTF-8: it reads as U+FFFD, as the
+  // JSON reader (json_reader.hpp) reads it and as Node writes such a JavaScript string to UTF-8,
+  // so a JSON text means the same to both readers. A high half followed by an escape that is not
+  // a low half leaves that escape to be read on its own.
+  char32_t unicode_escape_joined() {
+    constexpr char32_t kReplacement = 0xFFFD;
+    const char32_t c = unicode_escape();
+    if (c >= 0xDC00 && c <= 0xDFFF) return kReplacement;
+    if (c < 0xD800 || c > 0xDBFF) return c;
+    const std::size_t after_high = pos_;
+    if (!word("\\u")) return kReplacement;
+    const char32_t low = unicode_escape();
+    if (low < 0xDC00 || low > 0xDFFF) {
+      pos_ = after_high;
+      return kReplacement;
     }
-    return c;
+    return 0x10000 + ((c - 0xD800) << 10) + (low - 0xDC00);
   }
 
   std::string string_literal() {
     const char32_t quote = next();
     std::string out;
     for (;;) {
-      const std::size_t at = pos_;
       const char32_t c = peek();
       if (c == kEnd) fail_here();
       if (c == '\n' || c == '\r') fail_here();
@@ -296,7 +301,7 @@ class reader {
         }
         case 'u':
           next();
-          append_utf8(out, unicode_escape_joined(at));
+          append_utf8(out, unicode_escape_joined());
           continue;
         case '\r':
           next();

@@ -133,7 +133,6 @@ TEST_CASE("json5: errors name the line and column of the first bad character") {
                         bad_case{"{a: 1", "line 1, column 6: invalid end of input"},
                         bad_case{"[1,,]", "line 1, column 4: invalid character ','"},
                         bad_case{"{1a: 2}", "line 1, column 2: invalid character '1'"},
-                        bad_case{"'\\uD800'", "line 1, column 2: a high surrogate escape without its low half"},
                         bad_case{"\"\xff\"", "line 1, column 2: invalid UTF-8"},
                         // F5..FF never lead a sequence (the reader's own decoder took F5 80 80 as U+5000)
                         bad_case{"\"\xf5\x80\x80\"", "line 1, column 2: invalid UTF-8"},
@@ -164,4 +163,19 @@ TEST_CASE("json5: every JSON text reads as JSON does") {
     REQUIRE(j5.ok());
     CHECK(same(*j5, *j));
   }
+}
+
+TEST_CASE("json5: a lone surrogate escape reads as U+FFFD, as the JSON reader reads it") {
+  for (const char* text : {"\"\\udd10\"", "\"\\ud800x\"", "\"\\ud800\\u0041\"", "\"a\\ud800\"", "\"\\ud83d\\ude00\"",
+                           "\"\\ud800\\ud800\\udc00\""}) {
+    INFO(text);
+    auto strict = json::parse(text, json::parse_limits{});
+    REQUIRE(strict.ok());
+    auto r = json5::parse(text);
+    REQUIRE(r.ok());
+    CHECK(r->as_string() == strict->as_string());
+  }
+  auto single = json5::parse("'\\uD800'");
+  REQUIRE(single.ok());
+  CHECK(single->as_string() == "\xEF\xBF\xBD");
 }
