@@ -79,7 +79,10 @@ status fault_window_fs::close(int fd) {
   return inner_.close(fd);
 }
 
-result<std::size_t> fault_window_fs::write(int fd, const char* data, std::size_t n) {
+// write and pwrite meet the same windows (the commit log writes with pwrite); `inner` does the
+// write with the count the window leaves.
+template <class Inner>
+result<std::size_t> fault_window_fs::faulted_write(int fd, std::size_t n, Inner&& inner) {
   if (any_.load()) {
     std::lock_guard<std::mutex> g(mu_);
     if (window* w = active(path_of(fd), {fault_kind::enospc, fault_kind::eio, fault_kind::short_write})) {
@@ -89,7 +92,7 @@ result<std::size_t> fault_window_fs::write(int fd, const char* data, std::size_t
       if (n > 1) n /= 2;
     }
   }
-  auto r = inner_.write(fd, data, n);
+  auto r = inner(n);
   if (r.ok() && stamp_) {
     std::lock_guard<std::mutex> g(mu_);
     if (auto it = fds_.find(fd); it != fds_.end()) touch(it->second);
@@ -97,22 +100,12 @@ result<std::size_t> fault_window_fs::write(int fd, const char* data, std::size_t
   return r;
 }
 
+result<std::size_t> fault_window_fs::write(int fd, const char* data, std::size_t n) {
+  return faulted_write(fd, n, [&](std::size_t len) { return inner_.write(fd, data, len); });
+}
+
 result<std::size_t> fault_window_fs::pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) {
-  if (any_.load()) {
-    std::lock_guard<std::mutex> g(mu_);
-    if (window* w = active(path_of(fd), {fault_kind::enospc, fault_kind::eio, fault_kind::short_write})) {
-      ++w->injected;
-      if (w->spec.kind == fault_kind::enospc) return storage::errno_status(ENOSPC, "write", "");
-      if (w->spec.kind == fault_kind::eio) return storage::errno_status(EIO, "write", "");
-      if (n > 1) n /= 2;
-    }
-  }
-  auto r = inner_.pwrite(fd, data, n, offset);
-  if (r.ok() && stamp_) {
-    std::lock_guard<std::mutex> g(mu_);
-    if (auto it = fds_.find(fd); it != fds_.end()) touch(it->second);
-  }
-  return r;
+  return faulted_write(fd, n, [&](std::size_t len) { return inner_.pwrite(fd, data, len, offset); });
 }
 
 status fault_window_fs::fsync(int fd) {

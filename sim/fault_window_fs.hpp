@@ -77,6 +77,8 @@ class fault_window_fs final : public storage::forwarding_fs {
   // The active window whose target matches `path` and whose kind is in `kinds`, or nullptr.
   window* active(const std::string& path, std::initializer_list<fault_kind> kinds);
   std::string path_of(int fd) const;
+  template <class Inner>
+  result<std::size_t> faulted_write(int fd, std::size_t n, Inner&& inner);
 
   const clock& time_;
   const bool stamp_;
