@@ -17,53 +17,14 @@
 #include "storage/commit_log/log_writer.hpp"
 #include "storage/faulty_fs.hpp"
 #include "storage/memory_fs.hpp"
+#include "tests/storage/commit_log/log_test_file.hpp"
 
 using namespace sessionrt;
 using namespace sessionrt::storage;
 using namespace sessionrt::storage::commit_log;
+using namespace sessionrt::storage::commit_log::testing;
 
 namespace {
-
-std::string payload(std::size_t n, int seed) {
-  std::string s(n, '\0');
-  std::mt19937 rng(seed);
-  for (auto& c : s) c = static_cast<char>('a' + rng() % 26);
-  return s;
-}
-
-struct log_file {
-  manual_clock clk{1000};
-  memory_fs mem{clk};
-  std::string path = "/log";
-  int fd = -1;
-  log_file() {
-    auto f = mem.open(path, O_RDWR | O_CREAT | O_APPEND, 0600);
-    REQUIRE(f.ok());
-    fd = *f;
-  }
-  std::string bytes() {
-    auto info = mem.fstat(fd);
-    auto got = pread_all(mem, fd, info->size, 0);
-    return *got;
-  }
-  void set(const std::string& text) {
-    REQUIRE(mem.ftruncate(fd, 0).ok());
-    REQUIRE(write_all(mem, fd, text.data(), text.size()).ok());
-  }
-  // Every record, and where reading stopped.
-  std::vector<std::string> read_all(log_stop* stop = nullptr, std::vector<std::uint64_t>* offsets = nullptr) {
-    log_reader r(mem, fd, path);
-    std::vector<std::string> out;
-    std::string rec;
-    std::uint64_t off = 0;
-    while (r.next(rec, &off)) {
-      out.push_back(rec);
-      if (offsets) offsets->push_back(off);
-    }
-    if (stop) *stop = r.stop();
-    return out;
-  }
-};
 
 // Records whose sizes exercise every fragment type and a trailer.
 std::vector<std::string> sample_records() {
@@ -75,7 +36,7 @@ std::vector<std::string> sample_records() {
 }  // namespace
 
 TEST_CASE("commit log records of every size round-trip, across blocks and trailers") {
-  log_file lf;
+  log_file lf{O_APPEND};
   log_writer w(lf.mem, lf.fd, lf.path, 0);
   const auto recs = sample_records();
   for (const auto& r : recs) w.add_record(r);
@@ -94,7 +55,7 @@ TEST_CASE("commit log records of every size round-trip, across blocks and traile
 }
 
 TEST_CASE("commit log writer resumes a file at its length, block position included") {
-  log_file lf;
+  log_file lf{O_APPEND};
   {
     log_writer w(lf.mem, lf.fd, lf.path, 0);
     w.add_record(payload(kBlockSize - kHeaderSize - 3, 9));  // leaves 3 bytes: a trailer next
@@ -110,7 +71,7 @@ TEST_CASE("commit log writer resumes a file at its length, block position includ
 }
 
 TEST_CASE("commit log cut at every byte keeps exactly the records before the cut") {
-  log_file lf;
+  log_file lf{O_APPEND};
   // The fourth record leaves 3 bytes of its block: a trailer, then the fifth in the next block.
   std::vector<std::string> recs = {"", "first", payload(300, 1), payload(kBlockSize - 3 - (3 * kHeaderSize + 305) - kHeaderSize, 2),
                                    payload(900, 3), payload(40, 4)};
@@ -145,7 +106,7 @@ TEST_CASE("commit log cut at every byte keeps exactly the records before the cut
 }
 
 TEST_CASE("commit log with a damaged byte anywhere returns only the whole records before it") {
-  log_file lf;
+  log_file lf{O_APPEND};
   std::vector<std::string> recs = {"head", payload(200, 1), payload(kBlockSize, 2), payload(60, 3), payload(500, 4)};
   log_writer w(lf.mem, lf.fd, lf.path, 0);
   std::vector<std::uint64_t> starts, ends;
@@ -193,7 +154,7 @@ TEST_CASE("commit log with a damaged byte anywhere returns only the whole record
 }
 
 TEST_CASE("commit log tail of zeros (preallocated space) ends the log after its last whole record") {
-  log_file lf;
+  log_file lf{O_APPEND};
   log_writer w(lf.mem, lf.fd, lf.path, 0);
   w.add_record("one");
   w.add_record(payload(kBlockSize, 7));  // a record over two blocks
@@ -216,7 +177,7 @@ TEST_CASE("commit log tail of zeros (preallocated space) ends the log after its 
 }
 
 TEST_CASE("commit log version 2 fragments: a tail of zeros (written size, lost data) is a torn tail") {
-  log_file lf;
+  log_file lf{O_APPEND};
   log_writer w(lf.mem, lf.fd, lf.path, 0);
   w.write_legacy_fragments();
   w.add_record("one");

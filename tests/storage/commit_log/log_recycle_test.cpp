@@ -21,44 +21,14 @@
 #include "storage/commit_log/log_writer.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/memory_fs.hpp"
+#include "tests/storage/commit_log/log_test_file.hpp"
 
 using namespace sessionrt;
 using namespace sessionrt::storage;
 using namespace sessionrt::storage::commit_log;
+using namespace sessionrt::storage::commit_log::testing;
 
 namespace {
-
-std::string payload(std::size_t n, int seed) {
-  std::string s(n, '\0');
-  std::mt19937 rng(seed);
-  for (auto& c : s) c = static_cast<char>('a' + rng() % 26);
-  return s;
-}
-
-struct log_file {
-  manual_clock clk{1000};
-  memory_fs mem{clk};
-  std::string path = "/log";
-  int fd = -1;
-  log_file() {
-    auto f = mem.open(path, O_RDWR | O_CREAT, 0600);
-    REQUIRE(f.ok());
-    fd = *f;
-  }
-  std::string bytes() { return *pread_all(mem, fd, mem.fstat(fd)->size, 0); }
-  void set(const std::string& text) {
-    REQUIRE(mem.ftruncate(fd, 0).ok());
-    REQUIRE(pwrite_all(mem, fd, text.data(), text.size(), 0).ok());
-  }
-  std::vector<std::string> read_all(std::uint64_t number, log_stop* stop) {
-    log_reader r(mem, fd, path, number);
-    std::vector<std::string> out;
-    std::string rec;
-    while (r.next(rec)) out.push_back(rec);
-    *stop = r.stop();
-    return out;
-  }
-};
 
 // Records of every fragment shape: small ones, one over three blocks, one over two.
 std::vector<std::string> records(int seed) {
@@ -88,7 +58,7 @@ void check_cut(log_file& lf, std::uint64_t number, const std::string& written, c
   const std::string now = written.substr(0, cut) + rest.substr(cut);
   lf.set(now);
   log_stop stop;
-  auto back = lf.read_all(number, &stop);
+  auto back = lf.read_all(&stop, nullptr, number);
   // The old bytes past the cut may equal the new ones for a while (the same record at the same
   // place): such a record is whole.
   std::size_t same = cut;
@@ -120,7 +90,7 @@ TEST_CASE("commit log writer preallocates in chunks and writes at its length, th
   REQUIRE(w.write().ok());
   CHECK(lf.mem.fstat(lf.fd)->size == 2 * (1u << 16));  // ... the third needed another
   log_stop stop;
-  auto back = lf.read_all(7, &stop);
+  auto back = lf.read_all(&stop, nullptr, 7);
   CHECK(back == std::vector<std::string>{"one", payload(1000, 1), payload(70000, 2)});
   CHECK(stop.how == log_end::end_of_file);  // the zeros past it are not a torn tail
   CHECK(stop.offset == w.written());
@@ -147,14 +117,14 @@ TEST_CASE("commit log torn at every position over a recycled file never returns 
   const std::string old = lf.bytes();
   {
     log_stop stop;
-    REQUIRE(lf.read_all(4, &stop) == old_recs);  // the old log reads whole under its own number
+    REQUIRE(lf.read_all(&stop, nullptr, 4) == old_recs);  // the old log reads whole under its own number
   }
   const auto recs = records(1);
   const auto ends = write_records(lf, 9, recs, 1 << 20);
   const std::string written = lf.bytes().substr(0, ends.back());
   // Whole, the new log ends cleanly where the old bytes begin.
   log_stop stop;
-  CHECK(lf.read_all(9, &stop) == recs);
+  CHECK(lf.read_all(&stop, nullptr, 9) == recs);
   CHECK(stop.how == log_end::end_of_file);
   CHECK(stop.offset == ends.back());
   // Without the number, the reader takes the first fragment's: the same.
@@ -172,7 +142,7 @@ TEST_CASE("commit log torn at every position over a recycled file never returns 
   log_writer w(lf.mem, lf.fd, lf.path, 0, 9);
   w.add_record("head");  // the same size as the old log's first record: the old second follows
   REQUIRE(w.write().ok());
-  CHECK(lf.read_all(9, &stop) == std::vector<std::string>{"head"});
+  CHECK(lf.read_all(&stop, nullptr, 9) == std::vector<std::string>{"head"});
   CHECK(stop.how == log_end::end_of_file);
 }
 
@@ -184,7 +154,7 @@ TEST_CASE("commit log version 2 fragments still read, and a version-3 reader tel
   for (const auto& r : recs) w.add_record(r);
   REQUIRE(w.write().ok());
   log_stop stop;
-  CHECK(lf.read_all(12, &stop) == recs);  // legacy fragments carry no number to check
+  CHECK(lf.read_all(&stop, nullptr, 12) == recs);  // legacy fragments carry no number to check
   CHECK(stop.how == log_end::end_of_file);
   CHECK(static_cast<std::uint8_t>(lf.bytes()[6]) == kFullType);  // the legacy type, a 7-byte header
 }
