@@ -1,12 +1,15 @@
 // A child process for the crash tests: `exe` run with `args`, its stdout readable through `out`
 // (the parent reads what the child acknowledged, then kills it with SIGKILL).
 #pragma once
+#include <signal.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +38,21 @@ inline child_process spawn_child(const char* exe, const std::vector<std::string>
   }
   close(fds[1]);
   return {pid, fdopen(fds[0], "r")};
+}
+
+// SIGKILL, then every whole line the child wrote before it died (acknowledgements already in the
+// pipe count too) handed to `take` with its newline; checks that the kill is what ended it.
+inline void kill_and_drain(child_process& c, const std::function<void(std::string)>& take) {
+  kill(c.pid, SIGKILL);
+  char line[4096];
+  while (std::fgets(line, sizeof line, c.out)) {
+    std::string l(line);
+    if (!l.empty() && l.back() == '\n') take(l);
+  }
+  fclose(c.out);
+  int wstatus = 0;
+  waitpid(c.pid, &wstatus, 0);
+  REQUIRE(WIFSIGNALED(wstatus));
 }
 
 }  // namespace sessionrt::testing

@@ -212,15 +212,7 @@ TEST_CASE("kill -9 during commit log appends, checkpoints and replays, then a po
       }
       REQUIRE(got == want);
     }
-    kill(c.pid, SIGKILL);
-    while (std::fgets(line, sizeof line, c.out)) {  // acks already in the pipe count too
-      std::string l(line);
-      if (!l.empty() && l.back() == '\n') take(l);
-    }
-    fclose(c.out);
-    int wstatus = 0;
-    waitpid(c.pid, &wstatus, 0);
-    REQUIRE(WIFSIGNALED(wstatus));
+    testing::kill_and_drain(c, take);
     if (!replay_done) ++ds.killed_before_replay_done;
     lose_unsynced(dir.path(), acked, rng, ds);
     if (round % 3 == 2 || round + 1 == kills) {

@@ -159,15 +159,7 @@ TEST_CASE("kill -9 of a runtime that writes sessions.json lazily loses no acknow
       }
       REQUIRE(got == want);
     }
-    kill(c.pid, SIGKILL);
-    while (std::fgets(line, sizeof line, c.out)) {  // acks already in the pipe count too
-      std::string l(line);
-      if (!l.empty() && l.back() == '\n') take(l);
-    }
-    fclose(c.out);
-    int wstatus = 0;
-    waitpid(c.pid, &wstatus, 0);
-    REQUIRE(WIFSIGNALED(wstatus));
+    testing::kill_and_drain(c, take);
     early_kills += !started;
     if (rng() % 3 == 0) torn += tear_newest_log(dir.path(), acked, rng);
     if (round % 3 == 2 || round + 1 == kills) {

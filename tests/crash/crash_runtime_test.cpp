@@ -98,15 +98,7 @@ TEST_CASE("kill -9 of a runtime that trims and rolls over sessions loses no ackn
     // its transcript reopened), so at least one kill comes after that path ran.
     while ((got < acks_before_kill || (round == 0 && !resumed)) && std::fgets(line, sizeof line, c.out)) take(line);
     REQUIRE(got >= acks_before_kill);  // the child kept acknowledging until we killed it
-    kill(c.pid, SIGKILL);
-    while (std::fgets(line, sizeof line, c.out)) {  // acks already in the pipe count too
-      std::string l(line);
-      if (!l.empty() && l.back() == '\n') take(l);
-    }
-    fclose(c.out);
-    int wstatus = 0;
-    waitpid(c.pid, &wstatus, 0);
-    REQUIRE(WIFSIGNALED(wstatus));
+    testing::kill_and_drain(c, take);
     trimmed_rounds += resumed;
 
     const auto texts = stored_texts(sessions_dir);
