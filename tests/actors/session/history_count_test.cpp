@@ -63,13 +63,6 @@ struct harness : testing::core_harness<echo_model> {
   }
 };
 
-route_facts direct_route() {
-  route_facts r;
-  r.channel = "telegram";
-  r.peer_id = "1";
-  return r;
-}
-
 }  // namespace
 
 TEST_CASE("history count: the session keeps its context's length in its row, and a page seeded with it walks only the page") {
@@ -77,7 +70,7 @@ TEST_CASE("history count: the session keeps its context's length in its row, and
   session_core core(kKey, h.long_session(600), h.deps());
   core.set_io(&h.io);
   core_effects fx;
-  REQUIRE(testing::drive(core.chat(testing::dm("1", "one more"), direct_route(), fx)).st.ok());
+  REQUIRE(testing::drive(core.chat(testing::dm("1", "one more"), testing::direct_route(), fx)).st.ok());
   REQUIRE(fx.store_put);
   REQUIRE(core.entry());
   auto count = history_count_of(*core.entry());
@@ -118,7 +111,7 @@ TEST_CASE("history count: the session keeps its context's length in its row, and
 
   // The next turn counts on from there; the row follows the leaf.
   core_effects fx2;
-  REQUIRE(testing::drive(core.chat(testing::dm("1", "and another"), direct_route(), fx2)).st.ok());
+  REQUIRE(testing::drive(core.chat(testing::dm("1", "and another"), testing::direct_route(), fx2)).st.ok());
   auto next = history_count_of(*core.entry());
   REQUIRE(next);
   CHECK(next->total == 604);
@@ -131,7 +124,7 @@ TEST_CASE("history count: a short context keeps no count, and a count that is no
   session_core core(kKey, std::nullopt, h.deps());
   core.set_io(&h.io);
   core_effects fx;
-  REQUIRE(testing::drive(core.chat(testing::dm("1", "hello"), direct_route(), fx)).st.ok());
+  REQUIRE(testing::drive(core.chat(testing::dm("1", "hello"), testing::direct_route(), fx)).st.ok());
   REQUIRE(core.entry());
   CHECK_FALSE(core.entry()->json().contains(kHistoryCountField));
 

@@ -40,13 +40,6 @@ struct core_harness : testing::core_harness<echo_model> {
   core_harness() : testing::core_harness<echo_model>(kT0) {}
 };
 
-route_facts direct_route() {
-  route_facts r;
-  r.channel = "telegram";
-  r.peer_id = "1";
-  return r;
-}
-
 }  // namespace
 
 TEST_CASE("session_core: the row goes to the store as the text the store writes, and the next turn continues the same row") {
@@ -54,7 +47,7 @@ TEST_CASE("session_core: the row goes to the store as the text the store writes,
   session_core core(kKey, std::nullopt, h.deps());
   core.set_io(&h.io);
   core_effects fx1;
-  turn_outcome t1 = testing::drive(core.chat(testing::dm("1", "hello"), direct_route(), fx1));
+  turn_outcome t1 = testing::drive(core.chat(testing::dm("1", "hello"), testing::direct_route(), fx1));
   REQUIRE(t1.st.ok());
   REQUIRE(fx1.store_put);
   REQUIRE_FALSE(fx1.store_text.empty());
@@ -68,7 +61,7 @@ TEST_CASE("session_core: the row goes to the store as the text the store writes,
 
   h.clk.advance(1000);
   core_effects fx2;
-  turn_outcome t2 = testing::drive(core.chat(testing::dm("1", "again"), direct_route(), fx2));
+  turn_outcome t2 = testing::drive(core.chat(testing::dm("1", "again"), testing::direct_route(), fx2));
   REQUIRE(t2.st.ok());
   CHECK(t2.session_id == t1.session_id);  // continued from the woken row, not a new session
   CHECK(core.entry()->updated_at() == std::optional<std::int64_t>(kT0 + 1000));
@@ -88,7 +81,7 @@ TEST_CASE("session_core: a row with invalid UTF-8 stays parsed and goes to the s
   session_core core(kKey, row, h.deps());
   core.set_io(&h.io);
   core_effects fx;
-  REQUIRE(testing::drive(core.chat(testing::dm("1", "hello"), direct_route(), fx)).st.ok());
+  REQUIRE(testing::drive(core.chat(testing::dm("1", "hello"), testing::direct_route(), fx)).st.ok());
   CHECK(fx.store_put);
   CHECK(fx.store_text.empty());  // the actor sends entry() instead
   CHECK(core.entry()->label() == std::optional<std::string_view>("Caf\xe9"));
@@ -100,7 +93,7 @@ TEST_CASE("session_core: trim leaves a row the store was sent to the store, and 
   session_core core(kKey, std::nullopt, h.deps());
   core.set_io(&h.io);
   core_effects fx1;
-  turn_outcome t1 = testing::drive(core.chat(testing::dm("1", "hello"), direct_route(), fx1));
+  turn_outcome t1 = testing::drive(core.chat(testing::dm("1", "hello"), testing::direct_route(), fx1));
   REQUIRE(t1.st.ok());
   REQUIRE(core.trim());
   CHECK(core.trimmed());
@@ -110,7 +103,7 @@ TEST_CASE("session_core: trim leaves a row the store was sent to the store, and 
 
   // A turn before the row is back changes nothing.
   core_effects refused_fx;
-  CHECK_FALSE(testing::drive(core.chat(testing::dm("1", "too early"), direct_route(), refused_fx)).st.ok());
+  CHECK_FALSE(testing::drive(core.chat(testing::dm("1", "too early"), testing::direct_route(), refused_fx)).st.ok());
   CHECK_FALSE(refused_fx.store_put);
 
   auto stored = storage::session_store::parse_row_text(kKey, fx1.store_text);
@@ -119,7 +112,7 @@ TEST_CASE("session_core: trim leaves a row the store was sent to the store, and 
   CHECK_FALSE(core.needs_row());
   h.clk.advance(1000);
   core_effects fx2;
-  turn_outcome t2 = testing::drive(core.chat(testing::dm("1", "again"), direct_route(), fx2));
+  turn_outcome t2 = testing::drive(core.chat(testing::dm("1", "again"), testing::direct_route(), fx2));
   REQUIRE(t2.st.ok());
   CHECK(t2.session_id == t1.session_id);
   CHECK(*t2.reply == "ok 3");  // the context was rebuilt from the file: user, reply, user
@@ -131,7 +124,7 @@ TEST_CASE("session_core: trim keeps a row the store was not sent as it is") {
   session_core first(kKey, std::nullopt, h.deps());
   first.set_io(&h.io);
   core_effects fx;
-  REQUIRE(testing::drive(first.chat(testing::dm("1", "hello"), direct_route(), fx)).st.ok());
+  REQUIRE(testing::drive(first.chat(testing::dm("1", "hello"), testing::direct_route(), fx)).st.ok());
   session_entry row = *first.entry();
   REQUIRE(first.close().ok());
   session_core core(kKey, row, h.deps());

@@ -24,6 +24,7 @@
 #include "storage/memory_fs.hpp"
 #include "storage/session_paths.hpp"
 #include "storage/write_lock.hpp"
+#include "tests/actors/session/turn_driver.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
@@ -83,13 +84,6 @@ std::string last_user_text(const test_port::call& c) {
   return out;
 }
 
-route_facts direct_route() {
-  route_facts r;
-  r.channel = "telegram";
-  r.peer_id = "1";
-  return r;
-}
-
 struct harness {
   manual_clock clk{kT0};
   storage::memory_fs files{clk};
@@ -134,7 +128,7 @@ struct harness {
     return [this, who](turn_outcome out) { answers[who].push_back(std::move(out)); };
   }
   const session_plan& chat(const std::string& who, const std::string& text) {
-    return go(m->chat(testing::dm("1", text), direct_route(), sink(who)));
+    return go(m->chat(testing::dm("1", text), testing::direct_route(), sink(who)));
   }
   const session_plan& answer(std::size_t call, const std::string& text) {
     return go(m->model_answered(port.calls.at(call).id, reply_of(text)));

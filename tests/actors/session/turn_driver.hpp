@@ -3,12 +3,21 @@
 //   inline_runner   async_model_runner over a model_runner (completes inside start())
 //   sync_turn_io    turn_io for session_core (actors::inline_turn_io)
 //   drive(task)     runs a turn that never waits to its end and returns its value
+//   direct_route()  the route of a direct message from telegram peer "1" (testing::dm's default)
 #pragma once
 #include <catch2/catch.hpp>
 
 #include "actors/session/inline_turn_io.hpp"
+#include "actors/session/route_facts.hpp"
 
 namespace sessionrt::testing {
+
+inline actors::route_facts direct_route() {
+  actors::route_facts r;
+  r.channel = "telegram";
+  r.peer_id = "1";
+  return r;
+}
 
 class inline_runner final : public async_model_runner {
  public:
