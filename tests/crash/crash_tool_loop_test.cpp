@@ -43,6 +43,7 @@
 #include "messages/json_writer.hpp"
 #include "runtime/model_setup.hpp"
 #include "runtime/runtime.hpp"
+#include "storage/archive_names.hpp"
 #include "storage/session_store_file.hpp"
 #include "storage/system_clock.hpp"
 #include "storage/transcript_open.hpp"
@@ -203,7 +204,8 @@ transcripts_report check_transcripts(const std::string& dir) {
   if (!std::filesystem::exists(dir)) return r;
   for (const auto& f : std::filesystem::directory_iterator(dir)) {
     const std::string name = f.path().filename().string();
-    if (name.size() < 7 || name.compare(name.size() - 6, 6, ".jsonl") != 0) continue;  // archives, locks, backups
+    // Transcripts only: a repair's `.dropped-<ts>.jsonl` and `.corrupt-…jsonl` also end in .jsonl.
+    if (!storage::is_transcript_kind(storage::classify(name).kind)) continue;
     INFO("transcript " << name);
     ++r.files;
     header_fields h;
