@@ -8,7 +8,7 @@
 // connection's call by at most one job per key ahead of it, not by the whole backlog.
 // A thread is started for a job when fewer than `limit` run; it then takes the jobs waiting in
 // turn and ends when none waits, so an idle gateway holds no method threads. (The runtime's
-// synchronous calls no longer leave CAF state behind in the calling thread: runtime.cpp's
+// synchronous calls no longer leave CAF state behind in the calling thread: runtime_impl.hpp's
 // host_self.) Threads are joined, never detached: those that ended are joined by the next
 // post(), and wait_idle() / the destructor join them all.
 // post() / try_post() may be called from any thread; a job must not throw and must own what it uses.

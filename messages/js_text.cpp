@@ -58,6 +58,7 @@ std::string_view js_trim_end(std::string_view text) {
 }
 
 std::string_view js_trim(std::string_view text) { return js_trim_end(js_trim_start(text)); }
+std::string js_trimmed(std::string_view text) { return std::string(js_trim(text)); }
 
 std::string js_lowercase(std::string_view text) {
   std::string out;
@@ -102,5 +103,7 @@ std::string js_lowercase(std::string_view text) {
   flush(text.size());
   return out;
 }
+
+std::string js_lower_trimmed(std::string_view text) { return js_lowercase(js_trim(text)); }
 
 }  // namespace sessionrt

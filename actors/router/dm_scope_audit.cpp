@@ -31,7 +31,7 @@ struct dm_sighting {
 std::string string_at(const boost::json::object* o, std::string_view key) {
   if (o == nullptr) return {};
   auto v = json::get_string(*o, key);
-  return v ? lower_trimmed(*v) : std::string();
+  return v ? js_lower_trimmed(*v) : std::string();
 }
 
 std::string entry_channel(const session_entry& e) {
@@ -44,10 +44,10 @@ std::string entry_channel(const session_entry& e) {
 
 std::string entry_display_name(const session_entry& e) {
   auto name = e.display_name();
-  if (name && !trimmed_text(*name).empty()) return trimmed_text(*name);
+  if (name && !js_trimmed(*name).empty()) return js_trimmed(*name);
   const boost::json::object* origin = e.origin();
   auto label = origin ? json::get_string(*origin, "label") : std::nullopt;
-  return label ? trimmed_text(*label) : std::string();
+  return label ? js_trimmed(*label) : std::string();
 }
 
 bool chat_type_is_direct_or_absent(const session_entry& e) {
@@ -67,7 +67,7 @@ bool is_channel_word(std::string_view s) {
 
 // "telegram:123" / "user:U1" / "+1555" as (channel, id); the row's channel when unprefixed.
 std::pair<std::string, std::string> split_address(std::string_view raw, std::string channel) {
-  std::string id = lower_trimmed(raw);
+  std::string id = js_lower_trimmed(raw);
   const std::size_t colon = id.find(':');
   if (colon != std::string::npos && is_channel_word(std::string_view(id).substr(0, colon))) {
     channel = id.substr(0, colon);
@@ -146,7 +146,7 @@ std::string person_of(const routing_config& config, const dm_sighting& s) {
     return "~" + js_lowercase(*name);
   if (s.from_key)  // per-peer keys of linked people hold the canonical name itself
     for (const auto& [canonical, ids] : config.session.links)
-      if (!trimmed_text(canonical).empty() && lower_trimmed(canonical) == s.peer_id)
+      if (!js_trimmed(canonical).empty() && js_lower_trimmed(canonical) == s.peer_id)
         return "~" + s.peer_id;
   return s.channel.empty() ? s.peer_id : s.channel + ":" + s.peer_id;
 }
@@ -219,7 +219,7 @@ bool links_ever_apply(const routing_config& config) {
 }
 
 bool link_id_seen(std::string_view link_id, const std::vector<dm_sighting>& sightings) {
-  const std::string wanted = lower_trimmed(link_id);
+  const std::string wanted = js_lower_trimmed(link_id);
   return std::any_of(sightings.begin(), sightings.end(), [&](const dm_sighting& s) {
     return wanted == s.peer_id || (!s.channel.empty() && wanted == s.channel + ":" + s.peer_id);
   });
@@ -274,10 +274,10 @@ void check_identity_links(const routing_config& config, const std::vector<dm_sig
         "ids share one session per person."));
   std::map<std::string, std::string> owner;  // lowercase id -> first canonical name
   for (const auto& [raw_canonical, ids] : links) {
-    const std::string canonical = trimmed_text(raw_canonical);
+    const std::string canonical = js_trimmed(raw_canonical);
     if (canonical.empty()) continue;
     for (const std::string& raw_id : ids) {
-      const std::string id = lower_trimmed(raw_id);
+      const std::string id = js_lower_trimmed(raw_id);
       if (!id.empty()) check_link_id(canonical, id, owner, sightings, out);
     }
   }

@@ -37,7 +37,7 @@ std::optional<std::string> agent_rest(std::string_view key) {
 // `parsed?.rest ?? key`, lowercased and trimmed.
 std::string rest_or_key(std::string_view key) {
   auto rest = agent_rest(key);
-  return lower_trimmed(rest ? std::string_view(*rest) : key);
+  return js_lower_trimmed(rest ? std::string_view(*rest) : key);
 }
 
 // JavaScript's String.prototype.split(":"): empty parts kept.
@@ -60,7 +60,7 @@ std::string joined_from(const std::vector<std::string_view>& parts, std::size_t 
 }
 
 bool is_primary_key(std::string_view key) {
-  if (lower_trimmed(key) == "global") return true;
+  if (js_lower_trimmed(key) == "global") return true;
   auto rest = agent_rest(key);
   return rest && *rest == "main";
 }
@@ -101,7 +101,7 @@ std::string chat_type_of(const session_entry& row) {
     const std::string_view t = v->get_string();
     return t == "direct" || t == "group" || t == "channel" ? std::string(t) : std::string();
   }
-  return v->is_string() ? lower_trimmed(v->get_string()) : std::string();
+  return v->is_string() ? js_lower_trimmed(v->get_string()) : std::string();
 }
 
 // ---- the delivery state of a row (delivery-context.shared.ts, legacy-session-store.ts) --------
@@ -247,7 +247,7 @@ bool is_delivery_route_key(std::string_view key) {
   if (!rest) return false;
   const auto parts = split_all(*rest);
   if (parts[0] == "agent" || parts.size() < 3) return false;
-  if (lower_trimmed(parts[0]).empty()) return false;
+  if (js_lower_trimmed(parts[0]).empty()) return false;
   if (parts.size() >= 4 && (parts[2] == "direct" || parts[2] == "dm"))
     return !js_trim(parts[1]).empty() && !js_trim(parts[3]).empty() && !js_trim(joined_from(parts, 3)).empty();
   const std::string_view kind = parts[1];

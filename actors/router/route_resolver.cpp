@@ -16,7 +16,7 @@ struct peer_constraint {
 peer_constraint constraint_of(const std::optional<route_peer>& peer) {
   if (!peer) return {};
   const auto kind = normalize_chat_type(peer->kind);
-  std::string id = trimmed_text(peer->id);
+  std::string id = js_trimmed(peer->id);
   if (!kind || id.empty()) return {peer_constraint::state::invalid, {}, {}};
   if (id == "*") return {peer_constraint::state::wildcard, *kind, {}};
   return {peer_constraint::state::exact, *kind, std::move(id)};
@@ -42,14 +42,14 @@ tier bucket_of(const peer_constraint& peer, const binding_match& m, std::string_
   }
   if (!guild.empty()) return m.roles.empty() ? tier::guild : tier::guild_roles;
   if (!team.empty()) return tier::team;
-  return trimmed_text(m.account_id) == "*" ? tier::channel : tier::account;
+  return js_trimmed(m.account_id) == "*" ? tier::channel : tier::account;
 }
 
 bool applies_to_channel_account(const binding_match& m, std::string_view channel,
                                 std::string_view account_id) {
-  const std::string bound_channel = lower_trimmed(m.channel);
+  const std::string bound_channel = js_lower_trimmed(m.channel);
   if (bound_channel.empty() || bound_channel != channel) return false;
-  const std::string pattern = trimmed_text(m.account_id);
+  const std::string pattern = js_trimmed(m.account_id);
   return pattern == "*" || normalize_account_id(pattern) == account_id;
 }
 
@@ -60,8 +60,8 @@ std::vector<evaluated_binding> bindings_for(const routing_config& config, std::s
   for (const route_binding& b : config.bindings) {
     if (!applies_to_channel_account(b.match, channel, account_id)) continue;
     peer_constraint peer = constraint_of(b.match.peer);
-    std::string guild = trimmed_text(b.match.guild_id);
-    std::string team = trimmed_text(b.match.team_id);
+    std::string guild = js_trimmed(b.match.guild_id);
+    std::string team = js_trimmed(b.match.team_id);
     const tier bucket = bucket_of(peer, b.match, guild, team);
     out.push_back({&b, std::move(peer), std::move(guild), std::move(team), bucket});
   }
@@ -113,17 +113,17 @@ struct tier_rule {
 
 std::optional<route_peer> normalized_peer(const std::optional<route_peer>& peer) {
   if (!peer) return std::nullopt;
-  return route_peer{normalize_chat_type(peer->kind).value_or(peer->kind), trimmed_text(peer->id)};
+  return route_peer{normalize_chat_type(peer->kind).value_or(peer->kind), js_trimmed(peer->id)};
 }
 
 // Bound agent ids that are not in agents.list fall back to the default agent.
 std::string pick_existing_agent(const routing_config& config, std::string_view agent_id) {
-  const std::string trimmed = trimmed_text(agent_id);
+  const std::string trimmed = js_trimmed(agent_id);
   if (trimmed.empty()) return default_agent_of(config);
   const std::string wanted = normalize_agent_id(trimmed);
   if (config.agents.empty()) return wanted;
   for (const agent_entry& agent : config.agents)
-    if (!trimmed_text(agent.id).empty() && normalize_agent_id(agent.id) == wanted) return wanted;
+    if (!js_trimmed(agent.id).empty() && normalize_agent_id(agent.id) == wanted) return wanted;
   return default_agent_of(config);
 }
 
@@ -190,8 +190,8 @@ route resolve_bound_route(const route_context& ctx, const route_input& input) {
   const std::optional<route_peer> parent = normalized_peer(input.parent_peer);
   const route_peer* peer = ctx.peer ? &*ctx.peer : nullptr;
   const route_peer* parent_peer = parent && !parent->id.empty() ? &*parent : nullptr;
-  const std::string guild = trimmed_text(input.guild_id);
-  const std::string team = trimmed_text(input.team_id);
+  const std::string guild = js_trimmed(input.guild_id);
+  const std::string team = js_trimmed(input.team_id);
   const std::array<tier_rule, 8> tiers = {{
       {"binding.peer", tier::peer, peer != nullptr, peer},
       {"binding.peer.parent", tier::peer, parent_peer != nullptr, parent_peer},
@@ -242,8 +242,8 @@ std::vector<std::string> split_non_empty(std::string_view text) {
 // first From segment counts as the provider when it is followed by group/channel or equals
 // ctx.Provider.
 std::optional<std::string> legacy_group_key(const legacy_message_context& ctx) {
-  const std::string from = trimmed_text(ctx.from);
-  const std::string chat_type = lower_trimmed(ctx.chat_type);
+  const std::string from = js_trimmed(ctx.from);
+  const std::string chat_type = js_lower_trimmed(ctx.chat_type);
   const std::string lower_from = js_lowercase(from);
   const bool whatsapp_group = lower_from.ends_with("@g.us");
   const bool looks_like_group = chat_type == "group" || chat_type == "channel" ||
@@ -252,9 +252,9 @@ std::optional<std::string> legacy_group_key(const legacy_message_context& ctx) {
   if (!looks_like_group) return std::nullopt;
 
   const std::vector<std::string> parts = split_non_empty(from);
-  const std::string hint = lower_trimmed(ctx.provider);
-  const std::string head = parts.empty() ? std::string() : lower_trimmed(parts[0]);
-  const std::string second = parts.size() > 1 ? lower_trimmed(parts[1]) : std::string();
+  const std::string hint = js_lower_trimmed(ctx.provider);
+  const std::string head = parts.empty() ? std::string() : js_lower_trimmed(parts[0]);
+  const std::string second = parts.size() > 1 ? js_lower_trimmed(parts[1]) : std::string();
   const bool second_is_kind = second == "group" || second == "channel";
   const bool head_is_provider = !head.empty() && (second_is_kind || head == hint);
   const std::string provider = head_is_provider ? head
@@ -281,16 +281,16 @@ std::string default_agent_of(const routing_config& config) {
   const auto marked = std::find_if(config.agents.begin(), config.agents.end(),
                                    [](const agent_entry& a) { return a.is_default; });
   const agent_entry& chosen = marked != config.agents.end() ? *marked : config.agents.front();
-  const std::string id = trimmed_text(chosen.id);
+  const std::string id = js_trimmed(chosen.id);
   return normalize_agent_id(id.empty() ? default_agent_id : std::string_view(id));
 }
 
 route resolve_route(const route_input& input, const routing_config& config) {
-  const route_context ctx{config, lower_trimmed(input.channel),
+  const route_context ctx{config, js_lower_trimmed(input.channel),
                           normalize_account_id(input.account_id), normalized_peer(input.peer),
                           input.thread_id};
   route routed = resolve_bound_route(ctx, input);
-  if (trimmed_text(input.explicit_session_key).empty()) return routed;
+  if (js_trimmed(input.explicit_session_key).empty()) return routed;
   return explicit_route(ctx, std::move(routed), input.explicit_session_key);
 }
 
@@ -305,7 +305,7 @@ std::string explicit_store_key(std::string_view raw, std::string_view agent_id, 
 
 std::string resolve_legacy_session_key(session_scope scope, const legacy_message_context& ctx,
                                        std::string_view main_key, std::string_view agent_id) {
-  if (!trimmed_text(ctx.session_key).empty()) return normalize_session_key(ctx.session_key);
+  if (!js_trimmed(ctx.session_key).empty()) return normalize_session_key(ctx.session_key);
   if (scope == session_scope::global) return std::string(global_session_key);
   if (auto group = legacy_group_key(ctx))
     return "agent:" + normalize_agent_id(agent_id) + ":" + *group;

@@ -75,7 +75,7 @@ bool is_valid_id(std::string_view s) {
 }
 
 std::string normalize_id_token(std::string_view raw, std::string_view fallback) {
-  const std::string trimmed = trimmed_text(raw);
+  const std::string trimmed = js_trimmed(raw);
   if (trimmed.empty()) return std::string(fallback);
   if (is_valid_id(trimmed)) return ascii_lower(trimmed);
   std::string out;
@@ -164,7 +164,7 @@ std::vector<preserved_span> collect_preserved_spans(std::string_view lower) {
 
 std::string lowered_rest_or_key(std::string_view key) {
   if (auto parsed = parse_agent_session_key(key)) return js_lowercase(parsed->rest);
-  return lower_trimmed(key);
+  return js_lower_trimmed(key);
 }
 
 // ^telegram:(group|channel|direct|dm):.+:topic:[^:]+$
@@ -194,7 +194,7 @@ bool has_control_char(std::string_view s) {
 // ---- enums ------------------------------------------------------------------------------------
 
 std::optional<dm_scope> parse_dm_scope(std::string_view text) {
-  const std::string v = lower_trimmed(text);
+  const std::string v = js_lower_trimmed(text);
   if (v == "main") return dm_scope::main;
   if (v == "per-peer") return dm_scope::per_peer;
   if (v == "per-channel-peer") return dm_scope::per_channel_peer;
@@ -213,7 +213,7 @@ std::string_view to_string(dm_scope scope) {
 }
 
 std::optional<session_scope> parse_session_scope(std::string_view text) {
-  const std::string v = lower_trimmed(text);
+  const std::string v = js_lower_trimmed(text);
   if (v == "per-sender") return session_scope::per_sender;
   if (v == "global") return session_scope::global;
   return std::nullopt;
@@ -221,8 +221,6 @@ std::optional<session_scope> parse_session_scope(std::string_view text) {
 
 // ---- text primitives --------------------------------------------------------------------------
 
-std::string trimmed_text(std::string_view text) { return std::string(js_trim(text)); }
-std::string lower_trimmed(std::string_view text) { return js_lowercase(js_trim(text)); }
 
 // ---- normalization ----------------------------------------------------------------------------
 
@@ -235,33 +233,33 @@ std::string normalize_account_id(std::string_view raw) {
 }
 
 std::string normalize_main_key(std::string_view raw) {
-  const std::string trimmed = trimmed_text(raw);
+  const std::string trimmed = js_trimmed(raw);
   return trimmed.empty() ? std::string(default_main_key) : js_lowercase(trimmed);
 }
 
 std::optional<std::string> normalize_chat_type(std::string_view raw) {
-  const std::string v = lower_trimmed(raw);
+  const std::string v = js_lower_trimmed(raw);
   if (v == "direct" || v == "dm") return "direct";
   if (v == "group" || v == "channel") return v;
   return std::nullopt;
 }
 
 bool is_case_preserving_peer(std::string_view channel, std::string_view peer_kind) {
-  const std::string c = lower_trimmed(channel);
-  const std::string k = lower_trimmed(peer_kind);
+  const std::string c = js_lower_trimmed(channel);
+  const std::string k = js_lower_trimmed(peer_kind);
   return (c == "signal" && k == "group") || (c == "matrix" && (k == "channel" || k == "group"));
 }
 
 std::string normalize_session_peer_id(std::string_view channel, std::string_view peer_kind,
                                       std::string_view peer_id) {
-  const std::string trimmed = trimmed_text(peer_id);
+  const std::string trimmed = js_trimmed(peer_id);
   if (trimmed.empty()) return {};
   return is_case_preserving_peer(channel, peer_kind) ? trimmed : js_lowercase(trimmed);
 }
 
 std::string normalize_session_key(std::string_view key) {
   if (is_plain_key(key)) return std::string(key);
-  const std::string raw = trimmed_text(key);
+  const std::string raw = js_trimmed(key);
   const std::string lower = ascii_lower(raw);
   if (!contains(lower, "signal:") && !contains(lower, "matrix:")) return js_lowercase(raw);
   std::string out;
@@ -270,7 +268,7 @@ std::string normalize_session_key(std::string_view key) {
     if (span.start < cursor) continue;  // inside a span already emitted
     out += js_lowercase(std::string_view(raw).substr(cursor, span.start - cursor));
     const std::string_view kept = std::string_view(raw).substr(span.start, span.end - span.start);
-    out += span.trim ? trimmed_text(kept) : std::string(kept);
+    out += span.trim ? js_trimmed(kept) : std::string(kept);
     cursor = span.end;
   }
   out += js_lowercase(std::string_view(raw).substr(cursor));
@@ -297,16 +295,16 @@ std::optional<parsed_agent_key> parse_agent_session_key(std::string_view key) {
   const std::string raw = normalize_session_key(key);
   const auto parts = split_non_empty(raw, ':');
   if (parts.size() < 3 || parts[0] != "agent") return std::nullopt;
-  std::string agent_id = trimmed_text(parts[1]);
+  std::string agent_id = js_trimmed(parts[1]);
   if (agent_id.empty()) return std::nullopt;
   return parsed_agent_key{std::move(agent_id), join(parts, 2, ':')};
 }
 
 thread_suffix split_thread_suffix(std::string_view key) {
-  const std::string raw = trimmed_text(key);
+  const std::string raw = js_trimmed(key);
   const std::size_t at = ascii_lower(raw).rfind(":thread:");
   if (at == std::string::npos) return {raw, {}};
-  return {raw.substr(0, at), trimmed_text(std::string_view(raw).substr(at + 8))};
+  return {raw.substr(0, at), js_trimmed(std::string_view(raw).substr(at + 8))};
 }
 
 bool is_cron_run_key(std::string_view key) {
@@ -343,7 +341,7 @@ std::string_view reset_type_of(std::string_view key, bool is_thread_hint, bool i
 
 std::string canonicalize_main_alias(std::string_view key, std::string_view agent_id,
                                     std::string_view main_key, session_scope scope) {
-  const std::string raw = trimmed_text(key);
+  const std::string raw = js_trimmed(key);
   if (raw.empty()) return raw;
   const std::string mk = normalize_main_key(main_key);
   const std::string canonical = build_main_key(agent_id, mk);
@@ -373,16 +371,16 @@ std::string build_main_key(std::string_view agent_id, std::string_view main_key)
 std::optional<std::string> resolve_linked_peer_id(const identity_links& links,
                                                   std::string_view channel,
                                                   std::string_view peer_id) {
-  const std::string peer = trimmed_text(peer_id);
+  const std::string peer = js_trimmed(peer_id);
   if (peer.empty()) return std::nullopt;
   const std::string bare = js_lowercase(peer);
-  const std::string ch = lower_trimmed(channel);
-  const std::string scoped = ch.empty() ? std::string() : lower_trimmed(ch + ":" + peer);
+  const std::string ch = js_lower_trimmed(channel);
+  const std::string scoped = ch.empty() ? std::string() : js_lower_trimmed(ch + ":" + peer);
   for (const auto& [canonical, ids] : links) {
-    std::string name = trimmed_text(canonical);
+    std::string name = js_trimmed(canonical);
     if (name.empty()) continue;
     for (const std::string& id : ids) {
-      const std::string candidate = lower_trimmed(id);
+      const std::string candidate = js_lower_trimmed(id);
       if (!candidate.empty() && (candidate == bare || candidate == scoped)) return name;
     }
   }
@@ -392,13 +390,13 @@ std::optional<std::string> resolve_linked_peer_id(const identity_links& links,
 namespace {
 
 std::string direct_peer_key(const peer_key_params& p) {
-  std::string peer = trimmed_text(p.peer_id);
+  std::string peer = js_trimmed(p.peer_id);
   if (p.scope != dm_scope::main && p.links != nullptr)
     if (auto linked = resolve_linked_peer_id(*p.links, p.channel, peer)) peer = *linked;
   peer = js_lowercase(peer);
   if (peer.empty() || p.scope == dm_scope::main) return build_main_key(p.agent_id, p.main_key);
   const std::string agent = "agent:" + normalize_agent_id(p.agent_id) + ":";
-  std::string channel = lower_trimmed(p.channel);
+  std::string channel = js_lower_trimmed(p.channel);
   if (channel.empty()) channel = unknown_session_key;
   switch (p.scope) {
     case dm_scope::per_account_channel_peer:
@@ -411,9 +409,9 @@ std::string direct_peer_key(const peer_key_params& p) {
 }  // namespace
 
 std::string build_peer_key(const peer_key_params& p) {
-  const std::string kind = normalize_chat_type(p.peer_kind).value_or(lower_trimmed(p.peer_kind));
+  const std::string kind = normalize_chat_type(p.peer_kind).value_or(js_lower_trimmed(p.peer_kind));
   if (kind.empty() || kind == "direct") return direct_peer_key(p);
-  std::string channel = lower_trimmed(p.channel);
+  std::string channel = js_lower_trimmed(p.channel);
   if (channel.empty()) channel = unknown_session_key;
   std::string id = normalize_session_peer_id(channel, kind, p.peer_id);
   if (id.empty()) id = unknown_session_key;
@@ -423,14 +421,14 @@ std::string build_peer_key(const peer_key_params& p) {
 
 std::string build_thread_key(std::string_view base_key, std::string_view thread_id,
                              bool lowercase_thread_id) {
-  const std::string id = trimmed_text(thread_id);
+  const std::string id = js_trimmed(thread_id);
   if (id.empty()) return std::string(base_key);
   return std::string(base_key) + ":thread:" + (lowercase_thread_id ? js_lowercase(id) : id);
 }
 
 std::string build_conversation_thread_key(std::string_view base_key, std::string_view thread_id,
                                           bool lowercase_thread_id) {
-  const std::string id = trimmed_text(thread_id);
+  const std::string id = js_trimmed(thread_id);
   if (id.empty()) return std::string(base_key);
   const std::string probe = lowered_rest_or_key(base_key) + ":topic:x";
   if (!is_telegram_topic_rest(probe)) return build_thread_key(base_key, thread_id, lowercase_thread_id);
@@ -446,13 +444,13 @@ std::optional<std::string> telegram_topic_id(std::string_view key) {
 
 std::string build_telegram_topic_key(std::string_view agent_id, std::string_view chat_id,
                                      std::string_view topic_id) {
-  return "agent:" + normalize_agent_id(agent_id) + ":telegram:group:" + lower_trimmed(chat_id) +
-         ":topic:" + lower_trimmed(topic_id);
+  return "agent:" + normalize_agent_id(agent_id) + ":telegram:group:" + js_lower_trimmed(chat_id) +
+         ":topic:" + js_lower_trimmed(topic_id);
 }
 
 std::string to_agent_store_key(std::string_view agent_id, std::string_view request_key,
                                std::string_view main_key) {
-  const std::string raw = trimmed_text(request_key);
+  const std::string raw = js_trimmed(request_key);
   if (raw.empty() || js_lowercase(raw) == default_main_key)
     return build_main_key(agent_id, main_key);
   if (auto parsed = parse_agent_session_key(raw))
@@ -462,7 +460,7 @@ std::string to_agent_store_key(std::string_view agent_id, std::string_view reque
   return "agent:" + normalize_agent_id(agent_id) + ":" + normalized;
 }
 
-std::string build_cron_request_key(std::string_view job_id) { return "cron:" + trimmed_text(job_id); }
+std::string build_cron_request_key(std::string_view job_id) { return "cron:" + js_trimmed(job_id); }
 
 std::string build_cron_key(std::string_view agent_id, std::string_view job_id) {
   return to_agent_store_key(agent_id, build_cron_request_key(job_id));
@@ -470,29 +468,29 @@ std::string build_cron_key(std::string_view agent_id, std::string_view job_id) {
 
 std::string build_cron_run_key(std::string_view agent_id, std::string_view job_id,
                                std::string_view session_id) {
-  return build_cron_key(agent_id, job_id) + ":run:" + lower_trimmed(session_id);
+  return build_cron_key(agent_id, job_id) + ":run:" + js_lower_trimmed(session_id);
 }
 
-std::string build_hook_request_key(std::string_view uuid) { return "hook:" + trimmed_text(uuid); }
+std::string build_hook_request_key(std::string_view uuid) { return "hook:" + js_trimmed(uuid); }
 
 std::string build_hook_key(std::string_view agent_id, std::string_view uuid) {
   return to_agent_store_key(agent_id, build_hook_request_key(uuid));
 }
 
 std::string build_subagent_key(std::string_view target_agent_id, std::string_view uuid) {
-  return "agent:" + normalize_agent_id(target_agent_id) + ":subagent:" + lower_trimmed(uuid);
+  return "agent:" + normalize_agent_id(target_agent_id) + ":subagent:" + js_lower_trimmed(uuid);
 }
 
 std::string build_acp_key(std::string_view agent_id, std::string_view uuid) {
-  return "agent:" + normalize_agent_id(agent_id) + ":acp:" + lower_trimmed(uuid);
+  return "agent:" + normalize_agent_id(agent_id) + ":acp:" + js_lower_trimmed(uuid);
 }
 
 std::string build_heartbeat_key(std::string_view base_key) {
-  return trimmed_text(base_key) + ":heartbeat";
+  return js_trimmed(base_key) + ":heartbeat";
 }
 
 std::string build_model_run_key(std::string_view agent_id, std::string_view uuid) {
-  return "agent:" + normalize_agent_id(agent_id) + ":explicit:model-run-" + lower_trimmed(uuid);
+  return "agent:" + normalize_agent_id(agent_id) + ":explicit:model-run-" + js_lower_trimmed(uuid);
 }
 
 // ---- the fold rule of the store lookup (session_store_lookup.hpp) ---------------------------

@@ -39,12 +39,6 @@ std::optional<session_scope> parse_session_scope(std::string_view text);
 // not a map: the first canonical name (in config insertion order) that lists an id wins.
 using identity_links = std::vector<std::pair<std::string, std::vector<std::string>>>;
 
-// ---- text primitives with JavaScript semantics (messages/js_text.hpp) ----------------------
-// String.prototype.trim() as an owned string.
-std::string trimmed_text(std::string_view text);
-// trim().toLowerCase()
-std::string lower_trimmed(std::string_view text);
-
 // ---- normalization [R§1.2] ----------------------------------------------------------------
 // trim; "" -> "main"; /^[a-z0-9][a-z0-9_-]{0,63}$/i -> lowercase; otherwise lowercase, runs of
 // [^a-z0-9_-] -> "-", strip leading/trailing "-", first 64 chars, "" -> "main".

@@ -17,7 +17,7 @@ std::string string_field(const boost::json::object* o, std::string_view key) {
 
 // "room:!AbC:server" -> "!AbC:server": the opaque room id starts at the first '!' or '#'.
 std::string delivery_target(std::string_view raw) {
-  const std::string trimmed = trimmed_text(raw);
+  const std::string trimmed = js_trimmed(raw);
   const std::size_t sigil = trimmed.find_first_of("!#");
   return sigil == std::string::npos ? trimmed : trimmed.substr(sigil);
 }
@@ -39,7 +39,7 @@ std::vector<std::string> entry_delivery_targets(const session_entry& entry) {
 // String(value).trim() for a string or number id; "" otherwise.
 std::string thread_id_text(const boost::json::value* v) {
   if (v == nullptr) return {};
-  if (v->is_string()) return trimmed_text(v->get_string());
+  if (v->is_string()) return js_trimmed(v->get_string());
   if (v->is_number()) return json::to_compact(*v);
   return {};
 }
