@@ -87,4 +87,10 @@ if (rounds.length) {
     md += `| ${r.round} | ${f(r.entries, 0)} | ${f(r.plan_ms, 2)} | ${f(r.path_entries, 0)} | ${f(r.compact_ms, 2)} | ${f(r.open_build_ms, 3)} | ${f(r.ctx_messages, 0)} | ${f(r.bytes_read, 0)} |\n`;
   if (p) md += `\npi's SessionManager.open + buildSessionContext on the same file after the last round: ${f(p.open_build_ms_median, 1)} ms (${f(p.ctx_messages, 0)} messages), ${ratio(p.open_build_ms_median, last.open_build_ms)} our build time.\n`;
 }
+for (const m of ours("month")) {
+  const mm = Math.floor(m.wall_s / 60), ss = Math.round(m.wall_s - 60 * mm);
+  md += `\n### The simulated month (${m.scenario}, one run; target 5 min)\n\n`;
+  md += "| turns | wall | turns/s | user s | sys s | peak RSS MB | report md5 |\n|---:|---:|---:|---:|---:|---:|---|\n";
+  md += `| ${f(m.turns, 0)} | ${mm} min ${ss} s | ${f(m.turns_per_s, 0)} | ${f(m.user_s, 0)} | ${f(m.sys_s, 0)} | ${f(m.max_rss_mb, 0)} | ${m.md5.slice(0, 8)}… |\n`;
+}
 process.stdout.write(md);

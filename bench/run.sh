@@ -2,17 +2,44 @@
 # One command, one run: sessionrt's storage figures beside the reference implementations', as
 # ratios. Builds (Release), runs bench/storage_bench, the reference benches from peer-bench
 # (pi_append, pi_compaction, pi_concurrency, oc_store_legacy), bench/compaction_bench, pi's
-# SessionManager on the files storage_bench and compaction_bench wrote, and runtime_bench (end to
-# end through the public API); prints markdown tables (paste them into BENCHMARKS.md).
-#   bench/run.sh [--quick]          --quick: small sizes, ~2 minutes after the first install
+# SessionManager on the files storage_bench and compaction_bench wrote, runtime_bench (end to
+# end through the public API) and disk_floor at each runtime shape; prints markdown tables (paste
+# them into BENCHMARKS.md).
 # The reference packages are installed from npm once (see peer-bench/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+usage() {
+  cat <<'USAGE'
+Usage: bench/run.sh [--quick] [--month]
+  (none)    full sizes: storage, pi and OpenClaw references, compaction, runtime_bench at
+            1,000 x 100 (paced too) and 100,000 x 2, memory per session, the disk's floors
+            (~7–15 minutes after the first install)
+  --quick   small sizes, ~2 minutes after the first install
+  --month   also simulate examples/scenarios/month.json (10,000 users x 30 days) and report
+            its wall time, turns and turns/s (~30 minutes on 2 cores)
+  -h, --help  this text
+Builds build-release (Release) first; the raw JSON lines stay in /tmp/sessionrt-bench-*.
+USAGE
+}
 quick=""
-[ "${1:-}" = "--quick" ] && quick="--quick"
+month=""
+for arg in "$@"; do
+  case "$arg" in
+    --quick) quick="--quick" ;;
+    --month) month=1 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "bench/run.sh: unknown option '$arg'" >&2; usage >&2; exit 2 ;;
+  esac
+done
 ./scripts/setup.sh
-cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-release --target storage_bench runtime_bench compaction_bench disk_floor >/dev/null
+build_log=$(mktemp /tmp/sessionrt-bench-build-XXXXXX.log)
+if ! { cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release &&
+       cmake --build build-release --target storage_bench runtime_bench compaction_bench disk_floor sessionrt; } > "$build_log" 2>&1; then
+  tail -n 40 "$build_log" >&2
+  echo "bench/run.sh: the Release build failed (whole log: $build_log)" >&2
+  exit 1
+fi
+rm -f "$build_log"
 peer=../shared/peer-bench
 [ -x "$peer/run.sh" ] || peer=bench/peer-bench
 home=${SESSIONRT_PEER_HOME:-$HOME/.cache/sessionrt-peer-bench}
@@ -58,8 +85,23 @@ while read -r floor_args; do
   # shellcheck disable=SC2086
   ./build-release/bench/disk_floor $floor_args >> "$out/floor.jsonl"
 done < "$out/floor.args"
+: > "$out/month.jsonl"
+if [ -n "$month" ]; then
+  echo "[bench] the simulated month (examples/scenarios/month.json), one run" >&2
+  /usr/bin/time -f '%e %U %S %M' -o "$out/month.time" \
+    ./build-release/sessionrt simulate examples/scenarios/month.json --quiet --json "$out/month.json" > /dev/null
+  node -e '
+    const fs = require("fs");
+    const r = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+    const [wall, user, sys, maxrss] = fs.readFileSync(process.argv[2], "utf8").trim().split(/\s+/).map(Number);
+    const turns = r.summary?.turns ?? null;
+    console.log(JSON.stringify({bench: "month", scenario: "month.json", wall_s: wall, user_s: user, sys_s: sys,
+      max_rss_mb: Math.round(maxrss / 1024), turns, turns_per_s: turns ? turns / wall : null,
+      md5: require("crypto").createHash("md5").update(fs.readFileSync(process.argv[1])).digest("hex")}));
+  ' "$out/month.json" "$out/month.time" > "$out/month.jsonl"
+fi
 echo "[bench] $(nproc) cores, $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)" >&2
-node bench/report.mjs "$out/ours.jsonl" "$out/peer.jsonl" "$out/pi_same_files.jsonl" "$out/runtime.jsonl" "$out/floor.jsonl" "$out/compaction.jsonl"
+node bench/report.mjs "$out/ours.jsonl" "$out/peer.jsonl" "$out/pi_same_files.jsonl" "$out/runtime.jsonl" "$out/floor.jsonl" "$out/compaction.jsonl" "$out/month.jsonl"
 # The fixtures (transcripts up to 35 MB, stores) go; the measurements stay.
 rm -rf "$out"/long-*.jsonl "$out"/compaction-*.jsonl "$out"/store-*
 echo "[bench] raw results in $out" >&2
