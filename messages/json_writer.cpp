@@ -1,5 +1,6 @@
 #include "messages/json_writer.hpp"
 
+#include <array>
 #include <boost/json.hpp>
 #include <charconv>
 #include <cmath>
@@ -167,61 +168,73 @@ void append_number(std::string& out, double d) {
   }
 }
 
+namespace {
+
+// Bytes JSON.stringify escapes, as a table: a short key or value is scanned a byte at a time.
+constexpr std::array<bool, 256> kEscapes = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c) t[static_cast<std::size_t>(c)] = needs_escape(static_cast<unsigned char>(c));
+  return t;
+}();
+
+// Whether any of the 8 bytes in `w` needs escaping: < 0x20 ((w - 0x20..) borrows into the high
+// bit of such a byte; bytes >= 0x80 are masked out by ~w), '"' or '\\'. Exact for "any".
+inline bool word_needs_escape(std::uint64_t w) {
+  constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  auto has_zero = [](std::uint64_t x) { return (x - ones) & ~x & highs; };
+  return (((w - ones * 0x20) & ~w & highs) | has_zero(w ^ (ones * '"')) | has_zero(w ^ (ones * '\\'))) != 0;
+}
+
 #if defined(__SSE2__)
-// From `i` on, 16 bytes at a time (SSE2 is part of x86-64): a byte needs escaping when its top
-// three bits are zero (< 0x20), or it is '"' or '\\'. Returns the first such byte, or the
-// first of the last < 16 bytes when none comes before them. Out of line: short strings (keys,
-// most values) never pay for it.
-[[gnu::noinline]] static std::size_t next_escape_wide(std::string_view s, std::size_t i) {
-  const __m128i top3 = _mm_set1_epi8(static_cast<char>(0xE0)), zero = _mm_setzero_si128();
-  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
-  for (; i + 16 <= s.size(); i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
-    const __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(_mm_and_si128(v, top3), zero),
-                                     _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
-    if (const int mask = _mm_movemask_epi8(hit); mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(mask));
-  }
-  return i;
+// A bit per byte of the 16 at `p` that needs escaping: its top three bits are zero (< 0x20),
+// or it is '"' or '\\' (SSE2 is part of x86-64).
+inline unsigned escape_mask16(const char* p) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i hit =
+      _mm_or_si128(_mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8(static_cast<char>(0xE0))), _mm_setzero_si128()),
+                   _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+  return static_cast<unsigned>(_mm_movemask_epi8(hit));
 }
 #endif
 
-// Index of the first byte at or after `i` that JSON.stringify escapes, or s.size().
-// Scans 16 bytes at a time in a long text, then 8: a byte needs escaping if it is < 0x20, '"'
-// or '\\'. Inlined: it runs for every key and value written.
-[[gnu::always_inline]] static inline std::size_t next_escape(std::string_view s, std::size_t i) {
+// Index of the first byte at or after `i` that JSON.stringify escapes, or s.size(). Runs for
+// every key and value written: 16 bytes at a time from 16 bytes on (the last 16 read again,
+// overlapping, instead of a byte loop over the tail), two overlapping words from 8 bytes on,
+// a table lookup per byte below that.
+inline std::size_t next_escape(std::string_view s, std::size_t i) {
+  const char* p = s.data();
+  const std::size_t n = s.size();
 #if defined(__SSE2__)
-  if (s.size() - i >= 64) {  // a text, not a key: the wide scan pays for its call
-    i = next_escape_wide(s, i);
-    if (i + 16 <= s.size()) return i;  // it stopped at a byte to escape
+  if (n - i >= 16) {
+    for (; i + 16 <= n; i += 16)
+      if (const unsigned mask = escape_mask16(p + i); mask != 0) return i + static_cast<std::size_t>(__builtin_ctz(mask));
+    if (i == n) return n;
+    // The bytes before i are clean, so a hit in the overlap is at or after i.
+    if (const unsigned mask = escape_mask16(p + n - 16); mask != 0)
+      return n - 16 + static_cast<std::size_t>(__builtin_ctz(mask));
+    return n;
   }
 #endif
-  constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-  auto has_zero = [](std::uint64_t x) { return (x - ones) & ~x & highs; };
-  while (i + 8 <= s.size()) {
-    std::uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    // < 0x20: (w - 0x20..) borrows into the high bit for bytes below 0x20 (ASCII only; bytes
-    // >= 0x80 have the high bit set and are masked out by ~w).
-    const std::uint64_t ctrl = (w - ones * 0x20) & ~w & highs;
-    const std::uint64_t quote = has_zero(w ^ (ones * '"'));
-    const std::uint64_t slash = has_zero(w ^ (ones * '\\'));
-    if (ctrl | quote | slash) break;
-    i += 8;
+  if (n - i >= 8) {
+    std::uint64_t head, tail;
+    std::memcpy(&head, p + i, 8);
+    std::memcpy(&tail, p + n - 8, 8);
+    if (!word_needs_escape(head) && !word_needs_escape(tail)) return n;
   }
-  while (i < s.size() && !needs_escape(static_cast<unsigned char>(s[i]))) ++i;
-  return i;
+  for (; i < n; ++i)
+    if (kEscapes[static_cast<unsigned char>(p[i])]) return i;
+  return n;
 }
+
+}  // namespace
 
 void append_string(std::string& out, std::string_view s) {
   static constexpr char hex[] = "0123456789abcdef";
   std::size_t i = next_escape(s, 0);
   if (i == s.size()) {  // most strings: nothing to escape, one copy between the quotes
-    const std::size_t at = out.size();
-    out.resize(at + s.size() + 2);
-    char* p = out.data() + at;
-    p[0] = '"';
-    if (!s.empty()) std::memcpy(p + 1, s.data(), s.size());
-    p[s.size() + 1] = '"';
+    out += '"';
+    out.append(s.data(), s.size());
+    out += '"';
     return;
   }
   out.reserve(out.size() + s.size() + 2);

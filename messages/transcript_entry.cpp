@@ -1,5 +1,7 @@
 #include "messages/transcript_entry.hpp"
 
+#include <initializer_list>
+
 #include "messages/iso_time.hpp"
 #include "messages/json_access.hpp"
 
@@ -191,57 +193,99 @@ std::string message_text(const boost::json::value* content, std::string_view sep
   return out;
 }
 
+namespace {
+// The message builders below make the same objects many times a turn. Each starts as a copy
+// of a shape (its keys in order, every value null) and sets the values by position: a copy
+// takes the keys without the search operator[] makes before every insert (boost::json
+// compares each new key with those already in). Same keys, same order, same values.
+boost::json::object shaped(std::initializer_list<std::string_view> keys) {
+  boost::json::object o(keys.size());
+  for (auto k : keys) o.emplace(k, nullptr);
+  return o;
+}
+const boost::json::object& text_block_shape() {
+  static const boost::json::object shape = shaped({"type", "text"});
+  return shape;
+}
+const boost::json::object& user_message_shape() {
+  static const boost::json::object shape = shaped({"role", "content", "timestamp"});
+  return shape;
+}
+const boost::json::object& usage_shape() {
+  static const boost::json::object shape = shaped({"input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"});
+  return shape;
+}
+const boost::json::object& cost_shape() {
+  static const boost::json::object shape = shaped({"input", "output", "cacheRead", "cacheWrite", "total"});
+  return shape;
+}
+const boost::json::object& assistant_shape(bool with_error) {
+  static const boost::json::object plain =
+      shaped({"role", "content", "api", "provider", "model", "usage", "stopReason", "timestamp"});
+  static const boost::json::object with_error_message =
+      shaped({"role", "content", "api", "provider", "model", "usage", "stopReason", "errorMessage", "timestamp"});
+  return with_error ? with_error_message : plain;
+}
+}  // namespace
+
 boost::json::object text_block(std::string_view text) {
-  boost::json::object b(2);
-  b["type"] = "text";
-  b["text"] = text;
+  boost::json::object b(text_block_shape());
+  auto* v = b.begin();
+  v[0].value() = "text";
+  v[1].value() = text;
   return b;
 }
 
 boost::json::object user_message(std::string_view text, std::int64_t timestamp_ms) {
-  boost::json::object m(3);
-  m["role"] = "user";
-  m["content"] = text;
-  m["timestamp"] = timestamp_ms;
+  boost::json::object m(user_message_shape());
+  auto* v = m.begin();
+  v[0].value() = "user";
+  v[1].value() = text;
+  v[2].value() = timestamp_ms;
   return m;
 }
 
 boost::json::object user_message(boost::json::array content, std::int64_t timestamp_ms) {
-  boost::json::object m(3);
-  m["role"] = "user";
-  m["content"] = std::move(content);
-  m["timestamp"] = timestamp_ms;
+  boost::json::object m(user_message_shape());
+  auto* v = m.begin();
+  v[0].value() = "user";
+  v[1].value() = std::move(content);
+  v[2].value() = timestamp_ms;
   return m;
 }
 
 boost::json::object usage_object(const usage_fields& u) {
-  boost::json::object o(6);
-  o["input"] = u.input;
-  o["output"] = u.output;
-  o["cacheRead"] = u.cache_read;
-  o["cacheWrite"] = u.cache_write;
-  o["totalTokens"] = u.input + u.output + u.cache_read + u.cache_write;
-  boost::json::object c(5);
-  c["input"] = u.cost_input;
-  c["output"] = u.cost_output;
-  c["cacheRead"] = u.cost_cache_read;
-  c["cacheWrite"] = u.cost_cache_write;
-  c["total"] = u.cost_input + u.cost_output + u.cost_cache_read + u.cost_cache_write;
-  o["cost"] = std::move(c);
+  boost::json::object o(usage_shape());
+  auto* v = o.begin();
+  v[0].value() = u.input;
+  v[1].value() = u.output;
+  v[2].value() = u.cache_read;
+  v[3].value() = u.cache_write;
+  v[4].value() = u.input + u.output + u.cache_read + u.cache_write;
+  boost::json::object c(cost_shape());
+  auto* cv = c.begin();
+  cv[0].value() = u.cost_input;
+  cv[1].value() = u.cost_output;
+  cv[2].value() = u.cost_cache_read;
+  cv[3].value() = u.cost_cache_write;
+  cv[4].value() = u.cost_input + u.cost_output + u.cost_cache_read + u.cost_cache_write;
+  v[5].value() = std::move(c);
   return o;
 }
 
 boost::json::object assistant_message(assistant_fields a) {
-  boost::json::object m(9);
-  m["role"] = "assistant";
-  m["content"] = std::move(a.content);
-  m["api"] = a.api;
-  m["provider"] = a.provider;
-  m["model"] = a.model;
-  m["usage"] = usage_object(a.usage);
-  m["stopReason"] = a.stop_reason;
-  if (a.error_message) m["errorMessage"] = *a.error_message;
-  m["timestamp"] = a.timestamp_ms;
+  boost::json::object m(assistant_shape(a.error_message.has_value()));
+  auto* v = m.begin();
+  v[0].value() = "assistant";
+  v[1].value() = std::move(a.content);
+  v[2].value() = a.api;
+  v[3].value() = a.provider;
+  v[4].value() = a.model;
+  v[5].value() = usage_object(a.usage);
+  v[6].value() = a.stop_reason;
+  std::size_t at = 7;
+  if (a.error_message) v[at++].value() = *a.error_message;
+  v[at].value() = a.timestamp_ms;
   return m;
 }
 

@@ -3,6 +3,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace sessionrt {
 
 code_point decode_utf8_at(std::string_view s, std::size_t i) {
@@ -51,7 +55,15 @@ bool is_valid_utf8(std::string_view sv) noexcept {
   const std::size_t n = sv.size();
   std::size_t i = 0;
   while (i < n) {
-    // ASCII fast path, 8 bytes at a time.
+    // ASCII fast path: 16 bytes at a time (a row's or a line's text is ~1 KB, checked every
+    // turn), then 8.
+#if defined(__SSE2__)
+    while (i + 16 <= n) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+      if (_mm_movemask_epi8(v) != 0) break;  // a byte >= 0x80
+      i += 16;
+    }
+#endif
     while (i + 8 <= n) {
       std::uint64_t w;
       std::memcpy(&w, s + i, 8);

@@ -3,11 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <array>
-#include <cstdio>
 #include <cstring>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "actors/session/overflow_detector.hpp"
 #include "actors/session/silent_reply.hpp"
@@ -39,10 +36,12 @@ std::uint64_t fnv1a64(std::string_view text, std::uint64_t h = 14695981039346656
   return h;
 }
 
-std::string hex8(std::uint64_t h) {
-  char buf[9];
-  std::snprintf(buf, sizeof buf, "%08x", static_cast<unsigned>(h & 0xffffffffU));
-  return buf;
+// The low 32 bits of `h` as 8 lowercase hex digits ("%08x"), appended.
+void append_hex8(std::string& out, std::uint64_t h) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  char buf[8];
+  for (int i = 7; i >= 0; --i, h >>= 4) buf[i] = kDigits[h & 15];
+  out.append(buf, 8);
 }
 
 // ---------- requests ----------
@@ -89,22 +88,46 @@ constexpr std::array<std::string_view, 8> kSentences = {
     "Everything said so far remains part of the context.",
 };
 
+// UTF-16 length of a valid UTF-8 text (utf16_length's rule), at compile time.
+constexpr std::size_t utf16_units(std::string_view s) {
+  std::size_t n = 0;
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c & 0xC0) != 0x80) ++n;  // a code point starts
+    if (c >= 0xF0) ++n;           // ... that needs a surrogate pair
+  }
+  return n;
+}
+// The sentences' UTF-16 lengths, counted once (the reply adds them up every call).
+constexpr std::array<std::size_t, kSentences.size()> kSentenceUnits = [] {
+  std::array<std::size_t, kSentences.size()> units{};
+  for (std::size_t i = 0; i < kSentences.size(); ++i) units[i] = utf16_units(kSentences[i]);
+  return units;
+}();
+
+constexpr bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
 // The first words of the first non-empty line, capped; "…" marks what was left out.
+// Words are split on ' ' and '\t' only, by a plain scan (find_first_of with a set calls
+// memchr once per byte).
 std::string quote_of(std::string_view user_text) {
   auto line = first_nonempty_line(user_text);
   if (line.empty()) return "(no user message)";
   std::string quote;
   std::size_t words = 0, i = 0;
+  const std::size_t n = line.size();
   while (words < kMaxQuoteWords) {
-    i = line.find_first_not_of(" \t", i);
-    if (i == std::string_view::npos) break;
-    auto end = std::min(line.find_first_of(" \t", i), line.size());
+    while (i < n && is_blank(line[i])) ++i;
+    if (i == n) break;
+    std::size_t end = i;
+    while (end < n && !is_blank(line[end])) ++end;
     if (!quote.empty()) quote += ' ';
     quote.append(line.substr(i, end - i));
     ++words;
     i = end;
   }
-  bool left_out = line.find_first_not_of(" \t", std::min(i, line.size())) != std::string_view::npos;
+  while (i < n && is_blank(line[i])) ++i;
+  const bool left_out = i < n;
   auto out = capped(quote, 80);
   if (left_out && out.size() == quote.size()) out += "…";
   return out;
@@ -138,13 +161,23 @@ std::string simulated_overflow_text(std::int64_t prompt_tokens, std::int64_t con
 
 std::string simulated_reply_text(std::string_view user_text, std::int64_t reply_tokens) {
   auto h = fnv1a64(user_text);
-  std::string text = fmt::format("{}: \"{}\" (ref {}).", kOpeners[h % kOpeners.size()], quote_of(user_text), hex8(h >> 32));
-  auto target = static_cast<std::size_t>(std::max<std::int64_t>(reply_tokens, 0)) * 4;
+  const auto target = static_cast<std::size_t>(std::max<std::int64_t>(reply_tokens, 0)) * 4;
+  // '<opener>: "<quote>" (ref <hex8>).', then sentences until the UTF-16 length reaches target.
+  const std::string quote = quote_of(user_text);
+  const std::string_view opener = kOpeners[h % kOpeners.size()];
+  std::string text;
+  text.reserve(opener.size() + quote.size() + 20 + std::min<std::size_t>(target, 1 << 16) + 100);
+  text.append(opener);
+  text.append(": \"", 3);
+  text.append(quote);
+  text.append("\" (ref ", 7);
+  append_hex8(text, h >> 32);
+  text.append(").", 2);
   std::size_t length = utf16_length(text);
   for (std::size_t i = (h >> 8) % kSentences.size(); length < target; i = (i + 1) % kSentences.size()) {
     text += ' ';
     text += kSentences[i];
-    length += 1 + utf16_length(kSentences[i]);
+    length += 1 + kSentenceUnits[i];
   }
   return text;
 }
@@ -152,6 +185,19 @@ std::string simulated_reply_text(std::string_view user_text, std::int64_t reply_
 // ---------- simulated_model ----------
 
 namespace {
+// `text` mixed into `h` 8 bytes at a time (the fingerprint's string step; fnv1a64 stays the
+// reply's hash, whose values pick the reply's words).
+std::uint64_t mix_text(std::string_view text, std::uint64_t h) {
+  std::size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, text.data() + i, 8);
+    h = (h ^ w) * 1099511628211ULL;
+    h ^= h >> 31;
+  }
+  return fnv1a64(text.substr(i), h);
+}
+
 // A hash of the value's structure and contents, in order (no text is built): equal messages
 // give equal fingerprints.
 std::uint64_t fingerprint(const boost::json::value& v, std::uint64_t h) {
@@ -169,7 +215,7 @@ std::uint64_t fingerprint(const boost::json::value& v, std::uint64_t h) {
       mix(bits);
       break;
     }
-    case boost::json::kind::string: mix(v.get_string().size()); h = fnv1a64(v.get_string(), h); break;
+    case boost::json::kind::string: mix(v.get_string().size()); h = mix_text(v.get_string(), h); break;
     case boost::json::kind::array:
       mix(v.get_array().size());
       for (const auto& e : v.get_array()) h = fingerprint(e, h);
@@ -178,7 +224,7 @@ std::uint64_t fingerprint(const boost::json::value& v, std::uint64_t h) {
       mix(v.get_object().size());
       for (const auto& kv : v.get_object()) {
         mix(kv.key().size());
-        h = fnv1a64(kv.key(), h);
+        h = mix_text(kv.key(), h);
         h = fingerprint(kv.value(), h);
       }
       break;

@@ -252,12 +252,15 @@ class session_core {
   bool log_unacked() const;  // batch, and the open transcript has bytes or a name not acknowledged
   // One compaction with its events; swaps to the successor transcript when one was written.
   task<result<compaction_outcome>> compact(std::string reason, std::string instructions, core_effects& fx);
-  task<bool> maybe_flush_memory(std::int64_t prompt_estimate, std::int64_t context_tokens, core_effects& fx,
-                                turn_outcome& out);
-  task<bool> maybe_compact_before_turn(std::int64_t prompt_estimate, std::int64_t context_tokens, core_effects& fx);
+  // The turn's model `m` is resolved once per turn (run_turn): nothing a turn does changes
+  // the row's model overrides, and resolving it costs a key parse and a catalog walk.
+  task<bool> maybe_flush_memory(const session_model& m, std::int64_t prompt_estimate, std::int64_t context_tokens,
+                                core_effects& fx, turn_outcome& out);
+  task<bool> maybe_compact_before_turn(const session_model& m, std::int64_t prompt_estimate,
+                                       std::int64_t context_tokens, core_effects& fx);
   bool cancelled() const { return io_ && !io_->cancel_reason().empty(); }
   status cancelled_status() const;
-  void check_context_pressure(std::int64_t context_tokens, core_effects& fx);
+  void check_context_pressure(const session_model& m, std::int64_t context_tokens, core_effects& fx);
 
   // After a turn: the row as the store writes it (session_store::append_row_text) in
   // fx.store_text, so the store never serializes rows it is sent.

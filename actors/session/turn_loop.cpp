@@ -250,8 +250,8 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
   const std::int64_t context_tokens_now = estimate_now.tokens + (estimate_now.last_usage_index ? 0 : system_tokens);
   // Once a turn starts, the user's message is kept, even if the turn is cancelled before the
   // model answers.
-  if (!cancelled()) co_await maybe_flush_memory(prompt_estimate, context_tokens_now, fx, out);
-  if (!cancelled()) co_await maybe_compact_before_turn(prompt_estimate, context_tokens_now, fx);
+  if (!cancelled()) co_await maybe_flush_memory(m, prompt_estimate, context_tokens_now, fx, out);
+  if (!cancelled()) co_await maybe_compact_before_turn(m, prompt_estimate, context_tokens_now, fx);
   // Kept before the model runs, so a crash during a long call or a tool loop keeps the user's
   // message (and below, each round the loop finished): written, then with durability sync
   // fdatasync'd, with batch its commit log record handed over as the call starts (the call
@@ -399,7 +399,7 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
         out.run_id));
     out.turn_event = true;
   }
-  check_context_pressure(context_tokens, fx);
+  check_context_pressure(m, context_tokens, fx);
   if (settings.compaction.enabled &&
       should_compact_after_turn(context_tokens, m.context_window, effective_reserve(settings.compaction, m.context_window)))
     (void)co_await compact("threshold", "", fx);  // a failure is an event; the turn itself succeeded
@@ -477,11 +477,10 @@ task<result<compaction_outcome>> session_core::compact(std::string reason, std::
   co_return done;
 }
 
-task<bool> session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::int64_t context_tokens,
-                                            core_effects& fx, turn_outcome& out) {
+task<bool> session_core::maybe_flush_memory(const session_model& m, std::int64_t prompt_estimate,
+                                            std::int64_t context_tokens, core_effects& fx, turn_outcome& out) {
   const auto& settings = *deps_->settings;
   if (!settings.memory_flush.enabled || !transcript_) co_return false;
-  const session_model m = model();
   flush_inputs in;
   in.context_window = m.context_window;
   in.reserve_tokens_floor = settings.compaction.reserve_tokens_floor;
@@ -541,12 +540,12 @@ task<bool> session_core::maybe_flush_memory(std::int64_t prompt_estimate, std::i
   co_return true;
 }
 
-task<bool> session_core::maybe_compact_before_turn(std::int64_t prompt_estimate, std::int64_t context_tokens,
-                                                   core_effects& fx) {
+task<bool> session_core::maybe_compact_before_turn(const session_model& m, std::int64_t prompt_estimate,
+                                                   std::int64_t context_tokens, core_effects& fx) {
   const auto& settings = *deps_->settings;
   if (!settings.compaction.enabled || !transcript_) co_return false;
   preflight_state ps;
-  ps.context_window = model().context_window;
+  ps.context_window = m.context_window;
   ps.soft_threshold_tokens = settings.memory_flush.soft_threshold_tokens;
   if (auto total = row_->total_tokens()) {
     if (row_->total_tokens_fresh() == std::optional<bool>(true))
@@ -565,9 +564,9 @@ task<bool> session_core::maybe_compact_before_turn(std::int64_t prompt_estimate,
   co_return false;
 }
 
-void session_core::check_context_pressure(std::int64_t context_tokens, core_effects& fx) {
+void session_core::check_context_pressure(const session_model& m, std::int64_t context_tokens, core_effects& fx) {
   const auto& settings = *deps_->settings;
-  const std::int64_t window = model().context_window;
+  const std::int64_t window = m.context_window;
   const std::int64_t threshold = window - effective_reserve(settings.compaction, window);
   // The cycle's state lives in the row, so a passivated or restarted session does not report
   // a fraction again before the next compaction.
