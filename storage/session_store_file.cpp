@@ -187,9 +187,20 @@ status session_store_file::save() {
     auto now = fs_.stat(path_);
     if (now.ok() || now.error().code() != errc::not_found) return unusable_->why;
   }
-  std::string bytes;
+  // The text is built in the buffer the previous save used: its pages are already mapped, so a
+  // large store is not faulted in (and handed back to the kernel) at every write.
+  std::string& bytes = write_buffer_;
+  bytes.clear();
   SRT_RETURN_IF_ERROR(store_.append_pretty(bytes).with_context("saving " + path_));
   if (trailing_newline_) bytes += '\n';
+  // A store that spills its rows to the file (shed_rows) keeps no copy of its text either.
+  struct release_if_spilling {
+    std::string& buffer;
+    std::size_t limit;
+    ~release_if_spilling() {
+      if (buffer.size() >= limit) std::string().swap(buffer);
+    }
+  } release{bytes, options_.spill_min_bytes};
   if (loaded_fingerprint_) {
     const bool same = *loaded_fingerprint_ == std::make_pair(bytes.size(), fingerprint_hash(bytes));
     loaded_fingerprint_.reset();

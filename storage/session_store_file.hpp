@@ -11,6 +11,9 @@
 //   (a new file does), atomically (temp + fsync + rename + directory fsync; durable=false skips
 //   the fsyncs), mode 0600, creating the directory 0700. Skipped when the bytes would equal
 //   what this object last read or wrote. A failed save leaves the previous file in place.
+//   Only rows changed since the last save are serialized again (session_store's per-row text);
+//   the file's text is assembled in a buffer kept from one save to the next while the file is
+//   under spill_min_bytes, so a large store is not faulted into fresh pages at every write.
 // - load_from_text() is the pure part of load() (no I/O; store_migration.hpp, included here);
 //   check_store_file() reports what load would change without changing anything;
 //   rewrite_store_file() is load + save. The rebuild after a corrupt file is store_salvage.hpp.
@@ -180,6 +183,9 @@ class session_store_file {
   };
   std::optional<unusable_edit> unusable_;
   std::unordered_set<std::string> unsaved_;  // note_changed since the last save
+  // save()'s text, kept between saves (its capacity) while the file is under spill_min_bytes:
+  // a store that does not spill its rows keeps their text in memory anyway.
+  std::string write_buffer_;
 };
 
 struct store_check_report {
