@@ -87,6 +87,24 @@ void cluster_node::emit(std::string_view type, const shard_claim& c, const std::
   else hooks_.publish(payloads::make_event(who, wall.now_ms(), payloads::shard_fenced{p}));
 }
 
+bool cluster_node::serve(const shard_claim& c) {
+  if (!hooks_.acquired) return true;
+  status st = hooks_.acquired(c);
+  if (st.ok()) return true;
+  spdlog::warn("cluster: node {} could not open shard {} (epoch {}): {}; releasing its key", opt_.node_id,
+               to_string(c.shard), c.epoch, st.message());
+  status released = await_call<status>([&](etcd_client::done_status cb) { claims_.release(c, std::move(cb)); });
+  if (!released.ok()) spdlog::warn("cluster: releasing shard {}: {}", to_string(c.shard), released.message());
+  std::lock_guard g(mu_);
+  ++counts_.open_failures;
+  return false;
+}
+
+void cluster_node::fence(const shard_claim& c, const std::string& why) {
+  if (hooks_.fenced) hooks_.fenced(c, why);
+  emit(event_types::shard_fenced, c, why);
+}
+
 status cluster_node::join() {
   status st = await_call<status>([&](etcd_client::done_status cb) { membership_->join(std::move(cb)); });
   if (!st.ok()) return st;
@@ -111,7 +129,7 @@ status cluster_node::rejoin_if_lost() {
     }
     spdlog::warn("cluster: node {} lost its lease: {} shards fenced, it writes none of them and joins again",
                  opt_.node_id, gone.size());
-    for (const auto& [shard, c] : gone) emit(event_types::shard_fenced, c, "lease lost");
+    for (const auto& [shard, c] : gone) fence(c, "lease lost");
   }
   return join();
 }
@@ -208,9 +226,10 @@ status cluster_node::reconcile(const std::vector<shard_claim>& claims) {
       ++counts_.fenced;
     }
     spdlog::warn("cluster: node {} no longer holds shard {} (epoch {}): fenced", opt_.node_id, to_string(c.shard), c.epoch);
-    emit(event_types::shard_fenced, c, "taken");
+    fence(c, "taken");
   }
   for (const auto& c : act.adopt) {
+    if (!serve(c)) continue;
     {
       std::lock_guard g(mu_);
       held_[c.shard] = c;
@@ -258,6 +277,9 @@ status cluster_node::reconcile(const std::vector<shard_claim>& claims) {
         if (left->fetch_sub(1) == 1) all->set_value();
       });
     all->get_future().wait();
+    if (hooks_.opening)
+      for (auto& r : *results)
+        if (r) hooks_.opening(*r);
     std::size_t taken = 0;
     for (auto& r : *results) {
       if (!r) {
@@ -269,6 +291,10 @@ status cluster_node::reconcile(const std::vector<shard_claim>& claims) {
       {
         std::lock_guard g(mu_);
         if (held_.count(r->shard)) continue;
+      }
+      if (!serve(*r)) continue;
+      {
+        std::lock_guard g(mu_);
         held_[r->shard] = *r;
         ++counts_.acquired;
       }
@@ -374,6 +400,16 @@ status cluster_node::shutdown(std::int64_t deadline_ms) {
     n = held_.size();
   }
   release_all("shutdown", deadline);
+  {
+    // Out of time: what did not drain writes nothing more before the revoke frees its keys.
+    std::map<shard_id, shard_claim> left;
+    {
+      std::lock_guard g(mu_);
+      left = held_;
+    }
+    if (hooks_.fenced)
+      for (const auto& [shard, c] : left) hooks_.fenced(c, "not drained by the shutdown deadline");
+  }
   status left = await_call<status>([&](etcd_client::done_status cb) { membership_->leave(std::move(cb)); });
   {
     std::lock_guard g(mu_);
@@ -453,6 +489,8 @@ std::string cluster_node::metrics_text() const {
   line("sessionrt_cluster_shards_placed_total", "counter", "Shards those rounds assigned or moved.", f.shards_placed);
   line("sessionrt_cluster_tick_errors_total", "counter", "Ticks that met an error (etcd unreachable, a lost race).",
        f.tick_errors);
+  line("sessionrt_cluster_shard_open_failures_total", "counter",
+       "Shards taken whose state could not be opened (their key was released again).", f.open_failures);
   return out;
 }
 

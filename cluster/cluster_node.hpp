@@ -21,6 +21,7 @@
 // assigned without the 10 % limit).
 //
 // Contract:
+//   - acquired / fenced run on the node's thread, in the tick (an open replays the shard's log).
 //   - The drain hook runs before a shard's owner key is released; it must stop taking turns for
 //     the shard, finish or cancel what runs and make it durable, then call done (from any
 //     thread). Null: done at once. Today the executable passes null (the session path does not
@@ -68,6 +69,16 @@ struct cluster_node_options {
 
 struct cluster_node_hooks {
   std::function<void(const shard_id&, std::function<void()> done)> drain;
+  // A shard's key was taken (or found held under this lease): the node serves the shard from
+  // its state (shard_host::acquired) before shard.acquired is published. An error releases the
+  // key again (the next tick takes it anew, at a new epoch, and retries). Null: nothing to open.
+  std::function<status(const shard_claim&)> acquired;
+  // Called for every shard of a batch just taken, before the first of them is opened: what
+  // arrives for them meanwhile waits (shard_host::opening). Null: nothing to announce.
+  std::function<void(const shard_claim&)> opening;
+  // A held shard's key went without a release (lease lost, or taken): the node must write it
+  // no more (shard_host::fenced). Null: nothing to do.
+  std::function<void(const shard_claim&, const std::string& why)> fenced;
   std::function<void(lifecycle_event)> publish;
   const clock* wall = nullptr;  // the events' time; null: storage::real_clock()
 };
@@ -85,6 +96,7 @@ struct cluster_node_figures {
   std::uint64_t acquired = 0, released = 0, fenced = 0;
   std::uint64_t rounds = 0, shards_placed = 0;  // tables this node wrote as leader, shards they changed
   std::uint64_t tick_errors = 0;
+  std::uint64_t open_failures = 0;  // shards taken whose state could not be opened (key released again)
 };
 
 class cluster_node {
@@ -124,6 +136,9 @@ class cluster_node {
   void release_all(const std::string& reason, std::int64_t deadline_ms);
   bool drain(const shard_id& shard, std::int64_t deadline_ms);
   void emit(std::string_view type, const shard_claim& c, const std::string& reason);
+  // The acquired hook for a claim just taken; false when it failed (the key was released).
+  bool serve(const shard_claim& c);
+  void fence(const shard_claim& c, const std::string& why);
 
   etcd_client etcd_;
   cluster_node_options opt_;

@@ -104,8 +104,10 @@ result<opened_shard> open_shard_state(storage::fs& fs, clock& wall, const std::s
   out.guard = std::make_shared<shard_write_guard>(fs, out.dir, fence, permit, *stamp);
   // The permit may have run out during the reads: recovery writes, so ask the guard first.
   SRT_RETURN_IF_ERROR(out.guard->check().with_context(what));
-  SRT_RETURN_IF_ERROR(recover(fs, wall, out, options).with_context(what));
-  if (options.repair_tails) repair_tails(fs, wall, out);
+  // From here on every write goes through the guard, recovery's too (guarded_fs.hpp).
+  out.files = std::make_shared<guarded_fs>(fs, out.guard);
+  SRT_RETURN_IF_ERROR(recover(*out.files, wall, out, options).with_context(what));
+  if (options.repair_tails) repair_tails(*out.files, wall, out);
   return out;
 }
 

@@ -18,8 +18,9 @@
 // Unlike a single node, no pid lock file is taken on the store: across hosts a pid means
 // nothing, and a stopped owner's lock would keep the new owner out. The epoch is the lock; one
 // process must not open a shard twice (the caller keeps that).
-// The returned store is loaded and durable, for the runtime's store actor; every write made
-// through it afterwards must pass guard->check() first (shard_write_guard.hpp).
+// The returned store is loaded and durable, for the runtime's store actor. Steps 3 and 4 and the
+// returned store and log write through `files`, a guarded_fs over `fs` (every write asks the
+// guard first); the shard's sessions must be given the same `files`, which must outlive them.
 #pragma once
 #include <memory>
 #include <optional>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "cluster/epoch_fence.hpp"
+#include "cluster/guarded_fs.hpp"
 #include "cluster/shard_write_guard.hpp"
 #include "cluster/write_permit.hpp"
 #include "messages/clock.hpp"
@@ -61,6 +63,7 @@ struct opened_shard {
   std::shared_ptr<storage::session_store_file> store;
   runtime::commit_log_setup log;  // the replay's report, state id, next log number (and the log, batch)
   std::shared_ptr<const shard_write_guard> guard;
+  std::shared_ptr<guarded_fs> files;  // the shard's files for every writer (guard before each write)
   shard_open_report report;
 };
 

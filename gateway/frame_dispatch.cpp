@@ -10,6 +10,7 @@
 #include "gateway/param_check.hpp"
 #include "gateway/runner_pool.hpp"
 #include "gateway/session_keys.hpp"
+#include "gateway/shard_forward.hpp"
 #include "messages/ids.hpp"
 #include "messages/json_access.hpp"
 #include "messages/json_writer.hpp"
@@ -159,6 +160,14 @@ void frame_dispatch::request(dispatch_conn& c, inbound_frame& f) {
   if (const auto field = watch_param(f.method); !field.empty())
     if (const auto raw = json::get_string(params, field))
       if (auto key = resolve_session_key(*core_.rt, std::string(*raw)); key.ok()) watch(c, key->key);
+  // A session whose shard another node owns: the call is served there (shard_forward.hpp).
+  if (core_.forward && core_.forward->divert(c.id, c.state.client(), f.method, params,
+                                             [this, conn = c.id, id = f.id](method_outcome out) {
+                                               port_.to_loop([this, conn, id, out = std::move(out)] { answered(conn, id, out); });
+                                             })) {
+    ++c.in_flight;
+    return;
+  }
   if (!m->on_loop) {
     call_off_loop(c, f, *m, std::move(params));
     return;

@@ -144,6 +144,8 @@ void run_gateway(args& a, runtime::cli_state& st, const gateway_extension& ext) 
   o.install_signal_handlers = true;
   // One log line per turn failure, repair, compaction, maintenance action and model fallback.
   o.runtime.subscriptions.push_back({runtime::log_event_filter(), runtime::log_event});
+  if (ext.configure)
+    if (status configured = ext.configure(o.runtime); !configured.ok()) return fail(st, configured.message());
   auto server = gateway_server::start(std::move(o));
   if (!server.ok()) {
     // stderr gets it below; the log file too, where an operator of a service looks.

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "runtime/cli/cli.hpp"
+#include "runtime/runtime.hpp"
 
 namespace sessionrt::gateway {
 
@@ -17,6 +18,9 @@ class gateway_server;
 //                     server stops (the cluster's handoff); its error is reported (exit 1).
 struct gateway_extension {
   std::function<void(CLI::App* cmd)> add_options;
+  // configure(options)  changes the runtime's options before it starts (a cluster node serves
+  //                     sessions per shard: runtime_options::shard_of); an error stops (exit 2).
+  std::function<status(runtime::runtime_options& options)> configure;
   std::function<result<std::function<status()>>(gateway_server& server)> start;
 };
 

@@ -20,6 +20,7 @@ class chat_runs;
 class control_ui;
 class session_messages;
 class runner_pool;
+class shard_forward;
 
 // Thread-safe: each call posts the frame to the loop thread, which numbers it (seq) per
 // connection and writes it. A connection that is gone is skipped.
@@ -61,6 +62,9 @@ struct gateway_core {
   const control_ui* ui = nullptr;
   // sessions.messages.subscribe's subscribers (session_messages.hpp); null: none kept.
   session_messages* messages = nullptr;
+  // Calls for sessions whose shard another node owns go there (shard_forward.hpp); null: every
+  // call is served here (no cluster). Set and read on the loop thread.
+  shard_forward* forward = nullptr;
 };
 
 }  // namespace sessionrt::gateway

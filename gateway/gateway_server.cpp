@@ -38,6 +38,7 @@ struct gateway_server::impl {
   chat_runs runs;
   gateway_core core;
   std::unique_ptr<ws_transport> transport;
+  std::unique_ptr<shard_forward> forward;  // a cluster's forwarding (enable_forwarding), or none
   session_messages messages;  // sessions.messages.subscribe (session.message events)
   std::unique_ptr<control_ui> ui;  // always set: without a root it serves nothing but checks Origins
   std::shared_ptr<runner_pool> runners;
@@ -285,6 +286,13 @@ std::string gateway_server::url() const {
 runtime::runtime& gateway_server::rt() { return *impl_->rt; }
 void gateway_server::set_extra_metrics(std::function<std::string()> lines) { impl_->metrics.set_extra(std::move(lines)); }
 
+shard_forward& gateway_server::enable_forwarding(forward_options options) {
+  impl_->forward = std::make_unique<shard_forward>(impl_->core, std::move(options));
+  // The dispatcher reads it on the loop thread only.
+  impl_->transport->after(std::chrono::milliseconds(0), [im = impl_.get(), f = impl_->forward.get()] { im->core.forward = f; });
+  return *impl_->forward;
+}
+
 void gateway_server::wait() {
   std::unique_lock lock(impl_->mu);
   impl_->cv.wait(lock, [&] { return impl_->stop_requested || impl_->stopped; });
@@ -298,6 +306,8 @@ status gateway_server::stop() {
     impl_->stopped = true;
     impl_->cv.notify_all();
   }
+  // The links to other nodes end first: their answers and events go through the transport.
+  if (impl_->forward) impl_->forward->stop();
   impl_->transport->request_stop();
   // Runs are cancelled or finish, stores flushed, locks released; the workers waiting on the
   // runtime then return and the loop can end.

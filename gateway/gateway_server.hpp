@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 
+#include "gateway/shard_forward.hpp"
 #include "messages/status.hpp"
 #include "runtime/runtime.hpp"
 
@@ -61,6 +62,9 @@ class gateway_server {
   runtime::runtime& rt();
   // Lines appended to GET /metrics at each scrape (gateway_metrics::set_extra); null: none.
   void set_extra_metrics(std::function<std::string()> lines);
+  // From now on, calls for sessions another node owns are forwarded there (shard_forward.hpp);
+  // the object lives until the server is destroyed and its links end first at stop().
+  shard_forward& enable_forwarding(forward_options options);
   // Blocks until a stop was requested (signal) or stop() ran.
   void wait();
   status stop();

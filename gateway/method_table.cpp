@@ -1,5 +1,7 @@
 #include "gateway/method_table.hpp"
 
+#include "gateway/forward_rule.hpp"
+
 namespace sessionrt::gateway {
 
 void add_maintenance_methods(std::vector<method_entry>& table);  // sessions.cleanup (maintenance_methods.cpp)
@@ -49,6 +51,9 @@ frame_error error_of(std::string message, std::string code) {
 }
 
 frame_error from_status(const status& st) {
+  // A shard this node does not serve (a cluster's owner moved, or a forward came on a stale
+  // view): the caller retries, and finds the new owner (forward_rule.hpp).
+  if (st.code() == errc::not_owner) return forward_unavailable(st.message(), "not_owner");
   return error_of(st.message(), st.code() == errc::invalid_argument || st.code() == errc::not_found
                                     ? "INVALID_REQUEST" : "UNAVAILABLE");
 }

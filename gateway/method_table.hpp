@@ -52,7 +52,8 @@ std::string_view watch_param(std::string_view method);
 
 frame_error error_of(std::string message, std::string code = "INVALID_REQUEST");
 // A runtime error as the answer's error: what the caller got wrong (invalid_argument,
-// not_found) is INVALID_REQUEST, anything else UNAVAILABLE.
+// not_found) is INVALID_REQUEST, a shard this node does not serve (not_owner) UNAVAILABLE
+// retryable with retryAfterMs, anything else UNAVAILABLE.
 frame_error from_status(const status& st);
 
 }  // namespace sessionrt::gateway

@@ -18,6 +18,7 @@ const char* errc_name(errc c) noexcept {
     case errc::cancelled: return "cancelled";
     case errc::unsupported: return "unsupported";
     case errc::internal: return "internal";
+    case errc::not_owner: return "not_owner";
   }
   return "unknown";
 }

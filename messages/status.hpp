@@ -24,6 +24,9 @@ enum class errc {
   cancelled,
   unsupported,
   internal,
+  // A session of a shard this node does not serve (another node owns it, or it is moving):
+  // the message names the shard; a gateway forwards the request to the shard's owner.
+  not_owner,
 };
 
 const char* errc_name(errc c) noexcept;

@@ -123,16 +123,19 @@ result<std::vector<session_row>> runtime::sessions() {
   if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
   host_self self{*impl_->sys};
   status failed;
-  // No timeout here nor in session(): a store answers every request from its mailbox.
-  for (auto& [agent, store] : impl_->actors.stores)
+  // No timeout here nor in session(): a store answers every request from its mailbox. With
+  // sessions per shard, the open shards' stores ("<agent>/<nnn>"), whose rows are the agent's.
+  auto stores = impl_->actors.stores;
+  for (auto& [unit, store] : shard_store_actors(*impl_)) stores[unit] = store;
+  for (auto& [unit, store] : stores)
     self->request(store, caf::infinite, list_atom::value)
         .receive(
-            [&, agent = agent](entry_rows& rows) {
+            [&, agent = unit.substr(0, unit.find('/'))](entry_rows& rows) {
               for (auto& [k, e] : rows) out.push_back({agent, k, std::move(e)});
             },
-            [&, agent = agent](caf::error& e) {
+            [&, agent = unit](caf::error& e) {
               if (failed.ok())
-                failed = status(errc::io_error, fmt::format("listing the sessions of agent {}: {}", agent,
+                failed = status(errc::io_error, fmt::format("listing the sessions of {}: {}", agent,
                                                             self->system().render(e)));
             });
   if (!failed.ok()) return failed;
@@ -146,12 +149,12 @@ result<std::optional<session_entry>> runtime::session(const std::string& key, co
     auto parsed = parse_agent_session_key(key);
     agent = parsed ? parsed->agent_id : default_agent_of(impl_->settings.routing);
   }
-  auto it = impl_->actors.stores.find(agent);
-  if (it == impl_->actors.stores.end()) return status(errc::not_found, fmt::format("no agent {} is configured", agent));
+  auto place = place_of_key(*impl_, key, agent);
+  if (!place.ok()) return place.error();
   std::optional<session_entry> out;
   status failed;
   host_self self{*impl_->sys};
-  self->request(it->second, caf::infinite, get_atom::value, key)
+  self->request(place->store, caf::infinite, get_atom::value, key)
       .receive(
           [&](entry_reply& r) {
             if (!r.error.empty())
@@ -203,8 +206,8 @@ runtime_stats runtime::stats() {
   return out;
 }
 
-void runtime::settle() {
-  if (impl_->stopped) return;
+actors::settle_report runtime::settle() {
+  if (impl_->stopped) return {};
   host_self self{*impl_->sys};
   // The router, then every session it has, handled what was sent before; then the bus
   // published the events that produced.
@@ -213,7 +216,9 @@ void runtime::settle() {
   };
   // Through the relay: behind the turns sent before (which wait there for the router). A key
   // held for an administration call gets the settle after the hold, which waits for its turn.
-  self->request(impl_->actors.relay, turn_wait(impl_->settings), settle_atom::value).receive([](bool) {}, warn("the router"));
+  actors::settle_report waits;
+  self->request(impl_->actors.relay, turn_wait(impl_->settings), settle_atom::value)
+      .receive([&](actors::settle_report& r) { waits = r; }, warn("the router"));
   // The records those sessions sent (a turn's, or the user's line of a model call that waits)
   // are answered and no log sync runs: a power cut now finds what a later one would. No
   // timeout, here nor for the bus: the log answers once its syncs in flight returned, the bus
@@ -222,12 +227,15 @@ void runtime::settle() {
     self->request(impl_->actors.commit_log, caf::infinite, settle_atom::value)
         .receive([](bool) {}, warn("the commit log"));
   self->request(impl_->actors.bus, caf::infinite, settle_atom::value).receive([] {}, warn("the event bus"));
+  return waits;
 }
 
 status runtime::flush() {
   if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
   host_self self{*impl_->sys};
-  return write_stores(self, impl_->actors.stores, caf::infinite);  // a store answers every write, well or not
+  status out = write_stores(self, impl_->actors.stores, caf::infinite);  // a store answers every write, well or not
+  if (status shards = write_stores(self, shard_store_actors(*impl_), caf::infinite); out.ok()) out = shards;
+  return out;
 }
 
 status runtime::advance(std::int64_t ms) {
@@ -300,12 +308,13 @@ status runtime::stop(std::chrono::milliseconds deadline) {
                    result = status(errc::timeout, "stopping the sessions: " + self->system().render(e));
                  });
     if (status written = write_stores(self, impl_->actors.stores, t); result.ok()) result = written;
+    if (status shards = stop_shards(self, *impl_, t); result.ok()) result = shards;  // written, logs closed, stopped
     // Let the last events reach subscribers.
     self->request(impl_->actors.bus, t, settle_atom::value).receive([] {}, [&](caf::error& e) {
       spdlog::warn("stopping: the last lifecycle events may not have reached subscribers: {}", self->system().render(e));
     });
     // The relay has every outcome the sessions sent before they passivated.
-    self->request(impl_->actors.relay, t, settle_atom::value).receive([](bool) {}, [&](caf::error& e) {
+    self->request(impl_->actors.relay, t, settle_atom::value).receive([](const actors::settle_report&) {}, [&](caf::error& e) {
       spdlog::warn("stopping: the outcome relay did not answer: {}", self->system().render(e));
     });
     // The sessions are stopped: what the commit log holds goes into the transcripts for good.

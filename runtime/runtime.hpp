@@ -26,6 +26,7 @@
 #include <future>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <optional>
 #include <vector>
 
@@ -33,6 +34,7 @@
 
 #include "actors/maintenance/cleanup_run.hpp"
 #include "actors/runtime_settings.hpp"
+#include "actors/session/session_wait.hpp"
 #include "actors/subagent/subagent_spawn.hpp"
 #include "messages/chat_event.hpp"
 #include "messages/clock.hpp"
@@ -40,6 +42,7 @@
 #include "messages/model_runner.hpp"
 #include "messages/session_entry.hpp"
 #include "runtime/runtime_stats.hpp"
+#include "storage/commit_log/log_files.hpp"
 #include "storage/fd_budget.hpp"
 #include "storage/fs.hpp"
 #include "storage/process_probe.hpp"
@@ -87,6 +90,26 @@ struct runtime_options {
     std::function<void(const lifecycle_event&)> fn;
   };
   std::vector<subscription> subscriptions;
+  // Set: sessions are served per shard (a cluster node, docs/cluster.md): start() loads no
+  // agent store of the state dir (nothing in it is locked or replayed), and a key's session is
+  // served only while its shard is open (open_shard); any other key is refused with
+  // errc::not_owner. The index of a key's shard: cluster::shard_of (this layer cannot see it).
+  std::function<int(std::string_view session_key)> shard_of;
+};
+
+// One shard's state, opened and made durable by its owner (cluster/shard_state.hpp), for
+// runtime::open_shard: an ordinary state dir holding one agent.
+struct shard_store {
+  std::string agent;
+  int index = 0;
+  std::string dir;           // the shard's state dir (its commit log's)
+  std::string sessions_dir;  // <dir>/agents/<agent>/sessions
+  std::shared_ptr<storage::session_store_file> store;  // loaded and durable, written through `files`
+  // Every file call of the shard's sessions, store and log (the owner's guard before each
+  // write); must outlive close_shard().
+  storage::fs* files = nullptr;
+  std::optional<storage::commit_log::new_log> log;  // durability batch: the log this owner writes
+  std::string state_id;                             // ... and the shard's state id
 };
 
 struct session_row {
@@ -153,8 +176,10 @@ class runtime {
   // Waits until every event sent so far has been handled by the router and its session
   // (system events included), the commit log (durability batch) answered every record those
   // sent and runs no sync, and their lifecycle events were delivered (testing aid; a session
-  // waiting for a transcript lock answers before the events it holds back).
-  void settle();
+  // waiting for a transcript lock answers before the events it holds back). Returns what the
+  // sessions wait on once they handled those events (actors/session/session_wait.hpp: the
+  // simulator moves virtual time only when none waits on what ends by itself).
+  actors::settle_report settle();
   // Writes every agent's sessions.json now with what its store holds (the rows sessions sent
   // so far; the coalescing window would have written them shortly; under virtual time, the
   // host's step), then returns. A store with nothing new is not written. The rows
@@ -246,6 +271,23 @@ class runtime {
   std::future<turn_outcome> spawn_subagent(const std::string& parent_key, actors::subagent_spec spec);
   void spawn_subagent(const std::string& parent_key, actors::subagent_spec spec, std::function<void(turn_outcome)> done);
   // The actor behind it, (spawn, parent_key, subagent_spec) -> turn_outcome, is handles().subagents.
+
+  // ---- Sessions per shard (runtime_options::shard_of; runtime_shards.cpp) ----
+  // The shard is being opened: its keys wait, in arrival order, until open_shard() or
+  // shard_open_failed() for it.
+  void opening_shard(const std::string& agent, int index);
+  void shard_open_failed(const std::string& agent, int index);
+  // Serves the shard's sessions from its state (a store actor and, with a log, a commit log
+  // actor of its own); what waited is delivered. already_exists when it is open.
+  status open_shard(shard_store s);
+  // Stops serving the shard: its keys are held (what arrives waits), every session of it
+  // passivates after its running turn, the store is written and the log checkpointed, the
+  // actors stop; then what waited is refused (not_owner). Past `deadline` it goes on without
+  // the sessions that did not stop (the caller fences the shard's files: they write nothing
+  // more) and says so in the error. Not open: nothing to do.
+  status close_shard(const std::string& agent, int index, std::chrono::milliseconds deadline);
+  // The open shards' unit names ("main/017"), in order.
+  std::vector<std::string> open_shards() const;
 
   status stop(std::chrono::milliseconds deadline = std::chrono::seconds(10));
   bool stopped() const;

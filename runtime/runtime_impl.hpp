@@ -9,6 +9,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,7 +67,41 @@ struct runtime_impl {
   std::shared_ptr<actors::pending_outcomes> pending = std::make_shared<actors::pending_outcomes>();
   bool stopped = false;
   storage::context_counts history_counts;  // what history pages counted (history())
+  // The open shards (runtime_options::shard_of), by unit name: their own actors. Changed by
+  // open_shard / close_shard (one caller thread: the cluster node's) and stop().
+  struct open_shard_actors {
+    actors::store_actor_type store;
+    actors::commit_log_actor commit_log;  // durability batch, else empty
+    std::string sessions_dir;
+    storage::fs* files = nullptr;  // the shard's (its guard before each write)
+  };
+  mutable std::mutex shards_mu;
+  std::map<std::string, open_shard_actors> shards;
 };
+
+// A store actor over `file` (runtime_start.cpp's, for the agents' stores and the shards').
+actors::store_actor_type spawn_store_actor(runtime_impl& st, std::shared_ptr<storage::session_store_file> file,
+                                           const std::string& agent, const actors::commit_log_actor& log,
+                                           const actors::maintenance_actor_type& maintenance);
+// A commit log actor writing `first` in `state_dir` through `files`.
+actors::commit_log_actor spawn_commit_log_actor(runtime_impl& st, storage::fs* files, const std::string& state_dir,
+                                                const std::string& state_id, storage::commit_log::new_log first);
+// Tells the timers when each of the file's sessions goes stale.
+void schedule_expiries(runtime_impl& st, caf::scoped_actor& self, const storage::session_store_file& file);
+// Writes the open shards' stores and checkpoints their logs (stop(), after the sessions
+// stopped); the first failure.
+status stop_shards(caf::scoped_actor& self, runtime_impl& st, caf::duration timeout);
+// Where a key's session lives: its agent's store, sessions dir and files, or (sessions per
+// shard) its open shard's. not_found when no agent `agent` is configured; not_owner when the
+// key's shard is not open here.
+struct key_place {
+  actors::store_actor_type store;
+  std::string sessions_dir;
+  storage::fs* files = nullptr;
+};
+result<key_place> place_of_key(const runtime_impl& st, const std::string& key, const std::string& agent);
+// The open shards' store actors by unit name (flush()).
+std::map<std::string, actors::store_actor_type> shard_store_actors(const runtime_impl& st);
 
 // The blocking actor a host thread's synchronous call uses. CAF 0.17's scoped_actor parks a
 // reference to the system's logger in the calling thread's thread_local, and ~actor_system

@@ -204,25 +204,11 @@ void start_actor_system(runtime_impl& st, const runtime_options& options) {
 }
 
 // The event bus, and with durability batch the commit log the turns' bytes go through.
-void spawn_bus_and_log(runtime_impl& st, const runtime_options& options) {
-  auto& sys = *st.sys;
-  st.actors.bus = sys.spawn(event_bus, st.hub);
+void spawn_bus_and_log(runtime_impl& st) {
+  st.actors.bus = st.sys->spawn(event_bus, st.hub);
   if (!st.log || !st.log->log) return;
-  actors::commit_log_config lc;
-  lc.files = st.files;
-  lc.time = st.time;
-  lc.state_dir = st.state_dir;
-  lc.state_id = st.log->recovered.state_id;
-  lc.first = *std::exchange(st.log->log, std::nullopt);
-  lc.window_ms = st.settings.storage.batch_window_ms;
-  lc.checkpoint_bytes = st.settings.storage.commit_log_checkpoint_bytes;
-  lc.checkpoint_interval_ms = st.settings.storage.commit_log_checkpoint_interval_ms;
-  lc.preallocate_bytes = st.settings.storage.commit_log_preallocate_bytes;
-  lc.recycled_logs = st.settings.storage.commit_log_recycled_files;
-  lc.files_block = options.files_block;
-  lc.self_scheduling = !options.virtual_time;
-  // Not detached: it writes to the page cache like the sessions do; its sync workers are.
-  st.actors.commit_log = sys.spawn(actors::commit_log, std::move(lc));
+  st.actors.commit_log = spawn_commit_log_actor(st, st.files, st.state_dir, st.log->recovered.state_id,
+                                                *std::exchange(st.log->log, std::nullopt));
 }
 
 // Store maintenance: spawned before the stores (they tell it of high water), linked to them
@@ -242,21 +228,9 @@ void spawn_maintenance(runtime_impl& st, const runtime_options& options, const l
   st.actors.maintenance = spawn_io(*st.sys, options.files_block, maintenance_actor, mc);
 }
 
-void spawn_stores(runtime_impl& st, const runtime_options& options, const loaded_stores& loaded) {
-  for (auto& [agent, file] : loaded.files) {
-    store_actor_config sc;
-    sc.flush_window_ms = actors::store_flush_window(st.settings.storage);
-    sc.commit_log = st.actors.commit_log;  // batch: row changes are log records, the file is written lazily
-    sc.agent_id = agent;
-    sc.bus = st.actors.bus;
-    sc.hub = st.hub;
-    sc.time = st.time;
-    sc.maintenance = st.actors.maintenance;
-    sc.high_water_rows = static_cast<std::size_t>(entry_high_water(st.settings.maintenance.max_entries));
-    sc.self_flushing = !options.virtual_time;
-    sc.watch_edits = st.settings.storage.watch_store_edits;
-    st.actors.stores[agent] = spawn_io(*st.sys, options.files_block, store_actor, file, sc);
-  }
+void spawn_stores(runtime_impl& st, const loaded_stores& loaded) {
+  for (auto& [agent, file] : loaded.files)
+    st.actors.stores[agent] = spawn_store_actor(st, file, agent, st.actors.commit_log, st.actors.maintenance);
   if (st.actors.commit_log) {  // the log hands the sessions' rows to the stores (before any row arrives)
     actors::store_routes routes;
     for (auto& [agent, file] : loaded.files) routes.by_agent[agent] = {file->path(), st.actors.stores[agent]};
@@ -293,6 +267,7 @@ void spawn_timers_and_router(runtime_impl& st, const runtime_options& options, c
   rc.hub = st.hub;
   rc.self_scheduling = !options.virtual_time;
   rc.timers = st.actors.timers;
+  rc.shard_of = options.shard_of;
   st.actors.router = actors::spawn_router(*st.sys, rc);
 }
 
@@ -320,12 +295,7 @@ void link_and_schedule(runtime_impl& st, const loaded_stores& loaded) {
   self->send(st.actors.timers, spawned_atom::value, passivate_port(st.actors.router));
   self->send(st.actors.maintenance, spawned_atom::value, maintenance_links{st.actors.stores, st.actors.router});
   const std::int64_t now = st.time->now_ms();
-  for (auto& [agent, file] : loaded.files)
-    for (const auto& row : file->store()) {
-      const std::string key(row.key);
-      if (auto ex = expiry_of(key, row.entry, facts_from_row(key, row.entry), st.settings.session.reset, *st.zone, now))
-        self->send(st.actors.timers, schedule_atom::value, key, ex->at_ms, ex->reason);
-    }
+  for (auto& [agent, file] : loaded.files) schedule_expiries(st, self, *file);
   for (const auto& rep : st.report.stores) {
     if (!rep.quarantine) continue;
     publish(st.actors.bus, *st.hub,
@@ -338,17 +308,63 @@ void link_and_schedule(runtime_impl& st, const loaded_stores& loaded) {
 
 }  // namespace
 
+void schedule_expiries(runtime_impl& st, caf::scoped_actor& self, const storage::session_store_file& file) {
+  const std::int64_t now = st.time->now_ms();
+  for (const auto& row : file.store()) {
+    const std::string key(row.key);
+    if (auto ex = expiry_of(key, row.entry, facts_from_row(key, row.entry), st.settings.session.reset, *st.zone, now))
+      self->send(st.actors.timers, schedule_atom::value, key, ex->at_ms, ex->reason);
+  }
+}
+
+actors::store_actor_type spawn_store_actor(runtime_impl& st, std::shared_ptr<storage::session_store_file> file,
+                                           const std::string& agent, const actors::commit_log_actor& log,
+                                           const actors::maintenance_actor_type& maintenance) {
+  store_actor_config sc;
+  sc.flush_window_ms = actors::store_flush_window(st.settings.storage);
+  sc.commit_log = log;  // batch: row changes are log records, the file is written lazily
+  sc.agent_id = agent;
+  sc.bus = st.actors.bus;
+  sc.hub = st.hub;
+  sc.time = st.time;
+  sc.maintenance = maintenance;
+  sc.high_water_rows = static_cast<std::size_t>(entry_high_water(st.settings.maintenance.max_entries));
+  sc.self_flushing = !st.opt.virtual_time;
+  sc.watch_edits = st.settings.storage.watch_store_edits;
+  return spawn_io(*st.sys, st.opt.files_block, store_actor, std::move(file), sc);
+}
+
+actors::commit_log_actor spawn_commit_log_actor(runtime_impl& st, storage::fs* files, const std::string& state_dir,
+                                                const std::string& state_id, storage::commit_log::new_log first) {
+  actors::commit_log_config lc;
+  lc.files = files;
+  lc.time = st.time;
+  lc.state_dir = state_dir;
+  lc.state_id = state_id;
+  lc.first = std::move(first);
+  lc.window_ms = st.settings.storage.batch_window_ms;
+  lc.checkpoint_bytes = st.settings.storage.commit_log_checkpoint_bytes;
+  lc.checkpoint_interval_ms = st.settings.storage.commit_log_checkpoint_interval_ms;
+  lc.preallocate_bytes = st.settings.storage.commit_log_preallocate_bytes;
+  lc.recycled_logs = st.settings.storage.commit_log_recycled_files;
+  lc.files_block = st.opt.files_block;
+  lc.self_scheduling = !st.opt.virtual_time;
+  // Not detached: it writes to the page cache like the sessions do; its sync workers are.
+  return st.sys->spawn(actors::commit_log, std::move(lc));
+}
+
 result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   auto st = std::make_unique<runtime_impl>();
   SRT_RETURN_IF_ERROR(take_options(*st, options));
   start_model_plumbing(*st, options);
   SRT_RETURN_IF_ERROR(settle_places(*st));
-  auto loaded = load_stores(*st, options);
+  // Sessions per shard: the shards' stores open while running (runtime_shards.cpp), none here.
+  auto loaded = options.shard_of ? result<loaded_stores>(loaded_stores{}) : load_stores(*st, options);
   if (!loaded.ok()) return loaded.error();
   start_actor_system(*st, options);
-  spawn_bus_and_log(*st, options);
+  spawn_bus_and_log(*st);
   spawn_maintenance(*st, options, *loaded);
-  spawn_stores(*st, options, *loaded);
+  spawn_stores(*st, *loaded);
   spawn_timers_and_router(*st, options, *loaded);
   spawn_subagents_and_relay(*st, options, *loaded);
   link_and_schedule(*st, *loaded);

@@ -61,6 +61,7 @@ class key_hold {
 struct admin_target {
   std::string agent;
   actors::store_actor_type store;
+  key_place place;  // the store's sessions dir and files (a shard's, with sessions per shard)
   std::optional<session_entry> row;
   key_hold hold;
 };
@@ -69,9 +70,10 @@ result<admin_target> take_for_admin(runtime& rt, runtime_impl& impl, caf::scoped
   if (impl.stopped) return status(errc::invalid_argument, "the runtime is stopped");
   admin_target t;
   t.agent = agent_of_key(key, impl.settings);
-  auto store = impl.actors.stores.find(t.agent);
-  if (store == impl.actors.stores.end()) return status(errc::not_found, fmt::format("no agent {} is configured", t.agent));
-  t.store = store->second;
+  auto place = place_of_key(impl, key, t.agent);
+  if (!place.ok()) return place.error();
+  t.place = std::move(*place);
+  t.store = t.place.store;
   // The key's actor passivates (after its running turn) and no new one starts until t goes:
   // a chat that arrives meanwhile waits in the router instead of starting from the old row.
   // The hold is released on every path from here, an unanswered one too (the router counts
@@ -88,12 +90,14 @@ result<admin_target> take_for_admin(runtime& rt, runtime_impl& impl, caf::scoped
   return t;
 }
 
-// The transcript a row names ("" when it names none usable), under the agent's sessions dir.
-result<std::string> transcript_of_row(storage::fs& files, const std::string& state_dir, const std::string& agent,
+// The transcript a row of `key` names ("" when it names none usable), under its sessions dir
+// (its agent's, or its shard's).
+result<std::string> transcript_of_row(const runtime_impl& impl, const std::string& key, const std::string& agent,
                                       const session_entry& entry) {
-  auto dir = storage::agent_sessions_dir(state_dir, agent);
-  if (!dir.ok()) return dir.error();
-  return storage::row_transcript_path(files, *dir, std::string(entry.session_id().value_or("")), entry.session_file());
+  auto place = place_of_key(impl, key, agent);
+  if (!place.ok()) return place.error();
+  return storage::row_transcript_path(*impl.files, place->sessions_dir, std::string(entry.session_id().value_or("")),
+                                      entry.session_file());
 }
 
 }  // namespace
@@ -157,7 +161,6 @@ result<runtime::deleted_session> runtime::delete_session(const std::string& key,
   host_self self{*impl_->sys};
   auto target = take_for_admin(*this, *impl_, self, key);
   if (!target.ok()) return target.error();
-  const std::string& agent = target->agent;
   deleted_session out;
   if (!target->row) return out;
   const session_entry& entry = *target->row;
@@ -169,11 +172,11 @@ result<runtime::deleted_session> runtime::delete_session(const std::string& key,
   if (!failed.ok()) return failed;
   if (!out.deleted) return status(errc::already_exists, "the session " + key + " changed while it was being deleted; try again");
   if (archive && entry.session_id()) {
-    auto dir = storage::agent_sessions_dir(impl_->state_dir, agent);
-    if (!dir.ok()) return dir.error();
-    const std::string path = storage::row_transcript_path(*impl_->files, *dir, *entry.session_id(), entry.session_file());
+    storage::fs& files = *target->place.files;
+    const std::string path =
+        storage::row_transcript_path(files, target->place.sessions_dir, *entry.session_id(), entry.session_file());
     if (!path.empty()) {
-      auto moved = storage::archive_transcript(*impl_->files, *impl_->time, path, storage::archive_reason::deleted);
+      auto moved = storage::archive_transcript(files, *impl_->time, path, storage::archive_reason::deleted);
       if (moved.ok()) out.archived.push_back(*moved);
       else if (moved.error().code() != errc::not_found) return moved.error().with_context("the row of " + key + " was removed");
     }
@@ -188,15 +191,14 @@ result<session_row> runtime::fork_session(const std::string& parent_key, const s
   auto parent = session(parent_key, parent_agent);
   if (!parent.ok()) return parent.error();
   if (!parent->has_value()) return status(errc::not_found, "no session " + parent_key + " to fork");
-  auto parent_path = transcript_of_row(*impl_->files, impl_->state_dir, parent_agent, **parent);
+  auto parent_path = transcript_of_row(*impl_, parent_key, parent_agent, **parent);
   if (!parent_path.ok()) return parent_path.error();
   host_self self{*impl_->sys};
   auto target = take_for_admin(*this, *impl_, self, key);
   if (!target.ok()) return target.error();
   if (target->row) return status(errc::already_exists, "the session " + key + " exists: a fork starts a new one");
   const std::string& agent = target->agent;
-  auto dir = storage::agent_sessions_dir(impl_->state_dir, agent);
-  if (!dir.ok()) return dir.error();
+  const std::string* dir = &target->place.sessions_dir;
   const std::int64_t now = impl_->time->now_ms();
   session_entry entry;
   entry.set_session_id(impl_->ids.next(key, now, "", "fork"));
@@ -212,7 +214,7 @@ result<session_row> runtime::fork_session(const std::string& parent_key, const s
   fr.child_header.session_key = key;
   const std::int64_t window = actors::resolve_session_model(impl_->settings, agent, &entry).context_window;
   fr.max_tokens = actors::fork_token_limit(window, actors::effective_reserve(impl_->settings.compaction, window));
-  auto forked = actors::write_fork(*impl_->files, fr);
+  auto forked = actors::write_fork(*target->place.files, fr);
   if (!forked.ok()) return forked.error();
   entry.set_session_file(*child);
   entry.set_parent_session_key(parent_key);
@@ -232,7 +234,7 @@ result<std::optional<std::string>> runtime::derived_title(const std::string& key
   const session_entry& entry = **row;
   for (std::string_view field : {"label", "displayName", "subject"})
     if (auto v = json::get_string(entry.json(), field); v && !js_trim(*v).empty()) return std::optional<std::string>(*v);
-  auto path = transcript_of_row(*impl_->files, impl_->state_dir, agent, entry);
+  auto path = transcript_of_row(*impl_, key, agent, entry);
   if (!path.ok()) return path.error();
   if (path->empty()) return std::optional<std::string>();
   auto first = storage::read_first_user_message(*impl_->files, *path);
@@ -250,7 +252,7 @@ result<runtime::session_history> runtime::history(const std::string& key, std::s
   session_history out;
   out.session_id = std::string(entry.session_id().value_or(""));
   if (out.session_id.empty() && !entry.session_file()) return out;
-  auto path = transcript_of_row(*impl_->files, impl_->state_dir, agent, entry);
+  auto path = transcript_of_row(*impl_, key, agent, entry);
   if (!path.ok()) return path.error();
   if (path->empty()) return status(errc::invalid_argument, "the row of " + key + " names no usable transcript");
   auto reader = storage::transcript_reader::open(*impl_->files, *path);

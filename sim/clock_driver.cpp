@@ -14,7 +14,11 @@ namespace {
 constexpr std::int64_t kMinute = 60'000, kHour = 60 * kMinute, kDay = 24 * kHour;
 // The longest virtual step: timers (daily / idle expiry, maintenance) fire at most this late.
 constexpr std::int64_t kMaxStepMs = kMinute;
-// quiesce(): rounds of 50 ms without progress before a step is taken as waiting on time.
+// quiesce(): how long a wait for work off the sessions' threads looks before it settles again
+// (short: what it waits for, a store's answer or a summary, usually takes far less, and its
+// end need not show as progress), and the fallback's rounds without progress before a turn no
+// session accounts for is taken as waiting on time.
+constexpr std::chrono::milliseconds kWorkPollMs{1}, kPollMs{50};
 constexpr int kStallRounds = 20;
 
 // A directory's names, none when it cannot be listed (not there yet).
@@ -51,9 +55,8 @@ void clock_driver::set_workload(workload_generator gen) {
   next_event_ = workload_->next();
 }
 
-bool clock_driver::blocked_on_time() {
-  const std::size_t unexplained = p_.ledger.keys_in_flight([&](const std::string& k) { return !p_.model.waiting_on(k); });
-  return unexplained == 0 || unexplained <= p_.rt->model_calls().waiting;
+std::size_t clock_driver::unexplained_turns() const {
+  return p_.ledger.keys_in_flight([&](const std::string& k) { return !p_.model.waiting_on(k); });
 }
 
 void clock_driver::quiesce() {
@@ -64,22 +67,37 @@ void clock_driver::quiesce() {
     const std::uint64_t before = progress();
     // The sessions, then the commit log (no record unanswered, no sync running: records sent
     // while a model call waits ack no turn, so no progress would wait for them), then the bus.
-    p_.rt->settle();
+    // The sessions say what they wait on (quiesce_rule.hpp decides from it).
+    const actors::settle_report waits = p_.rt->settle();
     if (p_.drill.fired()) return;
+    tally_.seen(waits);
     if (progress() != before) continue;
-    if (blocked_on_time()) return;
-    // A turn is between actors (a group commit's sync, the blocking pool): wait for it to
-    // report back. A session that waits on a timer of its own never will, hence the bound
-    // (1 s without progress: rare in a run, see the progress line's stalls, and long enough
-    // for a loaded or sanitized build); a sync still running does not count towards it,
-    // however slow the disk.
-    ++waits_;
-    if (!p_.ledger.wait_for(std::chrono::milliseconds(50), [&] { return progress() != before; }) &&
-        p_.faults.syncs_in_flight() == 0) {
-      ++stalls_;
-      if (++stalls >= kStallRounds) return;
+    const quiesce_verdict verdict = judge_quiesce(waits, unexplained_turns());
+    tally_.decided(verdict);
+    switch (verdict) {
+      case quiesce_verdict::time:
+        return;
+      case quiesce_verdict::settle_again:
+        continue;
+      case quiesce_verdict::wait_for_work:
+        // Off the sessions' threads (the pool, the store, a lock's backoff): it reports back
+        // by itself, however long it takes; look again at its progress or after a while.
+        (void)p_.ledger.wait_for(kWorkPollMs, [&] { return progress() != before; });
+        continue;
+      case quiesce_verdict::unexplained:
+        // A turn no session accounts for: the wall-clock fallback (1 s without progress; a
+        // sync still running does not count towards it). Counted in the progress line.
+        if (!p_.ledger.wait_for(kPollMs, [&] { return progress() != before; }) && p_.faults.syncs_in_flight() == 0) {
+          ++tally_.fallback_stalls;
+          if (++stalls >= kStallRounds) {
+            ++tally_.fallback_gave_up;
+            return;
+          }
+        }
+        continue;
     }
   }
+  if (p_.rt) ++tally_.rounds_exhausted;  // 10,000 settles without a verdict of time
 }
 
 void clock_driver::sample(bool force) {
@@ -97,9 +115,11 @@ void clock_driver::sample(bool force) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
     const std::int64_t turns = p_.figs->turns();
     const std::int64_t day = (now - p_.sc.start_ms) / kDay + 1;
-    p_.opt.progress(fmt::format("simulated day {} ({}), {} turns done, {:.0f} turns/s ({} steps, {} waits, {} stalls)", day,
-                              format_iso_ms(now), turns, wall > 0 ? static_cast<double>(turns) / wall : 0.0, steps_,
-                              waits_, stalls_));
+    p_.opt.progress(fmt::format("simulated day {} ({}), {} turns done, {:.0f} turns/s ({} steps, {} waits for work, {} "
+                                "stalls){}",
+                                day, format_iso_ms(now), turns, wall > 0 ? static_cast<double>(turns) / wall : 0.0,
+                                steps_, tally_.waited_for_work, tally_.fallback_stalls,
+                                force ? "; quiesce: " + tally_.line() : std::string()));
     next_progress_ = now + kHour;
   }
 }

@@ -6,7 +6,11 @@
 //   due, writes sessions.json when it owes a write, and takes the report's samples. A crash
 //   the drill armed is handled between steps.
 // - quiesce(): returns once nothing can progress without virtual time: the runtime settled
-//   (sessions, commit log, bus) and every turn in flight waits on a model answer or a timer.
+//   (sessions, commit log, bus) and, by what the sessions answered the settle with, every
+//   one waits on the model, the gate, its debounce alarm or nothing, and every turn in flight
+//   is accounted for (sim/quiesce_rule.hpp). Work that ends by itself (the pool, the store, a
+//   lock's backoff) is waited for; only a turn no session accounts for falls back to waiting
+//   for progress on the wall clock (1 s, counted: tally().fallback_stalls).
 // - sessions.json: under virtual time the store has no window of its own; the driver keeps
 //   storage.storeFlushWindowMs in virtual time instead, as the store keeps it in real time:
 //   a step whose answers or events may have changed a row starts the window (the changes are
@@ -30,6 +34,7 @@
 #include "sim/crash_drill.hpp"
 #include "sim/fault_spans.hpp"
 #include "sim/fault_window_fs.hpp"
+#include "sim/quiesce_rule.hpp"
 #include "sim/report_json.hpp"
 #include "sim/scenario.hpp"
 #include "sim/scenario_model.hpp"
@@ -69,14 +74,17 @@ class clock_driver {
   // run must end (the runtime is gone).
   bool run_until(std::int64_t t, const std::function<bool()>& stop = {});
   void quiesce();
-  // The report's samples (rows, disk) when one is due, or now with `force`; the progress line.
+  // What the quiesces saw and decided so far.
+  const quiesce_tally& tally() const { return tally_; }
+  // The report's samples (rows, disk) when one is due, or now with `force`; the progress line
+  // (with `force`, the tally's line too).
   void sample(bool force = false);
   // The end of a scenario step (not a crash): its changes start the window, or the window
   // that ended is written.
   void step_ended() { write_store_if_due(); }
 
  private:
-  bool blocked_on_time();
+  std::size_t unexplained_turns() const;
   void dispatch_workload();
   bool maintain_if_due();  // false when the runtime failed
   std::int64_t disk_bytes() const;
@@ -94,9 +102,10 @@ class clock_driver {
   std::uint64_t touches_seen_ = 0;
   std::optional<std::int64_t> unwritten_since_;
   std::chrono::steady_clock::time_point wall_start_ = std::chrono::steady_clock::now();
-  // Diagnostics for the progress line (where the wall time goes): virtual steps taken, waits
-  // for a turn between actors, and waits that ended without progress.
-  std::int64_t steps_ = 0, waits_ = 0, stalls_ = 0;
+  // Diagnostics for the progress line (where the wall time goes): virtual steps taken, and
+  // the quiesces' tally.
+  std::int64_t steps_ = 0;
+  quiesce_tally tally_;
 };
 
 }  // namespace sessionrt::sim

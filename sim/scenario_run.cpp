@@ -309,6 +309,7 @@ result<run_outcome> engine::run() {
   out.report = std::move(report);
   out.turns = figs_->turns();
   out.bytes_written = power_.bytes_written();
+  out.quiesce = driver_.tally();
   for (const auto& e : figs_->expectations())
     if (!e.ok) {
       ++out.failed;

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "messages/status.hpp"
+#include "sim/quiesce_rule.hpp"
 #include "sim/scenario.hpp"
 
 namespace sessionrt::sim {
@@ -40,6 +41,7 @@ struct run_outcome {
   std::vector<std::string> failures;      // "steps[3] (id): why", in order
   std::int64_t turns = 0;
   std::uint64_t bytes_written = 0;        // through the fs, over the whole run
+  quiesce_tally quiesce;                  // what the clock driver's quiesces saw and decided
 };
 
 result<run_outcome> run_scenario(const scenario& sc, const run_options& options);

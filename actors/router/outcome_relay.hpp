@@ -22,7 +22,7 @@ using outcome_relay_type = caf::typed_actor<
     caf::reacts_to<chat_atom, std::uint64_t, chat_event>,
     caf::reacts_to<system_atom, std::uint64_t, system_event>,
     caf::reacts_to<spawn_atom, std::uint64_t, std::string, subagent_spec>,
-    caf::replies_to<settle_atom>::with<bool>,
+    caf::replies_to<settle_atom>::with<settle_report>,
     caf::replies_to<tick_atom, settle_atom>::with<bool>,
     caf::replies_to<stop_atom>::with<bool>>;
 

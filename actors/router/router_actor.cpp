@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -18,11 +19,12 @@ namespace sessionrt::actors {
 namespace {
 
 // Hands an event to its session actor; called with a null actor and the reason when the event
-// is refused (the runtime stops before the key got an actor: "" ; the row cannot be read), so
-// its caller learns why. Local to the router: never sent.
+// is refused (the runtime stops before the key got an actor: ok; the row cannot be read:
+// io_error; its shard is not served here: not_owner), so its caller learns why. Local to the
+// router: never sent.
 struct router_state;
 using router_self = router_actor_type::stateful_pointer<router_state>;
-using deliver_fn = std::function<void(router_self, const session_actor_type&, const std::string& refused)>;
+using deliver_fn = std::function<void(router_self, const session_actor_type&, const status& refused)>;
 using slot_table = session_slots<session_actor_type, deliver_fn>;
 
 // Routes depend only on an event's routing fields and the routing config, which is fixed for
@@ -32,6 +34,13 @@ constexpr std::size_t kRouteCacheSize = 65536;
 // Routes remembered per session for dropping with it (dmScope main sends every sender to one
 // session: past this many, further routes stay until the cache starts afresh).
 constexpr std::size_t kRoutesPerSession = 16;
+
+// A shard being closed (shclose): its keys are held until none has an actor.
+struct closing_shard {
+  std::set<std::string> pending;  // keys that still have an actor (or are getting one)
+  std::set<std::string> held;     // every key held for the close (released, dropping, at the end)
+  caf::response_promise rp;
+};
 
 // The router actor's state (CAF constructs it empty; init() gives it the config).
 struct router_state {
@@ -53,13 +62,23 @@ struct router_state {
   // (passivate, key, why, settle): answered when the key's passivation is done.
   std::unordered_map<std::string, std::vector<caf::response_promise>> passivation_waiters;
   std::uint64_t turns = 0;
+  // Sharded (cfg.shard_of set): the opened shards by unit name, the shards being opened (what
+  // arrived for them, to run again in order once they are open) and those being closed.
+  std::map<std::string, shard_unit> units;
+  std::map<std::string, std::vector<std::function<void()>>> opening;
+  std::map<std::string, closing_shard> closing;
 };
 using state_ptr = router_state*;
 
 std::int64_t now_ms(const router_state& st) { return st.cfg.core.time->now_ms(); }
 
-void refuse(router_self self, std::vector<deliver_fn> events, const std::string& why = "") {
+void refuse(router_self self, std::vector<deliver_fn> events, const status& why = status()) {
   for (auto& fn : events) fn(self, session_actor_type(), why);
+}
+
+status not_owner(const std::string& unit, const std::string& key) {
+  return status(errc::not_owner, fmt::format("shard {} (session {}) is not served by this node: another node owns it, "
+                                             "or it is moving", unit, key));
 }
 
 void activate(router_self self, state_ptr st, const std::string& key);
@@ -67,6 +86,7 @@ void answer_hold_waiters(router_state& st, const std::string& key);
 void passivate_if_idle(router_self self, const state_ptr& st, const std::string& key, const session_actor_type& actor,
                        const std::string& why);
 void deliver_if_quiet(router_state& st);
+void note_actorless(router_self self, const state_ptr& st, const std::string& key);
 
 // Does what the slot table planned: forgets dropped routes, asks actors to passivate or trim,
 // starts activations.
@@ -97,21 +117,37 @@ void deliver_if_quiet(router_state& st) {
 void deliver_or_wait(router_self self, const state_ptr& st, const std::string& key,
                      const std::string& agent, deliver_fn fn) {
   slot_plan plan;
-  if (const session_actor_type* a = st->slots.arrive(key, agent, fn, now_ms(*st), plan)) fn(self, *a, std::string());
+  if (const session_actor_type* a = st->slots.arrive(key, agent, fn, now_ms(*st), plan)) fn(self, *a, status());
   carry_out(self, st, plan);
 }
 
-std::shared_ptr<const session_actor_deps> deps_of(router_state& st, const std::string& agent) {
-  auto& shared = st.agent_deps[agent];
+// The store a slot's sessions use: its agent's, or (sharded) its shard's.
+store_actor_type store_of(const router_state& st, const std::string& unit) {
+  if (st.cfg.shard_of) return st.units.at(unit).store;
+  return st.cfg.agents.store.at(unit);
+}
+
+// `unit` is a slot's agent: the agent id, or (sharded) the shard's unit name.
+std::shared_ptr<const session_actor_deps> deps_of(router_state& st, const std::string& unit) {
+  auto& shared = st.agent_deps[unit];
   if (shared) return shared;
   auto core = std::make_shared<session_core_deps>(st.cfg.core);
-  core->agent_id = agent;
-  core->sessions_dir = st.cfg.agents.sessions_dir.at(agent);
-  core->wants_event = [hub = st.cfg.hub](std::string_view type) { return hub->wants(type); };
   auto deps = std::make_shared<session_actor_deps>();
+  if (st.cfg.shard_of) {
+    const shard_unit& u = st.units.at(unit);
+    core->agent_id = u.agent;
+    core->sessions_dir = u.sessions_dir;
+    core->files = u.files;
+    deps->store = u.store;
+    deps->commit_log = u.commit_log;
+  } else {
+    core->agent_id = unit;
+    core->sessions_dir = st.cfg.agents.sessions_dir.at(unit);
+    deps->store = st.cfg.agents.store.at(unit);
+    deps->commit_log = st.cfg.commit_log;
+  }
+  core->wants_event = [hub = st.cfg.hub](std::string_view type) { return hub->wants(type); };
   deps->core = std::move(core);
-  deps->store = st.cfg.agents.store.at(agent);
-  deps->commit_log = st.cfg.commit_log;
   deps->bus = st.cfg.bus;
   deps->timers = st.cfg.timers;
   deps->hub = st.cfg.hub;
@@ -132,26 +168,36 @@ void on_row(router_self self, const state_ptr& st, const std::string& key, entry
   if (!row.error.empty()) {
     // The row exists but cannot be read (sessions.json changed under the runtime): no actor,
     // no new session over it.
-    refuse(self, st->slots.activation_failed(key, plan), "the session row cannot be read: " + row.error);
+    refuse(self, st->slots.activation_failed(key, plan),
+           status(errc::io_error, "the session row cannot be read: " + row.error));
     answer_hold_waiters(*st, key);
+    note_actorless(self, st, key);
   } else {
     auto actor = spawn_session_actor(self->system(), key, std::move(row), deps_of(*st, s->agent));
-    for (auto& fn : st->slots.activated(key, actor, now_ms(*st), plan)) fn(self, actor, std::string());
+    for (auto& fn : st->slots.activated(key, actor, now_ms(*st), plan)) fn(self, actor, status());
   }
   carry_out(self, st, plan);  // after the waiting events: a "stop" passivation comes behind them
 }
 
 void on_row_failed(router_self self, const state_ptr& st, const std::string& key, const caf::error& err) {
   slot_plan plan;
-  refuse(self, st->slots.activation_failed(key, plan), "reading the session row failed: " + self->system().render(err));
+  refuse(self, st->slots.activation_failed(key, plan),
+         status(errc::io_error, "reading the session row failed: " + self->system().render(err)));
   carry_out(self, st, plan);
   answer_hold_waiters(*st, key);
+  note_actorless(self, st, key);
 }
 
 void activate(router_self self, state_ptr st, const std::string& key) {
   slot_table::slot* s = st->slots.find(key);
   if (!s) return;
-  auto store = st->cfg.agents.store.at(s->agent);
+  if (st->cfg.shard_of && !st->units.count(s->agent)) {  // its shard left while the key was held
+    slot_plan plan;
+    refuse(self, st->slots.activation_failed(key, plan), not_owner(s->agent, key));
+    carry_out(self, st, plan);
+    return answer_hold_waiters(*st, key);
+  }
+  auto store = store_of(*st, s->agent);
   // No timeout: a store answers every request from its mailbox (a row it cannot read too).
   self->request(store, caf::infinite, get_atom::value, key)
       .then(
@@ -211,7 +257,7 @@ void passivate_if_idle(router_self self, const state_ptr& st, const std::string&
           [self, st, key, actor](bool passivating) {
             if (passivating) return;  // (passivated) follows and answers the waiters
             slot_plan again;
-            for (auto& fn : st->slots.declined(key, now_ms(*st), again)) fn(self, actor, std::string());
+            for (auto& fn : st->slots.declined(key, now_ms(*st), again)) fn(self, actor, status());
             carry_out(self, st, again);
             if (!again.passivate.empty()) return;
             if (auto it = st->passivation_waiters.find(key); it != st->passivation_waiters.end()) {
@@ -271,6 +317,7 @@ void on_passivated(router_self self, const state_ptr& st, const std::string& key
   refuse(self, st->slots.passivated(key, plan));  // stopping: events that arrived during the passivation
   carry_out(self, st, plan);
   answer_hold_waiters(*st, key);
+  note_actorless(self, st, key);
   if (st->slots.stopping() && st->slots.empty() && st->stop_promise.pending()) st->stop_promise.deliver(true);
   deliver_if_quiet(*st);
 }
@@ -296,6 +343,98 @@ turn_outcome failed_outcome(status why, std::string key = std::string()) {
   out.session_key = std::move(key);
   out.st = std::move(why);
   return out;
+}
+
+// A refused event's outcome: ok means the runtime stopped before the key got an actor.
+turn_outcome refused_outcome(const status& why, const std::string& key) {
+  if (why.ok()) return failed_outcome(status(errc::cancelled, "the runtime stopped before this session could start"));
+  return failed_outcome(why, why.code() == errc::not_owner ? key : std::string());
+}
+
+// ---- Sessions served per shard (router_config::shard_of).
+
+std::string unit_of(const router_state& st, const std::string& key, const std::string& agent) {
+  return shard_unit_name(agent, st.cfg.shard_of(key));
+}
+
+enum class shard_gate { go, waits, refused };
+
+// Whether `key` may go on to its shard `unit`'s session now: the shard serves here (go; a key
+// of a shard being closed is held first, so it waits in its slot and is refused at the end), is
+// being opened (waits: the caller files the event in st.opening[unit], run again once the
+// shard opened or failed), or is not served (refused).
+shard_gate serve_shard(router_self self, const state_ptr& st, const std::string& key, const std::string& unit) {
+  if (st->opening.count(unit)) return shard_gate::waits;
+  if (!st->units.count(unit)) return shard_gate::refused;
+  if (auto c = st->closing.find(unit); c != st->closing.end() && c->second.held.insert(key).second) {
+    slot_plan plan;
+    st->slots.hold(key, plan);
+    carry_out(self, st, plan);
+  }
+  return shard_gate::go;
+}
+
+// What waited for a shard's open runs again, in arrival order (served now, or refused).
+void run_waiting(router_state& st, const std::string& unit) {
+  auto o = st.opening.find(unit);
+  if (o == st.opening.end()) return;
+  auto waiting = std::move(o->second);
+  st.opening.erase(o);
+  for (auto& fn : waiting) fn();
+}
+
+// False when the shard is still being closed (the caller waits for the close first).
+bool on_shard_opened(const state_ptr& st, shard_unit u) {
+  const std::string unit = shard_unit_name(u.agent, u.index);
+  if (st->closing.count(unit)) return false;
+  st->agent_deps.erase(unit);
+  st->units[unit] = std::move(u);
+  run_waiting(*st, unit);
+  return true;
+}
+
+// The close is done once no key of the shard has an actor: the shard goes, and what waited
+// for its keys meanwhile is refused (not_owner), in arrival order.
+void finish_close(router_self self, const state_ptr& st, const std::string& unit) {
+  auto c = st->closing.find(unit);
+  if (c == st->closing.end() || !c->second.pending.empty()) return;
+  closing_shard done = std::move(c->second);
+  st->closing.erase(c);
+  st->units.erase(unit);
+  st->agent_deps.erase(unit);
+  slot_plan plan;
+  for (const auto& key : done.held) refuse(self, st->slots.release_dropping(key, plan), not_owner(unit, key));
+  carry_out(self, st, plan);
+  if (done.rp.pending()) done.rp.deliver(true);
+}
+
+void note_actorless(router_self self, const state_ptr& st, const std::string& key) {
+  if (st->closing.empty() || !st->slots.actorless(key)) return;
+  std::vector<std::string> finished;
+  for (auto& [unit, c] : st->closing)
+    if (c.pending.erase(key) && c.pending.empty()) finished.push_back(unit);
+  for (const auto& unit : finished) finish_close(self, st, unit);
+}
+
+caf::result<bool> close_shard(router_self self, const state_ptr& st, const std::string& agent, int index) {
+  const std::string unit = shard_unit_name(agent, index);
+  run_waiting(*st, unit);  // an open that never came: refused
+  if (!st->units.count(unit) || st->slots.stopping()) return true;
+  auto& c = st->closing[unit];
+  auto rp = self->make_response_promise();
+  c.rp = rp;
+  std::vector<std::string> keys;
+  st->slots.each([&](const std::string& key, slot_table::slot& s) {
+    if (s.agent == unit) keys.push_back(key);
+  });
+  slot_plan plan;
+  for (const auto& key : keys) {
+    if (!c.held.insert(key).second) continue;
+    if (!st->slots.hold(key, plan)) c.pending.insert(key);
+  }
+  carry_out(self, st, plan);
+  finish_close(self, st, unit);
+  return rp;
 }
 
 // The route of `ev`, memoized (null when no configured agent takes it; `fresh` says whether
@@ -327,7 +466,19 @@ void on_chat(router_self self, const state_ptr& st, chat_event ev, caf::response
   bool fresh = false;
   const auto* cached = route_of(*st, ev, fresh);
   const route& r = cached->second;
-  if (!st->cfg.agents.store.count(r.agent_id)) {
+  if (st->cfg.shard_of) {
+    const std::string unit = unit_of(*st, r.session_key, r.agent_id);
+    const auto served = serve_shard(self, st, r.session_key, unit);
+    if (served != shard_gate::go) {
+      auto out = failed_outcome(not_owner(unit, r.session_key), r.session_key);
+      if (fresh) st->route_cache.erase(cached->first);  // no slot to drop it with
+      if (served == shard_gate::refused) return void(rp.deliver(std::move(out)));
+      st->opening[unit].push_back([self, st, ev = std::move(ev), rp = std::move(rp)]() mutable {
+        on_chat(self, st, std::move(ev), std::move(rp));
+      });
+      return;
+    }
+  } else if (!st->cfg.agents.store.count(r.agent_id)) {
     auto out = failed_outcome(status(errc::invalid_argument, fmt::format("no agent {} is configured (agents.list)", r.agent_id)),
                               r.session_key);
     if (fresh) st->route_cache.erase(cached->first);  // no slot to drop it with
@@ -335,15 +486,14 @@ void on_chat(router_self self, const state_ptr& st, chat_event ev, caf::response
   }
   route_facts facts = facts_of(ev, r);
   ++st->turns;
-  const std::string key = r.session_key, agent = r.agent_id;
+  const std::string key = r.session_key;
+  const std::string agent = st->cfg.shard_of ? unit_of(*st, key, r.agent_id) : r.agent_id;
   const std::string cache_key = fresh ? cached->first : std::string();
   deliver_or_wait(self, st, key, agent,
-                  [ev = std::move(ev), facts = std::move(facts), rp = std::move(rp)](
-                      router_self, const session_actor_type& a, const std::string& refused) mutable {
+                  [ev = std::move(ev), facts = std::move(facts), rp = std::move(rp), key](
+                      router_self, const session_actor_type& a, const status& refused) mutable {
                     if (a) return void(rp.delegate(a, chat_atom::value, std::move(ev), std::move(facts)));
-                    rp.deliver(failed_outcome(refused.empty() ? status(errc::cancelled, "the runtime stopped before "
-                                                                                        "this session could start")
-                                                              : status(errc::io_error, refused)));
+                    rp.deliver(refused_outcome(refused, key));
                   });
   // The slot exists now (deliver_or_wait made it); the route goes with it.
   if (fresh) st->slots.add_route(key, cache_key, kRoutesPerSession);
@@ -356,21 +506,39 @@ void on_system(router_self self, const state_ptr& st, system_event ev, caf::resp
   auto target = check_system_event(ev, settings.routing, settings.session.max_message_bytes,
                                    settings.heartbeat_isolated_session);
   if (!target.ok()) return void(rp.deliver(failed_outcome(target.error(), ev.session_key)));
-  if (!st->cfg.agents.store.count(target->agent))
+  if (st->cfg.shard_of) {
+    const std::string unit = unit_of(*st, target->key, target->agent);
+    const auto served = serve_shard(self, st, target->key, unit);
+    if (served == shard_gate::refused)
+      return void(rp.deliver(failed_outcome(not_owner(unit, target->key), target->key)));
+    if (served == shard_gate::waits)
+      return st->opening[unit].push_back([self, st, ev = std::move(ev), rp = std::move(rp)]() mutable {
+        on_system(self, st, std::move(ev), std::move(rp));
+      });
+  } else if (!st->cfg.agents.store.count(target->agent)) {
     return void(rp.deliver(failed_outcome(
         status(errc::invalid_argument, fmt::format("no agent {} is configured (agents.list)", target->agent)), target->key)));
-  ev.session_key = target->key;  // checked: the session routes it no further
-  deliver_or_wait(self, st, target->key, target->agent,
-                  [ev = std::move(ev), rp = std::move(rp)](router_self, const session_actor_type& a,
-                                                          const std::string& refused) mutable {
+  }
+  const std::string key = target->key;
+  const std::string unit = st->cfg.shard_of ? unit_of(*st, key, target->agent) : target->agent;
+  ev.session_key = key;  // checked: the session routes it no further
+  deliver_or_wait(self, st, key, unit,
+                  [ev = std::move(ev), rp = std::move(rp), key](router_self, const session_actor_type& a,
+                                                               const status& refused) mutable {
                     if (a) return void(rp.delegate(a, system_atom::value, std::move(ev)));
-                    rp.deliver(failed_outcome(refused.empty() ? status(errc::cancelled, "the runtime stopped before "
-                                                                                        "this session could start")
-                                                              : status(errc::io_error, refused)));
+                    rp.deliver(refused_outcome(refused, key));
                   });
 }
 
 caf::result<bool> on_stop(router_self self, const state_ptr& st) {
+  // Shards being opened: what waited for them is refused (the runtime is stopping); shards
+  // being closed: their sessions passivate with every other.
+  std::vector<std::string> opening;
+  for (auto& [unit, w] : st->opening) opening.push_back(unit);
+  for (const auto& unit : opening) run_waiting(*st, unit);
+  for (auto& [unit, c] : st->closing)
+    if (c.rp.pending()) c.rp.deliver(true);
+  st->closing.clear();
   slot_plan plan;
   refuse(self, st->slots.stop(plan));  // queued keys never got an actor
   carry_out(self, st, plan);
@@ -389,24 +557,34 @@ caf::result<bool> on_tick_settle(router_self self, const state_ptr& st) {
 }
 
 // Answers once every session that exists now has handled what was sent to it before (a
-// settle request queues behind them; keys not yet live get it after their waiting events).
-caf::result<bool> settle(router_self self, const state_ptr& st) {
-  auto rp = self->make_response_promise();
+// settle request queues behind them; keys not yet live get it after their waiting events),
+// with the sum of what they wait on (session_wait.hpp).
+caf::result<settle_report> settle(router_self self, const state_ptr& st) {
+  auto rp = self->make_response_promise<settle_report>();
+  auto sum = std::make_shared<settle_report>();
   auto left = std::make_shared<std::size_t>(1);
-  auto done = [rp, left]() mutable {
-    if (--*left == 0) rp.deliver(true);
+  auto done = [rp, left, sum]() mutable {
+    if (--*left == 0) rp.deliver(*sum);
   };
-  auto ask = [done](router_self s, const session_actor_type& a, const std::string&) mutable {
+  auto ask = [done, sum](router_self s, const session_actor_type& a, const status&) mutable {
     if (!a) return done();
     // No timeout: a session answers (settle) from its mailbox, behind what came before.
-    s->request(a, caf::infinite, settle_atom::value).then([done](bool) mutable { done(); },
-                                                           [done](caf::error&) mutable { done(); });
+    s->request(a, caf::infinite, settle_atom::value)
+        .then(
+            [done, sum](const session_wait& w) mutable {
+              sum->add(w);
+              done();
+            },
+            [done, sum](caf::error&) mutable {
+              ++sum->unanswered;
+              done();
+            });
   };
   st->slots.each([&](const std::string&, slot_table::slot& slot) {
-    if (slot.state == slot_phase::passivating) return;
+    if (slot.state == slot_phase::passivating) return (void)++sum->passivating;
     ++*left;
     if (slot.state == slot_phase::live)
-      ask(self, slot.actor, std::string());
+      ask(self, slot.actor, status());
     else
       slot.waiting.push_back(ask);
   });
@@ -449,10 +627,19 @@ router_actor_type::behavior_type router_behavior(router_self self, router_config
       [self, st](stop_atom) { return on_stop(self, st); },
       [self, st](settle_atom) { return settle(self, st); },
       [st](stats_atom) { return stats_of(*st); },
+      [st](shard_open_atom, const std::string& agent, int index) {
+        const std::string unit = shard_unit_name(agent, index);
+        if (!st->units.count(unit)) st->opening.try_emplace(unit);
+      },
+      [st](shard_open_atom, shard_unit& u) { return on_shard_opened(st, std::move(u)); },
+      [st](shard_fail_atom, const std::string& agent, int index) { run_waiting(*st, shard_unit_name(agent, index)); },
+      [self, st](shard_close_atom, const std::string& agent, int index) { return close_shard(self, st, agent, index); },
   };
 }
 
 }  // namespace
+
+std::string shard_unit_name(const std::string& agent, int index) { return fmt::format("{}/{:03}", agent, index); }
 
 router_actor_type spawn_router(caf::actor_system& sys, router_config cfg) {
   return sys.spawn(router_behavior, std::move(cfg));

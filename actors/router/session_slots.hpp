@@ -253,6 +253,19 @@ class session_slots {
     admission_.push_back(key);
     admit(out);
   }
+  // Ends one hold without admitting what waited (a shard that left this node): at the last,
+  // a held slot goes and the events that waited are returned, to be refused.
+  std::vector<Event> release_dropping(const std::string& key, slot_plan& out) {
+    auto h = holds_.find(key);
+    if (h == holds_.end()) return {};
+    if (--h->second > 0) return {};
+    holds_.erase(h);
+    auto it = slots_.find(key);
+    if (it == slots_.end() || it->second.state != slot_phase::held) return {};
+    std::vector<Event> refused = std::exchange(it->second.waiting, {});
+    erase(it, out);
+    return refused;
+  }
   // Some hold on `key` is not released yet.
   bool held(const std::string& key) const { return holds_.count(key) > 0; }
   // No actor has the key (no slot, or it waits queued or held).

@@ -1,5 +1,7 @@
 #include "actors/session/ack_order.hpp"
 
+#include <algorithm>
+
 namespace sessionrt::actors {
 
 void ack_order::push(sink s, turn_outcome outcome, waits w) { pending_.push_back({std::move(s), std::move(outcome), w}); }
@@ -22,6 +24,14 @@ void ack_order::stored(const std::string& error) {
       if (!error.empty()) p.outcome.st = status(errc::io_error, "saving the session row failed: " + error);
       return;
     }
+}
+
+std::size_t ack_order::waiting_on_sync() const {
+  return static_cast<std::size_t>(std::count_if(pending_.begin(), pending_.end(), [](const pending& p) { return p.w.sync_seq != 0; }));
+}
+
+std::size_t ack_order::waiting_on_store() const {
+  return static_cast<std::size_t>(std::count_if(pending_.begin(), pending_.end(), [](const pending& p) { return p.w.store; }));
 }
 
 std::vector<std::pair<ack_order::sink, turn_outcome>> ack_order::take_ready() {

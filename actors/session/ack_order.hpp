@@ -30,6 +30,9 @@ class ack_order {
   std::vector<std::pair<sink, turn_outcome>> take_ready();
   bool empty() const { return pending_.empty(); }
   std::size_t size() const { return pending_.size(); }
+  // Outcomes still waiting for the syncer / for a durable store write (a session's settle).
+  std::size_t waiting_on_sync() const;
+  std::size_t waiting_on_store() const;
 
  private:
   struct pending {

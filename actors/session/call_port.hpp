@@ -1,7 +1,7 @@
 // call_port: the model and summary calls of a session's turn, as its machine
-// (session_machine.hpp) hands them to whoever carries them across threads — the session actor
-// (the runtime's model_gate, the asynchronous runner, the blocking pool, the model.timeoutMs
-// alarm), or a test that answers them by hand. The machine keeps the call's bookkeeping (its
+// (session_machine.hpp) hands them to whoever carries them across threads — the session
+// actor's call_bridge (call_bridge.hpp: the runtime's model_gate, the asynchronous runner, the
+// blocking pool, the model.timeoutMs alarm), or a test that answers them by hand. The machine keeps the call's bookkeeping (its
 // id, the turn's continuation and stream handlers, its cancellation); the port keeps what the
 // transport holds (the gate's ticket, the alarm) and turns what the runner says from its
 // threads into the machine's inputs: model_answered / summary_answered / granted / timed_out /

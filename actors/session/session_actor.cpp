@@ -1,17 +1,16 @@
 // The session's actor: its behaviour list turns messages into session_machine inputs and
-// carries out the plans they return (carry_out); the call_port below is the turn_io bridge
-// that takes the machine's model and summary calls across threads (the model_gate, the
-// asynchronous runner, the blocking pool, the model.timeoutMs alarm). Every decision is the
-// machine's (session_machine.hpp).
+// carries out the plans they return (carry_out). Every decision is the machine's
+// (session_machine.hpp); the model and summary calls cross threads through the call_bridge
+// (call_bridge.hpp), whose mailbox is this actor's (session_mailbox.hpp): what the runner, the
+// gate, the pool and the timeout alarm say comes back here as messages.
 #include "actors/session/session_actor.hpp"
 
-#include <fmt/format.h>
-
 #include <chrono>
-#include <thread>
 #include <variant>
 
 #include "actors/events/event_bus.hpp"
+#include "actors/session/call_bridge.hpp"
+#include "actors/session/session_mailbox.hpp"
 #include "actors/session/session_machine.hpp"
 
 namespace sessionrt::actors {
@@ -21,39 +20,30 @@ namespace {
 struct session_state;
 using session_self = session_actor_type::stateful_pointer<session_state>;
 
-// Set while runner->start() runs on the actor's thread: a runner that answers (or streams)
-// before start() returns is heard here instead of through a message.
-struct inline_answer {
-  std::thread::id thread;
-  std::atomic<bool> in_start{false};
-  std::optional<model_answer> answer;
-  bool here() const { return in_start.load() && std::this_thread::get_id() == thread; }
-};
-
-// The running call's transport. At namespace scope: a nested struct with default member
-// initializers is not default-constructible inside its enclosing class for clang 14
-// (optional::emplace() fails there; GCC accepts it).
-struct call_transport {
-  std::uint64_t id = 0;
-  std::shared_ptr<model_request> request;  // until handed to the runner
-  std::shared_ptr<cancellation> cancel;
-  std::optional<model_gate::ticket> ticket;
-  std::optional<alarms::id> timeout;
-};
-
-struct session_state : call_port {
+struct session_state {
   session_self self = nullptr;
   std::shared_ptr<const session_actor_deps> deps;
-  std::optional<call_transport> call;  // the running call's (the machine keeps its bookkeeping)
+  std::optional<call_bridge> bridge;
   std::optional<alarms::id> debounce;
   passivated_port passivate_reply_to;  // the router, which asked
-  std::optional<session_machine> machine;  // last: it ends its call through this port
+  std::optional<session_machine> machine;  // last: it ends its call through the bridge
 
   // Runs when the actor exits (CAF destroys a stateful actor's state in on_exit).
-  ~session_state() override {
+  ~session_state() {
     if (!deps) return;  // never started
     if (debounce && deps->timers_clock) deps->timers_clock->cancel(*debounce);
     machine.reset();  // ends its call, abandons its turn, closes the transcript
+  }
+
+  void start(std::string key, entry_reply row);
+  // The machine's wait, with the bridge's word on whether the gate still holds its call.
+  session_wait wait() const {
+    session_wait w = machine->wait();
+    if (w.on_runner && bridge->wait() == call_bridge::waiting::gate) {
+      w.on_runner = false;
+      w.on_gate = true;
+    }
+    return w;
   }
 
   void carry_out(session_plan plan);
@@ -69,24 +59,27 @@ struct session_state : call_port {
   void carry_out(plan_fetch_row&);
   void carry_out(plan_reply& s) { s.sink(std::move(s.outcome)); }
   void carry_out(plan_quit&);
-
-  // ---- call_port ----
-  bool has_runner() const override { return deps->runner != nullptr; }
-  bool steering_supported() const override { return deps->runner && deps->runner->supports_steering(); }
-  std::optional<model_answer> start_model(std::uint64_t id, std::shared_ptr<model_request> request, streams s,
-                                          std::shared_ptr<cancellation> cancel) override;
-  std::optional<model_answer> launch(std::uint64_t id) override {
-    if (!call || call->id != id || !call->request) return std::nullopt;
-    return hand_to_runner();
-  }
-  bool can_summarize() const override { return deps->pool != nullptr; }
-  void start_summary(std::uint64_t id, std::shared_ptr<compaction_provider> provider,
-                     std::shared_ptr<summarize_request> request, std::shared_ptr<cancellation> cancel) override;
-  void end(std::uint64_t id) override;
-
-  std::optional<model_answer> hand_to_runner();
-  void arm_timeout();
 };
+
+void session_state::start(std::string key, entry_reply row) {
+  call_bridge_deps b;
+  b.runner = deps->runner;
+  b.gate = deps->gate;
+  b.pool = deps->pool;
+  b.timers = deps->timers_clock;
+  b.time = deps->core->time;
+  b.timeout_ms = deps->core->settings->model.timeout_ms;
+  bridge.emplace(b, session_mailbox(self->address()));
+  session_machine::options opts;
+  opts.commit_log = static_cast<bool>(deps->commit_log);
+  opts.timers = static_cast<bool>(deps->timers);
+  opts.alarms = deps->timers_clock != nullptr;
+  machine.emplace(std::move(key), row.found ? std::optional<session_entry>(std::move(row.entry)) : std::nullopt,
+                  deps->core, *bridge, opts);
+  if (!row.found && !row.fork_parent_key.empty()) machine->core().set_fork_parent(row.fork_parent_key, row.fork_parent_row);
+  bridge->deliver_inline_to({[this](std::uint64_t id, std::string_view piece) { machine->stream_text(id, piece); },
+                             [this](std::uint64_t id, boost::json::object m) { machine->stream_message(id, std::move(m)); }});
+}
 
 void session_state::carry_out(session_plan plan) {
   for (auto& s : plan.steps) std::visit([this](auto& step) { carry_out(step); }, s);
@@ -150,132 +143,6 @@ void session_state::carry_out(plan_quit&) {
   self->quit();
 }
 
-// ---- the bridge: calls across threads ----
-
-// Releases what the call holds (gate ticket, alarm).
-void session_state::end(std::uint64_t id) {
-  if (!call || call->id != id) return;
-  if (call->ticket && deps->gate) deps->gate->release(*call->ticket);
-  if (call->timeout && deps->timers_clock) deps->timers_clock->cancel(*call->timeout);
-  call.reset();
-}
-
-void session_state::arm_timeout() {
-  const std::int64_t ms = deps->core->settings->model.timeout_ms;
-  if (ms <= 0 || !deps->timers_clock) return;
-  call->timeout = deps->timers_clock->at(deps->core->time->now_ms() + ms,
-                                         [addr = self->address(), id = call->id] {
-                                           if (auto a = caf::actor_cast<session_actor_type>(addr))
-                                             caf::anon_send(a, timeout_atom::value, id);
-                                         });
-}
-
-std::optional<model_answer> session_state::start_model(std::uint64_t id, std::shared_ptr<model_request> request,
-                                                       streams s, std::shared_ptr<cancellation> cancel) {
-  call.emplace();
-  call->id = id;
-  call->request = std::move(request);
-  call->cancel = std::move(cancel);
-  // Streamed pieces and notes come from the runner's threads: they reach the turn as messages
-  // (notes as JSON text: CAF copies strings).
-  if (s.text)
-    call->request->on_text = [addr = self->address(), id](std::string_view piece) {
-      if (auto a = caf::actor_cast<session_actor_type>(addr)) caf::anon_send(a, model_text_atom::value, id, std::string(piece));
-    };
-  if (s.message)
-    call->request->on_message = [addr = self->address(), id](boost::json::object m) {
-      if (auto a = caf::actor_cast<session_actor_type>(addr))
-        caf::anon_send(a, model_note_atom::value, id, std::string("message"), std::string(boost::json::serialize(m)));
-    };
-  if (s.fallback)
-    call->request->on_fallback = [addr = self->address(), id](std::string from, std::string to, std::string why) {
-      boost::json::object note{{"from", from}, {"to", to}, {"reason", why}};
-      if (auto a = caf::actor_cast<session_actor_type>(addr))
-        caf::anon_send(a, model_note_atom::value, id, std::string("fallback"), std::string(boost::json::serialize(note)));
-    };
-  if (!deps->gate) return hand_to_runner();
-  // 0: acquire() runs, 1: it granted before returning, 2: it returned without room (a later
-  // grant, from whichever thread, comes as a message).
-  auto phase = std::make_shared<std::atomic<int>>(0);
-  const std::string provider = call->request->provider;
-  call->ticket = deps->gate->acquire(provider, [phase, addr = self->address(), id] {
-    int expected = 0;
-    if (phase->compare_exchange_strong(expected, 1)) return;
-    if (auto a = caf::actor_cast<session_actor_type>(addr)) caf::anon_send(a, granted_atom::value, id);
-  });
-  int expected = 0;
-  if (phase->compare_exchange_strong(expected, 2)) return std::nullopt;  // waits for room
-  return hand_to_runner();
-}
-
-// Hands the admitted call to the runner; its answer when the runner gave it before start()
-// returned (the call is then over), else nullopt.
-std::optional<model_answer> session_state::hand_to_runner() {
-  const std::uint64_t id = call->id;
-  auto box = std::make_shared<inline_answer>();
-  box->thread = std::this_thread::get_id();
-  auto done = std::make_shared<model_completion>([addr = self->address(), id, box](model_answer a) {
-    if (box->here()) {
-      box->answer = std::move(a);
-      return;
-    }
-    auto actor = caf::actor_cast<session_actor_type>(addr);
-    if (!actor) return;
-    model_reply r;
-    if (a.ok())
-      r.message = std::move(*a);
-    else
-      r.st = a.error();
-    caf::anon_send(actor, model_done_atom::value, id, std::move(r));
-  });
-  if (call->request->on_text) {
-    // Pieces streamed before start() returns go straight to the turn (this thread).
-    auto forward = std::move(call->request->on_text);
-    call->request->on_text = [box, forward, this, id](std::string_view piece) {
-      if (box->here()) return machine->stream_text(id, piece);
-      forward(piece);
-    };
-  }
-  if (call->request->on_message) {
-    // Likewise a note made before start() returns: straight to the turn, ahead of the answer.
-    auto forward = std::move(call->request->on_message);
-    call->request->on_message = [box, forward, this, id](boost::json::object m) {
-      if (box->here()) return machine->stream_message(id, std::move(m));
-      forward(std::move(m));
-    };
-  }
-  std::shared_ptr<const model_request> req = std::move(call->request);
-  box->in_start = true;
-  deps->runner->start(std::move(req), done, call->cancel);
-  box->in_start = false;
-  if (box->answer) {
-    end(id);
-    return std::move(box->answer);
-  }
-  arm_timeout();
-  return std::nullopt;
-}
-
-void session_state::start_summary(std::uint64_t id, std::shared_ptr<compaction_provider> provider,
-                                  std::shared_ptr<summarize_request> request, std::shared_ptr<cancellation> cancel) {
-  call.emplace();
-  call->id = id;
-  call->cancel = cancel;
-  deps->pool->post([provider = std::move(provider), request = std::move(request), cancel = std::move(cancel),
-                    addr = self->address(), id] {
-    auto r = provider->summarize(*request, *cancel);
-    auto actor = caf::actor_cast<session_actor_type>(addr);
-    if (!actor) return;
-    summary_reply reply;
-    if (r.ok())
-      reply.text = std::move(*r);
-    else
-      reply.st = r.error();
-    caf::anon_send(actor, summary_done_atom::value, id, std::move(reply));
-  });
-  arm_timeout();
-}
-
 // ---- behaviour ----
 
 session_actor_type::behavior_type session_actor(session_self self, std::string key, entry_reply row,
@@ -283,14 +150,7 @@ session_actor_type::behavior_type session_actor(session_self self, std::string k
   session_state* st = &self->state;
   st->self = self;
   st->deps = std::move(deps);
-  session_machine::options opts;
-  opts.commit_log = static_cast<bool>(st->deps->commit_log);
-  opts.timers = static_cast<bool>(st->deps->timers);
-  opts.alarms = st->deps->timers_clock != nullptr;
-  st->machine.emplace(std::move(key), row.found ? std::optional<session_entry>(std::move(row.entry)) : std::nullopt,
-                      st->deps->core, *st, opts);
-  if (!row.found && !row.fork_parent_key.empty())
-    st->machine->core().set_fork_parent(row.fork_parent_key, row.fork_parent_row);
+  st->start(std::move(key), std::move(row));
   auto answer_to = [](caf::response_promise rp) {
     return [rp](turn_outcome out) mutable { rp.deliver(std::move(out)); };
   };
@@ -328,7 +188,7 @@ session_actor_type::behavior_type session_actor(session_self self, std::string k
             id, r.st.ok() ? result<std::string>(std::move(r.text)) : result<std::string>(std::move(r.st))));
       },
       [st](timeout_atom, std::uint64_t id) {
-        if (st->call && st->call->id == id) st->call->timeout.reset();  // fired
+        st->bridge->timeout_fired(id);
         st->carry_out(st->machine->timed_out(id));
       },
       [st](retry_atom) { st->carry_out(st->machine->retry()); },
@@ -347,7 +207,7 @@ session_actor_type::behavior_type session_actor(session_self self, std::string k
         return true;
       },
       [st](trim_atom) { st->carry_out(st->machine->trim()); },
-      [](settle_atom) { return true; },
+      [st](settle_atom) { return st->wait(); },
       [st](stats_atom) { return st->machine->describe(); },
   };
 }

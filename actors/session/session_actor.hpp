@@ -2,7 +2,8 @@
 // happens to the session; what to do is decided by its session_machine (session_machine.hpp:
 // the queue, the acks, the running turn — a session_core coroutine —, lock retry, debounce,
 // passivation), whose plans the actor carries out; the actor's own part is the messages and
-// the bridge that takes model calls across threads. The actor never blocks:
+// the mailbox of the bridge that takes model calls across threads (call_bridge.hpp). The
+// actor never blocks:
 //   - a model call goes through the runtime's model_gate (model.maxConcurrent, first come
 //     first served) to the asynchronous runner; its answer, its streamed pieces, the gate's
 //     admission and the model.timeoutMs alarm come back as messages;
@@ -30,6 +31,7 @@
 #include "actors/model/blocking_work.hpp"
 #include "actors/model/model_gate.hpp"
 #include "actors/session/session_core.hpp"
+#include "actors/session/session_wait.hpp"
 #include "actors/store/store_actor.hpp"
 #include "actors/commit_log/commit_log_actor.hpp"
 #include "actors/timers/timer_actor.hpp"
@@ -58,8 +60,23 @@ struct session_actor_deps {
 //   (mnote, call id, kind, JSON)    a runner's tool-loop message or fallback, for the turn
 //   (sdone, call id, summary_reply)  (retry)  (wake)
 //   (trim)   idle: session_core::trim() (ignored while anything runs or waits)
-//   (settle) -> bool   true once what was sent before is handled (cheaper than stats: no text)
+//   (settle) -> session_wait   once what was sent before is handled: what the session waits on
+//                              (session_wait.hpp; cheaper than stats: no text)
 //   (stats) -> std::string   one line describing the actor's state (tests)
+// Plain values that cross actors, inspectable like those of caf_types.hpp (not registered with
+// add_message_type: only ever sent within the process).
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, session_wait& x) {
+  return f(caf::meta::type_name("session_wait"), x.on_gate, x.on_runner, x.on_pool, x.lock_retry, x.row_fetch,
+           x.wake_at_ms, x.acks_on_log, x.acks_on_store, x.queued);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, settle_report& x) {
+  return f(caf::meta::type_name("settle_report"), x.sessions, x.idle, x.gate, x.runner, x.pool, x.lock_retry,
+           x.row_fetch, x.debounce, x.acks_on_log, x.acks_on_store, x.queued, x.next_wake_ms, x.unanswered,
+           x.passivating);
+}
+
 // Whom a session reports (passivated, key) to: the router (router_actor.hpp) that asked.
 using passivated_port = caf::typed_actor<caf::reacts_to<passivated_atom, std::string>>;
 
@@ -78,7 +95,7 @@ using session_actor_type = caf::typed_actor<
     caf::reacts_to<passivate_atom, std::string>,  // why
     caf::replies_to<passivate_atom, std::string, settle_atom>::with<bool>,  // why; only if idle
     caf::reacts_to<trim_atom>,
-    caf::replies_to<settle_atom>::with<bool>,
+    caf::replies_to<settle_atom>::with<session_wait>,
     caf::replies_to<stats_atom>::with<std::string>>;
 
 // Spawns the session's actor. Its state (the turn's coroutine, the queue, the call; a

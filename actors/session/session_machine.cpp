@@ -262,7 +262,8 @@ void session_machine::pump(bool after_turn) {
   if (after_turn && q.debounce_ms > 0 && queue_.chats() && opts_.alarms &&
       now < queue_.last_arrival_ms() + q.debounce_ms) {
     debounce_ = true;
-    return step(plan_wake{queue_.last_arrival_ms() + q.debounce_ms});
+    wake_at_ms_ = queue_.last_arrival_ms() + q.debounce_ms;
+    return step(plan_wake{wake_at_ms_});
   }
   auto w = queue_.pop(q);
   auto t = std::make_unique<running_turn>();
@@ -542,6 +543,18 @@ session_plan session_machine::trim() {
   if (rows_in_log() && !acks_.empty()) return take();
   (void)core_->trim();
   return take();
+}
+
+session_wait session_machine::wait() const {
+  session_wait w;
+  if (call_) (call_->resume_summary ? w.on_pool : w.on_runner) = true;
+  w.lock_retry = lock_wait_ != nullptr;
+  w.row_fetch = fetching_row_;
+  if (debounce_) w.wake_at_ms = wake_at_ms_;
+  w.acks_on_log = static_cast<std::uint32_t>(acks_.waiting_on_sync());
+  w.acks_on_store = static_cast<std::uint32_t>(acks_.waiting_on_store());
+  w.queued = static_cast<std::uint32_t>(queue_.size());
+  return w;
 }
 
 std::string session_machine::describe() const {

@@ -32,6 +32,7 @@
 #include "actors/session/call_port.hpp"
 #include "actors/session/session_core.hpp"
 #include "actors/session/session_plan.hpp"
+#include "actors/session/session_wait.hpp"
 #include "actors/session/turn_queue.hpp"
 
 namespace sessionrt::actors {
@@ -103,6 +104,9 @@ class session_machine final : private turn_io {
   // Nothing runs or waits: no turn (running, waiting for its lock or its row), no debounce, an
   // empty queue. (Store maintenance passivates only an idle session.)
   bool idle() const { return !holding() && queue_.empty(); }
+  // What the session waits on (its settle answer); a running call is reported on_runner or
+  // on_pool (the port knows whether the gate still holds it).
+  session_wait wait() const;
   // One line describing the state (the actor's stats).
   std::string describe() const;
 
@@ -180,6 +184,7 @@ class session_machine final : private turn_io {
   std::uint64_t next_call_id_ = 1;
   bool fetching_row_ = false;
   bool debounce_ = false;  // a wake step is armed
+  std::int64_t wake_at_ms_ = -1;  // ... for this time
   std::optional<std::int64_t> scheduled_stale_at_;
   bool passivating_ = false;
   bool passivated_ = false;  // session.passivated and quit were planned: never twice

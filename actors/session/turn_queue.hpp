@@ -56,6 +56,7 @@ class turn_queue {
   std::vector<queued_chat> take_chats();
   std::size_t chats() const { return chats_; }
   bool empty() const { return items_.empty(); }
+  std::size_t size() const { return items_.size(); }  // chats and system events
   std::int64_t last_arrival_ms() const { return last_arrival_ms_; }
 
  private:

@@ -22,6 +22,7 @@
 #include <arpa/inet.h>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -36,8 +37,11 @@
 #include "cluster/cluster_keys.hpp"
 #include "cluster/cluster_nodes.hpp"
 #include "cluster/shard_claims.hpp"
+#include "cluster/shard_layout.hpp"
 #include "cluster/shard_table_store.hpp"
+#include "gateway/gateway_client.hpp"
 #include "tests/cluster/etcd_process.hpp"
+#include "tests/cluster/logged_child.hpp"
 #include "tests/test_support.hpp"
 
 namespace sessionrt::cluster {
@@ -45,6 +49,7 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 const std::string k_cluster = "harness";
+const std::string k_token = "harness-token";  // one for every node: they share a state dir
 constexpr int k_shards = 256;
 constexpr int k_ttl_s = 2;
 
@@ -65,21 +70,7 @@ int free_port() {
 }
 
 pid_t spawn(std::vector<std::string> args, const std::string& log_path) {
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-  if (fd >= 0) {
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-  }
-  ::unsetenv("SESSIONRT_CONFIG");
-  ::unsetenv("OPENCLAW_CONFIG_PATH");
-  ::unsetenv("SESSIONRT_GATEWAY_TOKEN");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  ::execv(args[0].c_str(), argv.data());
-  ::_exit(127);
+  return testing::spawn_logged(std::move(args), log_path);
 }
 
 // Waits for `pid` to exit, bounded; its exit code, or -1 (then it is killed).
@@ -266,11 +257,13 @@ class cluster_run {
   node_proc& start_node(const std::string& id, const std::string& etcd_endpoint = "") {
     node_proc& n = nodes_[id];
     n.id = id;
-    n.state_dir = root_.file(id);
+    // One cluster state dir for every node: each serves the shards it holds from
+    // <dir>/shards/<agent>/<nnn>/ (docs/cluster.md, "Serving a shard's sessions").
+    n.state_dir = root_.file("cluster");
     n.log = root_.file(id + ".log");
     ::mkdir(n.state_dir.c_str(), 0700);
     n.pid = spawn({std::string(SESSIONRT_BINARY_DIR) + "/sessionrt", "gateway", "--state-dir", n.state_dir, "--port", "0",
-                   "--cluster", k_cluster, "--etcd", etcd_endpoint.empty() ? etcd_.endpoint() : etcd_endpoint, "--node-id", id, "--cluster-lease-ttl",
+                   "--token", k_token, "--cluster", k_cluster, "--etcd", etcd_endpoint.empty() ? etcd_.endpoint() : etcd_endpoint, "--node-id", id, "--cluster-lease-ttl",
                    std::to_string(k_ttl_s), "--log-level", "info"},
                   n.log);
     return n;
@@ -452,6 +445,64 @@ std::string figures(std::vector<double> v) {
   return out + ")";
 }
 
+// Every .jsonl under `dir`, concatenated.
+std::string transcripts_under(const std::string& dir) {
+  std::string out;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != std::filesystem::end(it);
+       it.increment(ec))
+    if (it->is_regular_file() && it->path().extension() == ".jsonl") out += read_all(it->path().string());
+  return out;
+}
+
+// chat.send of `text` to `key` through the node that holds its shard now (read from etcd), then
+// the run's chat events until its final one: the final state ("" when none came).
+std::string turn_at_owner(const blocking_etcd& etcd, const std::string& key, const std::string& text,
+                          const std::string& run) {
+  using namespace std::chrono_literals;
+  auto nodes = await_call<result<std::vector<node_record>>>(
+      [&](etcd_client::done<std::vector<node_record>> cb) { list_nodes(etcd.async(), k_cluster, std::move(cb)); });
+  auto holder = await_call<result<std::optional<shard_claim>>>([&](etcd_client::done<std::optional<shard_claim>> cb) {
+    shard_claims(etcd.async(), k_cluster).current(shard_of(key), std::move(cb));
+  });
+  REQUIRE(nodes);
+  REQUIRE(holder);
+  REQUIRE(holder->has_value());
+  std::string address;
+  for (const auto& n : *nodes)
+    if (n.id == (*holder)->node) address = n.address;
+  const auto colon = address.rfind(':');
+  REQUIRE(colon != std::string::npos);
+  gateway::gateway_client_options o;
+  o.host = address.substr(0, colon);
+  o.port = static_cast<std::uint16_t>(std::atoi(address.c_str() + colon + 1));
+  o.identity.token = k_token;
+  o.identity.scopes = {"operator.admin"};
+  auto c = gateway::gateway_client::connect(o);
+  INFO((c ? std::string() : c.error().message()));
+  REQUIRE(c.ok());
+  // The node's owner directory reads etcd at its tick rate: until it saw the claim it answers
+  // UNAVAILABLE (retryable), as the forwarding layer does for a shard in motion.
+  auto r = (*c)->request("chat.send", {{"sessionKey", key}, {"message", text}, {"idempotencyKey", run}}, 20s);
+  for (int attempt = 0; !r && attempt < 40; ++attempt) {
+    const auto& e = (*c)->last_error();
+    if (!e || e->code != "UNAVAILABLE" || !e->retryable) break;
+    std::this_thread::sleep_for(100ms);
+    r = (*c)->request("chat.send", {{"sessionKey", key}, {"message", text}, {"idempotencyKey", run}}, 20s);
+  }
+  INFO((r ? std::string() : r.error().message()));
+  REQUIRE(r);
+  const auto until = steady::now() + 30s;
+  while (steady::now() < until) {
+    auto ev = (*c)->next_event(10s);
+    if (!ev) return "";
+    if (ev->event != "chat" || ev->payload.at("runId").as_string() != run) continue;
+    const std::string state(ev->payload.at("state").as_string());
+    if (state != "delta") return state;
+  }
+  return "";
+}
+
 }  // namespace
 
 TEST_CASE("ownership harness: 3 gateway processes on etcd, rebalance, kill -9, SIGTERM, SIGSTOP, etcd restart",
@@ -482,6 +533,13 @@ TEST_CASE("ownership harness: 3 gateway processes on etcd, rebalance, kill -9, S
   const double first = settle({"n1", "n2"});
   std::printf("harness: 2 nodes placed and claimed 256 shards in %.2f s\n", first);
 
+  // A turn sent to its shard's owner lands in that shard's transcript in the shared state dir.
+  const std::string key = "agent:main:harness-turns";
+  const std::string shard_sessions =
+      run.node("n1").state_dir + "/shards/main/" + shard_dir_name(shard_of(key).index) + "/agents/main/sessions";
+  CHECK(turn_at_owner(etcd, key, "first words before the moves", "harness-run-1") == "final");
+  CHECK_THAT(transcripts_under(shard_sessions), Catch::Contains("first words before the moves"));
+
   // A third joins: rounds of at most 10 % until 85 / 85 / 86.
   run.start_node("n3");
   const double rebalance = settle({"n1", "n2", "n3"});
@@ -508,6 +566,13 @@ TEST_CASE("ownership harness: 3 gateway processes on etcd, rebalance, kill -9, S
   std::printf("harness: failover after kill -9 (all 256 shards held by live nodes): %s (TTL %d s)\n",
               figures(failovers).c_str(), k_ttl_s);
   std::printf("harness: restart + rebalance back to 3 nodes: %s\n", figures(rejoins).c_str());
+
+  // The session went on through the moves: its shard's next owner opened it from the shared
+  // state and the next turn lands in the same shard's transcript, the first turn still there.
+  CHECK(turn_at_owner(etcd, key, "second words after the moves", "harness-run-2") == "final");
+  const std::string both = transcripts_under(shard_sessions);
+  CHECK_THAT(both, Catch::Contains("first words before the moves"));
+  CHECK_THAT(both, Catch::Contains("second words after the moves"));
 
   // SIGTERM: a graceful leave hands off.
   {

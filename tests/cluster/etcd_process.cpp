@@ -1,5 +1,7 @@
 #include "tests/cluster/etcd_process.hpp"
 
+#include "tests/cluster/logged_child.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -75,20 +77,8 @@ result<std::unique_ptr<etcd_process>> etcd_process::start(const std::string& bin
                                      "--election-timeout", "250",
                                      "--log-level", "warn"};
     const std::string log_path = p->dir_.file("etcd.log");
-    const pid_t pid = ::fork();
+    const pid_t pid = spawn_logged(std::move(args), log_path);
     if (pid < 0) return status(errc::io_error, "fork failed");
-    if (pid == 0) {
-      const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      if (fd >= 0) {
-        ::dup2(fd, 1);
-        ::dup2(fd, 2);
-      }
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(binary.c_str(), argv.data());
-      ::_exit(127);
-    }
     p->pid_ = pid;
     auto etcd = cluster::blocking_etcd::connect({p->endpoint_, 1000});
     if (!etcd) return etcd.error();

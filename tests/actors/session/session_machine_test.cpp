@@ -325,6 +325,7 @@ TEST_CASE("session_machine: a busy write lock is retried with storage's backoff,
   CHECK(h.last.all<plan_retry>()[0]->after_ms == 50);
   CHECK(h.answers.empty());
   CHECK_FALSE(h.m->idle());
+  CHECK(h.m->wait().lock_retry);  // a real-time backoff: the simulator waits for it
   h.chat("b", "later");  // waits behind the lock wait, uncapped
   CHECK(h.port.calls.empty());
   h.go(h.m->retry());
@@ -333,6 +334,7 @@ TEST_CASE("session_machine: a busy write lock is retried with storage's backoff,
   h.probe.remove_process(kHolderPid);  // the holder exits without removing its lock
   h.go(h.m->retry());
   CHECK(h.last.all<plan_retry>().empty());
+  CHECK_FALSE(h.m->wait().lock_retry);
   REQUIRE(h.port.calls.size() == 1);
   CHECK(last_user_text(h.port.calls[0]) == "hello");
   h.answer(0, "ok");
@@ -503,4 +505,78 @@ TEST_CASE("session_machine: idle means no turn, no lock wait, no row fetch, no d
   h.go(h.m->passivate("idle"));
   CHECK(h.quits == 1);
   CHECK(h.count(event_types::session_passivated) == 1);
+}
+
+// The settle answer (session_wait.hpp): under virtual time the simulator moves the clock only
+// when no session waits on something that ends by itself (the log, the store, a backoff).
+TEST_CASE("session_machine: wait() names the call, the debounce alarm and the acks on the log or the store") {
+  harness h;
+  h.settings.queue.debounce_ms = 1000;
+  h.settings.storage.durability = storage::durability::batch;
+  session_machine::options opts;
+  opts.alarms = true;
+  opts.commit_log = true;
+  h.start(opts);
+  CHECK(h.m->wait().idle());
+  h.chat("a", "one");
+  session_wait w = h.m->wait();
+  CHECK(w.on_runner);
+  CHECK_FALSE(w.on_pool);
+  CHECK(w.acks_on_log == 0);
+  h.clk.advance(100);
+  h.chat("b", "two");
+  CHECK(h.m->wait().queued == 1);
+  h.answer(0, "r1");
+  // The turn's record waits for its sync; the follow-up waits for quiet, on the clock.
+  w = h.m->wait();
+  CHECK_FALSE(w.on_runner);
+  CHECK(w.acks_on_log == 1);
+  CHECK(w.wake_at_ms == kT0 + 1100);
+  CHECK(w.queued == 1);
+  CHECK_FALSE(w.idle());
+  const commit_log_append rec = h.last.all<plan_log>()[0]->append;
+  h.go(h.m->synced(h.m->core().transcript_file_id(), rec.seq, ""));
+  w = h.m->wait();
+  CHECK(w.acks_on_log == 0);
+  CHECK(w.wake_at_ms == kT0 + 1100);  // only the clock is left
+  h.clk.set(kT0 + 1100);
+  h.go(h.m->wake());
+  w = h.m->wait();
+  CHECK(w.wake_at_ms == -1);
+  CHECK(w.on_runner);
+  CHECK(w.queued == 0);
+
+  // storeDurableAck without the log: the ack waits on the store.
+  harness s;
+  s.settings.storage.store_durable_ack = true;
+  s.start();
+  s.chat("a", "one");
+  s.answer(0, "r1");
+  CHECK(s.m->wait().acks_on_store == 1);
+  s.go(s.m->stored(""));
+  CHECK(s.m->wait().idle());
+}
+
+TEST_CASE("session_machine: wait() names a row fetch, and a report sums the sessions' waits") {
+  harness h;
+  h.start();
+  h.chat("a", "one");
+  h.answer(0, "r1");
+  h.go(h.m->trim());
+  h.chat("b", "two");
+  CHECK(h.m->wait().row_fetch);
+  settle_report r;
+  r.add(h.m->wait());
+  session_wait d;
+  d.wake_at_ms = 5;
+  r.add(d);
+  d.wake_at_ms = 3;
+  r.add(d);
+  r.add(session_wait{});
+  CHECK(r.sessions == 4);
+  CHECK(r.idle == 1);
+  CHECK(r.row_fetch == 1);
+  CHECK(r.debounce == 2);
+  CHECK(r.next_wake_ms == 3);
+  CHECK(r.in_transit() == 1);
 }

@@ -1,0 +1,69 @@
+// forward_rule: whether a session-keyed call is this node's to serve, or goes to the node that
+// owns the session's shard (issue #36, "any node serves any client"), with no I/O:
+//   - forwarded methods and the param naming their session: chat.send, chat.abort, chat.history
+//     ("sessionKey"), sessions.patch, sessions.reset ("key"); any other method runs here;
+//   - a call that came over a node link (is_node_link) is always served here: one hop at most,
+//     so two nodes with different views of the owners cannot pass a call back and forth (the
+//     owner refuses a shard it does not hold, and the client retries);
+//   - a key that does not resolve runs here (the local handler names what is wrong with it);
+//   - owner local: here; remote: forward to its address; unknown: refused UNAVAILABLE,
+//     retryable, with retryAfterMs (nobody serves the shard now: placement, handoff, failover).
+// A node link is a connection whose connect said client.id "gateway-client", mode "backend"
+// and a displayName beginning "sessionrt-node " (node_link_identity); the mark only withholds
+// forwarding, it grants nothing (the token and scopes are checked as for any client).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gateway/client_protocol.hpp"
+#include "gateway/connection_state.hpp"
+
+namespace sessionrt::gateway {
+
+// Where the shard of a session lives now, as the cluster layer tells the gateway.
+struct shard_route {
+  enum class where { local, remote, unknown };
+  where at = where::local;
+  std::string shard;    // "main/17", for messages
+  std::string node;     // remote: the owner's id
+  std::string address;  // remote: "host:port" of its gateway
+  std::string why;      // unknown: one sentence
+};
+
+struct forward_verdict {
+  enum class kind { serve_here, forward, refuse };
+  kind what = kind::serve_here;
+  std::string node, address;  // forward
+  frame_error error;          // refuse
+};
+
+inline constexpr std::int64_t kForwardRetryAfterMs = 1000;
+
+// The param naming the session of a forwarded method; empty: the method is not forwarded.
+std::string_view forwarded_key_param(std::string_view method);
+
+// `store_key`: the call's session as the routing rules resolve it (nullopt: it does not resolve);
+// `route`: the owner of its shard (asked only when a store key is given).
+forward_verdict decide_forward(std::string_view method, bool from_node_link, const std::optional<std::string>& store_key,
+                               const shard_route& route);
+
+// UNAVAILABLE {retryable: true, retryAfterMs, details: {reason, node?, shard?}}: what a client is
+// told when the owner cannot be reached or is not known now (reason: owner_unknown,
+// node_unreachable, node_timeout, link_lost).
+frame_error forward_unavailable(std::string message, std::string_view reason, const std::string& node = {},
+                                const std::string& shard = {});
+
+client_identity node_link_identity(const std::string& token, const std::string& self_node_id,
+                                   const std::string& version);
+bool is_node_link(const client_info& who);
+
+// "host:port" or "[v6]:port" as a node's address; nullopt when it is not one.
+struct host_port {
+  std::string host;
+  std::uint16_t port = 0;
+};
+std::optional<host_port> parse_address(std::string_view address);
+
+}  // namespace sessionrt::gateway

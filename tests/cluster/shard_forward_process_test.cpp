@@ -1,0 +1,322 @@
+// Any node serves any client (issue #36), end to end: a private etcd and two
+// `sessionrt gateway --cluster` processes (the same token, their own state dirs, a 2 s lease).
+// Once both hold their shards, a client connected to node A calls chat.send, chat.history,
+// sessions.patch, chat.abort and sessions.reset for a session whose shard node B holds: each is
+// answered as if A had served it (the chat.send with its streamed deltas and final), and the
+// turn is in B's transcript, not A's. A session A holds runs on A. Every wait is bounded and
+// waits for a state (etcd's keys, a reply, an event), never a fixed time.
+// The hidden "[forward-latency]" case measures the added latency of a forwarded turn against a
+// local one (SESSIONRT_FORWARD_TURNS turns each, default 200) for BENCHMARKS.md.
+// Skipped (SKIPPED: etcd not found) without an etcd binary.
+#include <catch2/catch.hpp>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include "cluster/blocking_etcd.hpp"
+#include "cluster/cluster_nodes.hpp"
+#include "cluster/shard_claims.hpp"
+#include "cluster/shard_id.hpp"
+#include "gateway/forward_rule.hpp"
+#include "gateway/gateway_client.hpp"
+#include "tests/cluster/etcd_process.hpp"
+#include "tests/cluster/logged_child.hpp"
+#include "tests/test_support.hpp"
+
+namespace sessionrt::cluster {
+namespace {
+
+namespace bj = boost::json;
+using steady = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+const std::string k_cluster = "fwd";
+const std::string k_token = "cluster-shared-token";
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Every transcript (*.jsonl) under `dir`, at any depth (a node serves a shard's sessions from
+// <state dir>/shards/<agent>/<nnn>/agents/<agent>/sessions), concatenated.
+std::string transcripts_of(const std::string& dir) {
+  std::string out;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name == "." || name == "..") continue;
+      const std::string path = dir + "/" + name;
+      struct stat st {};
+      if (::lstat(path.c_str(), &st) != 0) continue;
+      if (S_ISDIR(st.st_mode)) out += transcripts_of(path);
+      else if (name.size() > 6 && name.compare(name.size() - 6, 6, ".jsonl") == 0) out += read_all(path);
+    }
+    ::closedir(d);
+  }
+  return out;
+}
+
+struct node_proc {
+  std::string id, state_dir, log;
+  pid_t pid = -1;
+};
+
+class two_nodes {
+ public:
+  explicit two_nodes(const std::string& endpoint) : endpoint_(endpoint) {}
+  ~two_nodes() {
+    for (auto& [id, n] : nodes_)
+      if (n.pid > 0) {
+        ::kill(n.pid, SIGKILL);
+        ::waitpid(n.pid, nullptr, 0);
+      }
+  }
+  node_proc& start(const std::string& id) {
+    node_proc& n = nodes_[id];
+    n.id = id;
+    n.state_dir = root_.file(id);
+    n.log = root_.file(id + ".log");
+    ::mkdir(n.state_dir.c_str(), 0700);
+    std::vector<std::string> args = {std::string(SESSIONRT_BINARY_DIR) + "/sessionrt", "gateway", "--state-dir", n.state_dir,
+                                     "--port", "0", "--token", k_token, "--cluster", k_cluster, "--etcd", endpoint_,
+                                     "--node-id", id, "--cluster-lease-ttl", "2", "--log-level", "info"};
+    n.pid = testing::spawn_logged(std::move(args), n.log);
+    return n;
+  }
+  node_proc& node(const std::string& id) { return nodes_.at(id); }
+  std::string logs() const {
+    std::string out;
+    for (const auto& [id, n] : nodes_) out += "--- " + id + "\n" + read_all(n.log);
+    return out;
+  }
+
+ private:
+  std::string endpoint_;
+  testing::temp_dir root_;
+  std::map<std::string, node_proc> nodes_;
+};
+
+struct settled_view {
+  std::map<std::string, std::string> address;  // node -> host:port
+  std::map<int, std::string> holder;            // shard index -> node
+};
+
+// Both nodes members, every shard held, each node holding some (the table balanced enough that
+// a key of each node is easy to find).
+std::optional<settled_view> wait_settled(const blocking_etcd& etcd, std::chrono::seconds bound) {
+  const auto until = steady::now() + bound;
+  while (steady::now() < until) {
+    auto nodes = await_call<result<std::vector<node_record>>>(
+        [&](etcd_client::done<std::vector<node_record>> cb) { list_nodes(etcd.async(), k_cluster, std::move(cb)); });
+    auto claims = await_call<result<std::vector<shard_claim>>>(
+        [&](etcd_client::done<std::vector<shard_claim>> cb) { shard_claims(etcd.async(), k_cluster).list(std::move(cb)); });
+    if (nodes && claims && nodes->size() == 2 && claims->size() == std::size_t(default_shards_per_agent)) {
+      settled_view v;
+      for (const auto& n : *nodes) v.address[n.id] = n.address;
+      std::map<std::string, int> per;
+      for (const auto& c : *claims) {
+        v.holder[c.shard.index] = c.node;
+        ++per[c.node];
+      }
+      if (per["a"] == 128 && per["b"] == 128) return v;
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+  return std::nullopt;
+}
+
+std::string key_held_by(const settled_view& v, const std::string& node, const std::string& stem) {
+  for (int i = 0;; ++i) {
+    const std::string key = fmt::format("agent:main:{}-{}", stem, i);
+    if (v.holder.at(shard_of(key).index) == node) return key;
+  }
+}
+
+std::unique_ptr<gateway::gateway_client> client_of(const settled_view& v, const std::string& node) {
+  auto where = gateway::parse_address(v.address.at(node));
+  REQUIRE(where);
+  gateway::gateway_client_options o;
+  o.host = where->host;
+  o.port = where->port;
+  o.identity.token = k_token;
+  o.identity.scopes = {"operator.admin"};
+  auto c = gateway::gateway_client::connect(o);
+  INFO((c ? std::string() : c.error().message()));
+  REQUIRE(c.ok());
+  return std::move(*c);
+}
+
+// A call, retried while the answer is UNAVAILABLE and retryable (the owner directory of the node
+// may not have caught up with the owner keys yet), at most 20 times.
+result<bj::value> call(gateway::gateway_client& c, const std::string& method, const bj::object& params, int* retries = nullptr) {
+  for (int attempt = 0;; ++attempt) {
+    auto r = c.request(method, params, 20s);
+    const auto& e = c.last_error();
+    if (r || attempt == 20 || !e || e->code != "UNAVAILABLE" || !e->retryable) return r;
+    if (retries) ++*retries;
+    std::this_thread::sleep_for(std::chrono::milliseconds(gateway::kForwardRetryAfterMs / 4));  // the answer's retryAfterMs, shortened
+  }
+}
+
+struct turn_seen {
+  bool started = false;
+  int deltas = 0;
+  std::string final_text, state, error;
+};
+
+// chat.send, then the run's chat events to its closing one.
+turn_seen turn(gateway::gateway_client& c, const std::string& key, const std::string& message, const std::string& run) {
+  turn_seen t;
+  auto r = call(c, "chat.send", {{"sessionKey", key}, {"message", message}, {"idempotencyKey", run}});
+  INFO((r ? std::string() : r.error().message()));
+  REQUIRE(r);
+  t.started = r->at("status") == "started";
+  const auto until = steady::now() + 30s;
+  while (steady::now() < until) {
+    auto ev = c.next_event(10s);
+    REQUIRE(ev);
+    if (ev->event != "chat" || ev->payload.at("runId").as_string() != run) continue;
+    const std::string state(ev->payload.at("state").as_string());
+    if (state == "delta") {
+      ++t.deltas;
+      continue;
+    }
+    t.state = state;
+    if (const auto* e = ev->payload.as_object().if_contains("errorMessage")) t.error = std::string(e->as_string());
+    if (const auto* m = ev->payload.as_object().if_contains("message"))
+      t.final_text = std::string(m->at("content").at(0).at("text").as_string());
+    break;
+  }
+  return t;
+}
+
+double pct(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5))];
+}
+
+}  // namespace
+
+TEST_CASE("forwarding: a client on node A chats, reads, patches and resets a session node B owns",
+          "[cluster][forward][etcd]") {
+  SESSIONRT_TEST_ETCD(etcd);
+  auto client = blocking_etcd::connect({etcd->endpoint(), 2000});
+  REQUIRE(client);
+  two_nodes nodes(etcd->endpoint());
+  nodes.start("a");
+  nodes.start("b");
+  auto v = wait_settled(*client, 60s);
+  INFO(nodes.logs());
+  REQUIRE(v);
+  const std::string remote = key_held_by(*v, "b", "fwd"), local = key_held_by(*v, "a", "here");
+  auto on_a = client_of(*v, "a");
+  auto on_b = client_of(*v, "b");
+
+  // chat.send through A: answered started, then streamed, as a local run is.
+  int retries = 0;
+  auto t = turn(*on_a, remote, "forwarded hello", "fwd-run-1");
+  INFO(t.error);
+  CHECK(t.started);
+  CHECK(t.deltas > 0);
+  CHECK(t.state == "final");
+  CHECK_THAT(t.final_text, Catch::Contains("forwarded hello"));
+  // The turn is B's: in B's transcript, not in A's.
+  CHECK_THAT(transcripts_of(nodes.node("b").state_dir), Catch::Contains("forwarded hello"));
+  CHECK_THAT(transcripts_of(nodes.node("a").state_dir), !Catch::Contains("forwarded hello"));
+
+  // The same idempotencyKey again through A: B's dedupe answers, no second turn.
+  auto again = call(*on_a, "chat.send", {{"sessionKey", remote}, {"message", "forwarded hello"}, {"idempotencyKey", "fwd-run-1"}});
+  REQUIRE(again);
+  CHECK(again->at("status") == "ok");
+
+  // chat.history through A is B's history.
+  auto hist_a = call(*on_a, "chat.history", {{"sessionKey", remote}}, &retries);
+  auto hist_b = call(*on_b, "chat.history", {{"sessionKey", remote}});
+  INFO((hist_a ? std::string() : hist_a.error().message()));
+  INFO((hist_b ? std::string() : hist_b.error().message()));
+  REQUIRE(hist_a);
+  REQUIRE(hist_b);
+  CHECK(hist_a->at("messages").as_array().size() == 2);
+  CHECK(hist_a->at("sessionId") == hist_b->at("sessionId"));
+
+  // sessions.patch through A changes B's row.
+  auto patched = call(*on_a, "sessions.patch", {{"key", remote}, {"label", "via-a"}}, &retries);
+  REQUIRE(patched);
+  CHECK(patched->at("entry").at("label") == "via-a");
+  auto described = call(*on_b, "sessions.describe", {{"key", remote}});
+  REQUIRE(described);
+  CHECK(described->at("session").at("label") == "via-a");
+
+  // chat.abort through A: nothing runs on B.
+  auto aborted = call(*on_a, "chat.abort", {{"sessionKey", remote}}, &retries);
+  REQUIRE(aborted);
+  CHECK(aborted->at("aborted") == false);
+
+  // sessions.reset through A: B's session gets a new id.
+  auto reset = call(*on_a, "sessions.reset", {{"key", remote}, {"reason", "reset"}}, &retries);
+  REQUIRE(reset);
+  CHECK(reset->at("entry").at("sessionId") != hist_b->at("sessionId"));
+  auto after = call(*on_b, "chat.history", {{"sessionKey", remote}});
+  REQUIRE(after);
+  CHECK(after->at("sessionId") == reset->at("entry").at("sessionId"));
+
+  // A session A holds runs on A.
+  auto mine = turn(*on_a, local, "local hello", "local-run-1");
+  INFO(mine.error);
+  CHECK(mine.state == "final");
+  CHECK_THAT(transcripts_of(nodes.node("a").state_dir), Catch::Contains("local hello"));
+  CHECK_THAT(transcripts_of(nodes.node("b").state_dir), !Catch::Contains("local hello"));
+  WARN("forwarding: UNAVAILABLE retries while A's owner view caught up: " << retries);
+}
+
+TEST_CASE("forwarding: added latency of a turn through another node", "[.][forward-latency][etcd]") {
+  SESSIONRT_TEST_ETCD(etcd);
+  auto client = blocking_etcd::connect({etcd->endpoint(), 2000});
+  REQUIRE(client);
+  two_nodes nodes(etcd->endpoint());
+  nodes.start("a");
+  nodes.start("b");
+  auto v = wait_settled(*client, 60s);
+  REQUIRE(v);
+  const char* env = std::getenv("SESSIONRT_FORWARD_TURNS");
+  const int turns = env ? std::max(1, std::atoi(env)) : 200;
+  auto on_a = client_of(*v, "a");
+  std::map<std::string, std::vector<double>> ms;
+  // Alternating, so both see the same machine load; one key each, a fresh run id per turn.
+  (void)turn(*on_a, key_held_by(*v, "b", "warm"), "warm", "warm-b");
+  (void)turn(*on_a, key_held_by(*v, "a", "warm"), "warm", "warm-a");
+  for (int i = 0; i < turns; ++i) {
+    for (const std::string where : {"local", "forwarded"}) {
+      const std::string key = key_held_by(*v, where == "local" ? "a" : "b", "lat");
+      const auto t0 = steady::now();
+      auto t = turn(*on_a, key, "turn " + std::to_string(i), fmt::format("{}-{}", where, i));
+      REQUIRE(t.state == "final");
+      ms[where].push_back(std::chrono::duration<double, std::milli>(steady::now() - t0).count());
+    }
+  }
+  for (const auto& [where, v2] : ms)
+    WARN(fmt::format("forward latency: {} turns {}: chat.send to final p50 {:.2f} ms, p99 {:.2f} ms", v2.size(), where,
+                     pct(v2, 0.5), pct(v2, 0.99)));
+  CHECK(ms["forwarded"].size() == std::size_t(turns));
+}
+
+}  // namespace sessionrt::cluster
