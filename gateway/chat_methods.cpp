@@ -38,6 +38,9 @@ method_outcome chat_send(method_call& call) {
     c.metrics->refused(refusal::bad_session_key);
     return from_status(key.error());
   }
+  // A cluster node that does not serve the key's shard (now) says so before "started", as a
+  // retryable UNAVAILABLE (method_table.cpp), and keeps no run for the idempotency key.
+  if (status served = c.rt->serves(key->key, key->agent_id); !served.ok()) return from_status(served);
   const std::string idem(*json::get_string(call.params, "idempotencyKey"));
   auto begun = c.runs->begin(idem, key->key, key->agent_id, call.conn_id);
   if (begun.duplicate) {

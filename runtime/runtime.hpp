@@ -288,6 +288,12 @@ class runtime {
   status close_shard(const std::string& agent, int index, std::chrono::milliseconds deadline);
   // The open shards' unit names ("main/017"), in order.
   std::vector<std::string> open_shards() const;
+  // Whether a turn for `key` (of agent `agent`) is taken here now: ok without shards, or when
+  // its shard is open or being opened (the router holds it); not_owner when the shard is not
+  // here or is being closed. A caller that answers before the turn runs (the gateway's
+  // chat.send "started") asks first, so a client is told to retry instead of getting a run
+  // that fails. Advisory: a close may begin right after; the run then fails with not_owner.
+  status serves(const std::string& key, const std::string& agent) const;
 
   status stop(std::chrono::milliseconds deadline = std::chrono::seconds(10));
   bool stopped() const;

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -77,6 +78,10 @@ struct runtime_impl {
   };
   mutable std::mutex shards_mu;
   std::map<std::string, open_shard_actors> shards;
+  // Announced (opening_shard) and not yet open or failed; being closed (close_shard). What
+  // serves() answers before a turn is accepted: an opening shard holds what arrives, a closing
+  // one refuses it.
+  std::set<std::string> opening_units, closing_units;
 };
 
 // A store actor over `file` (runtime_start.cpp's, for the agents' stores and the shards').

@@ -80,11 +80,19 @@ std::map<std::string, store_actor_type> shard_store_actors(const runtime_impl& s
 
 void runtime::opening_shard(const std::string& agent, int index) {
   if (impl_->stopped || !impl_->opt.shard_of) return;
+  {
+    std::lock_guard g(impl_->shards_mu);
+    impl_->opening_units.insert(shard_unit_name(agent, index));
+  }
   caf::anon_send(impl_->actors.router, shard_open_atom::value, agent, index);
 }
 
 void runtime::shard_open_failed(const std::string& agent, int index) {
   if (impl_->stopped || !impl_->opt.shard_of) return;
+  {
+    std::lock_guard g(impl_->shards_mu);
+    impl_->opening_units.erase(shard_unit_name(agent, index));
+  }
   caf::anon_send(impl_->actors.router, shard_fail_atom::value, agent, index);
 }
 
@@ -120,11 +128,12 @@ status runtime::open_shard(shard_store s) {
             if (!opened) out = status(errc::locked, "shard " + unit + " is still being closed; open it once the close returned");
           },
           [&](caf::error& e) { out = status(errc::cancelled, "opening shard " + unit + ": " + self->system().render(e)); });
+  std::lock_guard g(impl_->shards_mu);
+  impl_->opening_units.erase(unit);
   if (!out.ok()) {
     exit_shard(self, a);
     return out;
   }
-  std::lock_guard g(impl_->shards_mu);
   impl_->shards[unit] = a;
   return out;
 }
@@ -132,6 +141,18 @@ status runtime::open_shard(shard_store s) {
 status runtime::close_shard(const std::string& agent, int index, std::chrono::milliseconds deadline) {
   const std::string unit = shard_unit_name(agent, index);
   if (impl_->stopped || !impl_->opt.shard_of) return {};
+  {
+    std::lock_guard g(impl_->shards_mu);
+    impl_->closing_units.insert(unit);
+  }
+  struct closed {
+    runtime_impl& st;
+    const std::string& unit;
+    ~closed() {
+      std::lock_guard g(st.shards_mu);
+      st.closing_units.erase(unit);
+    }
+  } closed_at_return{*impl_, unit};
   host_self self{*impl_->sys};
   const auto t = caf::duration(deadline);
   status out;
@@ -154,6 +175,18 @@ status runtime::close_shard(const std::string& agent, int index, std::chrono::mi
   exit_shard(self, a);
   if (!out.ok()) spdlog::warn("cluster: {}", out.message());
   return out;
+}
+
+status runtime::serves(const std::string& key, const std::string& agent) const {
+  if (!impl_->opt.shard_of) return {};
+  const std::string unit = shard_unit_name(agent, impl_->opt.shard_of(key));
+  std::lock_guard g(impl_->shards_mu);
+  if (impl_->closing_units.count(unit))
+    return status(errc::not_owner, fmt::format("shard {} (session {}) is leaving this node; retry, its next owner "
+                                               "will serve it", unit, key));
+  if (impl_->shards.count(unit) || impl_->opening_units.count(unit)) return {};
+  return status(errc::not_owner, fmt::format("shard {} (session {}) is not served by this node: another node owns it, "
+                                             "or it is moving", unit, key));
 }
 
 std::vector<std::string> runtime::open_shards() const {

@@ -164,3 +164,20 @@ TEST_CASE("what arrives for a shard being opened waits and is delivered in arriv
   n.rt->shard_open_failed("main", 2);
   CHECK(waiting.get().st.code() == errc::not_owner);
 }
+
+TEST_CASE("serves() says before a turn is taken whether its shard is here, coming or going") {
+  serving_node n;
+  const std::string k3 = key_in_shard(3), k2 = key_in_shard(2);  // the fixture has 4 shards
+  CHECK(n.rt->serves(k3, "main").code() == errc::not_owner);  // never announced
+  n.rt->opening_shard("main", 3);
+  CHECK(n.rt->serves(k3, "main").ok());  // what arrives is held until the open
+  n.rt->shard_open_failed("main", 3);
+  CHECK(n.rt->serves(k3, "main").code() == errc::not_owner);
+  REQUIRE(n.take(3, 12).ok());
+  CHECK(n.rt->serves(k3, "main").ok());
+  CHECK(n.rt->serves(k2, "main").code() == errc::not_owner);  // another shard
+  REQUIRE(n.host->released(shard_id{"main", 3}).ok());
+  const status gone = n.rt->serves(k3, "main");
+  CHECK(gone.code() == errc::not_owner);
+  CHECK(gone.message().find("main/003") != std::string::npos);
+}
