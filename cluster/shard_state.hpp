@@ -60,10 +60,12 @@ struct opened_shard {
   shard_id shard;
   std::string dir;           // the shard's state dir
   std::string sessions_dir;  // <dir>/agents/<agent>/sessions
-  std::shared_ptr<storage::session_store_file> store;
-  runtime::commit_log_setup log;  // the replay's report, state id, next log number (and the log, batch)
+  // Declared before the store and the log, which hold files opened through them: members are
+  // destroyed in reverse order, so the store's and the log's descriptors close first.
   std::shared_ptr<const shard_write_guard> guard;
   std::shared_ptr<guarded_fs> files;  // the shard's files for every writer (guard before each write)
+  std::shared_ptr<storage::session_store_file> store;
+  runtime::commit_log_setup log;  // the replay's report, state id, next log number (and the log, batch)
   shard_open_report report;
 };
 
