@@ -152,19 +152,24 @@ status memory_fs::close(int fd) {
   return {};
 }
 
+// write and pwrite: a gap past the end reads as zeros, as on a real file.
+void memory_fs::write_at(node& file, std::uint64_t offset, const char* data, std::size_t n) {
+  std::string& bytes = file.data;
+  if (offset > bytes.size()) bytes.resize(offset, '\0');
+  const std::size_t overlap = std::min<std::size_t>(n, bytes.size() - offset);
+  bytes.replace(offset, overlap, data, n);
+  if (n > 0) touch(file);
+}
+
 result<std::size_t> memory_fs::write(int fd, const char* data, std::size_t n) {
   std::lock_guard<std::mutex> g(mu_);
   auto f = descriptor(fd, "write");
   if (!f.ok()) return f.error();
   open_file& of = **f;
   if (!writable(of.flags) || of.file->dir) return errno_status(EBADF, "write", "");
-  std::string& bytes = of.file->data;
-  if (of.flags & O_APPEND) of.offset = bytes.size();
-  if (of.offset > bytes.size()) bytes.resize(of.offset, '\0');
-  const std::size_t overlap = std::min<std::size_t>(n, bytes.size() - of.offset);
-  bytes.replace(of.offset, overlap, data, n);
+  if (of.flags & O_APPEND) of.offset = of.file->data.size();
+  write_at(*of.file, of.offset, data, n);
   of.offset += n;
-  if (n > 0) touch(*of.file);
   return n;
 }
 
@@ -174,11 +179,7 @@ result<std::size_t> memory_fs::pwrite(int fd, const char* data, std::size_t n, s
   if (!f.ok()) return f.error();
   open_file& of = **f;
   if (!writable(of.flags) || of.file->dir) return errno_status(EBADF, "write", "");
-  std::string& bytes = of.file->data;
-  if (offset > bytes.size()) bytes.resize(offset, '\0');
-  const std::size_t overlap = std::min<std::size_t>(n, bytes.size() - offset);
-  bytes.replace(offset, overlap, data, n);
-  if (n > 0) touch(*of.file);
+  write_at(*of.file, offset, data, n);
   return n;
 }
 

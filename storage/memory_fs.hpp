@@ -72,6 +72,7 @@ class memory_fs final : public fs {
   result<lookup> existing(const std::string& path, const char* op) const;  // find(), ENOENT if absent; under mu_
   node_ptr make_node(bool dir, mode_t mode);                           // under mu_
   void touch(node& n);                                                 // mtime + ctime; under mu_
+  void write_at(node& file, std::uint64_t offset, const char* data, std::size_t n);  // under mu_
   std::int64_t now_ns() const;                                         // the clock's time, in ns
   status known_fd(int fd, const char* op);                            // EBADF unless open
   result<open_file*> descriptor(int fd, const char* op);               // under mu_

@@ -55,19 +55,6 @@ constexpr int k_ttl_s = 2;
 
 double seconds_since(steady::time_point t) { return std::chrono::duration<double>(steady::now() - t).count(); }
 
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = -1;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  if (fd >= 0) ::close(fd);
-  return port;
-}
 
 pid_t spawn(std::vector<std::string> args, const std::string& log_path) {
   return testing::spawn_logged(std::move(args), log_path);
@@ -97,8 +84,8 @@ std::string read_all(const std::string& path) {
 class etcd_server {
  public:
   explicit etcd_server(std::string binary) : binary_(std::move(binary)) {
-    client_ = free_port();
-    peer_ = free_port();
+    client_ = testing::free_loopback_port();
+    peer_ = testing::free_loopback_port();
   }
   ~etcd_server() { stop(); }
   std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(client_); }

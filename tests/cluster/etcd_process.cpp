@@ -28,9 +28,9 @@ bool executable(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
-// A loopback port nobody listens on now (another process may take it before etcd does:
-// start() then tries again with new ports).
-int free_port() {
+}  // namespace
+
+int free_loopback_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -44,8 +44,6 @@ int free_port() {
   if (fd >= 0) ::close(fd);
   return port;
 }
-
-}  // namespace
 
 std::optional<std::string> etcd_binary() {
   if (const char* env = std::getenv("SESSIONRT_ETCD_BIN"); env != nullptr && *env != '\0')
@@ -61,7 +59,7 @@ result<std::unique_ptr<etcd_process>> etcd_process::start(const std::string& bin
   std::string last_log;
   for (int attempt = 0; attempt < 3; ++attempt) {
     std::unique_ptr<etcd_process> p(new etcd_process());
-    const int client = free_port(), peer = free_port();
+    const int client = free_loopback_port(), peer = free_loopback_port();
     if (client < 0 || peer < 0 || client == peer) continue;
     p->endpoint_ = "http://127.0.0.1:" + std::to_string(client);
     const std::string peer_url = "http://127.0.0.1:" + std::to_string(peer);

@@ -17,6 +17,10 @@
 
 namespace sessionrt::testing {
 
+// A loopback port nobody listens on now (another process may take it before it is used: the
+// caller tries again with new ports); -1 when none could be had.
+int free_loopback_port();
+
 // $SESSIONRT_ETCD_BIN, else `etcd` on PATH; nullopt when neither is an executable file.
 std::optional<std::string> etcd_binary();
 
