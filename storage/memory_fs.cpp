@@ -20,6 +20,10 @@ struct memory_fs::node {
 
 namespace {
 constexpr std::uint64_t kDev = 0x5e55;
+// Buffers worth keeping: below this jemalloc's size classes reuse freed pages anyway.
+constexpr std::size_t kLargeBuffer = std::size_t{1} << 20;
+constexpr std::size_t kMaxSpareBuffer = std::size_t{64} << 20;
+constexpr std::size_t kMaxSpares = 4;
 
 // "/a/./b//c/../d" -> {"a", "b", "d"}; a relative path is taken from "/".
 std::vector<std::string> components(const std::string& path) {
@@ -48,7 +52,12 @@ memory_fs::memory_fs(const clock& time) : time_(time) { root_ = make_node(true, 
 memory_fs::~memory_fs() = default;
 
 memory_fs::node_ptr memory_fs::make_node(bool dir, mode_t mode) {
-  auto n = std::make_shared<node>();
+  // The last reference to a node is dropped under mu_ (close, rename over, unlink) or while
+  // this fs is destroyed, when spare_ still lives (it is declared before root_ and fds_).
+  node_ptr n(new node, [this](node* gone) {
+    recycle(std::move(gone->data));
+    delete gone;
+  });
   n->dir = dir;
   n->perm = mode & 07777;
   n->ino = next_ino_++;
@@ -152,9 +161,46 @@ status memory_fs::close(int fd) {
   return {};
 }
 
+void memory_fs::recycle(std::string&& bytes) {
+  const std::size_t cap = bytes.capacity();
+  if (cap < kLargeBuffer || cap > kMaxSpareBuffer) return;  // freed with the node
+  std::string kept = std::move(bytes);
+  kept.clear();
+  const auto at = std::lower_bound(spare_.begin(), spare_.end(), cap,
+                                   [](const std::string& b, std::size_t c) { return b.capacity() < c; });
+  spare_.insert(at, std::move(kept));
+  if (spare_.size() > kMaxSpares) spare_.erase(spare_.begin());  // the smallest goes
+}
+
+// Small files grow as std::string grows them (doubling). A large one takes the smallest spare
+// buffer that fits, or a fresh one with headroom; the buffer it leaves is kept in turn.
+void memory_fs::make_room(std::string& bytes, std::uint64_t size) {
+  if (size <= bytes.capacity() || size < kLargeBuffer) return;
+  const auto fits = std::lower_bound(spare_.begin(), spare_.end(), size,
+                                     [](const std::string& b, std::uint64_t s) { return b.capacity() < s; });
+  std::string next;
+  if (fits != spare_.end()) {
+    next = std::move(*fits);
+    spare_.erase(fits);
+    ++large_buffers_.reused;
+  } else {
+    next.reserve(std::max<std::uint64_t>(size + size / 8, 2 * std::uint64_t{bytes.capacity()}));
+    ++large_buffers_.fresh;
+  }
+  next.assign(bytes);
+  bytes.swap(next);
+  recycle(std::move(next));
+}
+
+memory_fs::buffer_counts memory_fs::large_buffers() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return large_buffers_;
+}
+
 // write and pwrite: a gap past the end reads as zeros, as on a real file.
 void memory_fs::write_at(node& file, std::uint64_t offset, const char* data, std::size_t n) {
   std::string& bytes = file.data;
+  make_room(bytes, offset + n);
   if (offset > bytes.size()) bytes.resize(offset, '\0');
   const std::size_t overlap = std::min<std::size_t>(n, bytes.size() - offset);
   bytes.replace(offset, overlap, data, n);
@@ -190,6 +236,7 @@ status memory_fs::fallocate(int fd, std::uint64_t offset, std::uint64_t length) 
   open_file& of = **f;
   if (!writable(of.flags) || of.file->dir) return errno_status(EBADF, "fallocate", "");
   if (offset + length > of.file->data.size()) {
+    make_room(of.file->data, offset + length);
     of.file->data.resize(offset + length, '\0');
     touch(*of.file);
   }
@@ -226,6 +273,7 @@ status memory_fs::ftruncate(int fd, std::uint64_t length) {
   auto f = descriptor(fd, "ftruncate");
   if (!f.ok()) return f.error();
   if (!writable((*f)->flags) || (*f)->file->dir) return errno_status(EINVAL, "ftruncate", "");
+  make_room((*f)->file->data, length);
   (*f)->file->data.resize(length, '\0');
   touch(*(*f)->file);
   return {};

@@ -9,6 +9,13 @@
 // - stat: st_dev is one constant, st_ino counts up from 1, permissions are the mode asked for
 //   (no umask), mtime / ctime are `time`'s at the last change, so file ages follow virtual time.
 // - Descriptors are small integers of this fs only (not the process's); they never run out.
+// - Memory: a write goes into the file's own buffer (appends grow it geometrically). A large
+//   file's buffer (>= 1 MiB) is kept when the file is gone (its last name and descriptor) and
+//   given to the next large file that fits it, so rewriting a big file whole (sessions.json,
+//   temp file + rename, each save) reuses pages already mapped instead of faulting fresh ones in
+//   (jemalloc maps blocks of 8 MiB or more afresh and unmaps them when freed). At most 4 such
+//   buffers, each at most 64 MiB, are kept; a fresh large buffer gets 1/8 headroom so that the
+//   next, slightly larger rewrite still fits it.
 // Thread-safe (one mutex). The caller owns `time`, which must outlive this fs.
 #pragma once
 #include <cstdint>
@@ -31,6 +38,11 @@ class memory_fs final : public fs {
 
   // Bytes held in regular files now (each file once, however many names it has).
   std::uint64_t bytes_held() const;
+  // Large buffers allocated afresh / taken from a gone file's, since construction (for tests).
+  struct buffer_counts {
+    std::uint64_t fresh = 0, reused = 0;
+  };
+  buffer_counts large_buffers() const;
 
   result<int> open(const std::string& path, int flags, mode_t mode = 0600) override;
   status close(int fd) override;
@@ -73,6 +85,8 @@ class memory_fs final : public fs {
   node_ptr make_node(bool dir, mode_t mode);                           // under mu_
   void touch(node& n);                                                 // mtime + ctime; under mu_
   void write_at(node& file, std::uint64_t offset, const char* data, std::size_t n);  // under mu_
+  void make_room(std::string& bytes, std::uint64_t size);  // capacity for `size` bytes; under mu_
+  void recycle(std::string&& bytes);                       // a gone file's buffer; under mu_
   std::int64_t now_ns() const;                                         // the clock's time, in ns
   status known_fd(int fd, const char* op);                            // EBADF unless open
   result<open_file*> descriptor(int fd, const char* op);               // under mu_
@@ -80,6 +94,9 @@ class memory_fs final : public fs {
 
   const clock& time_;
   mutable std::mutex mu_;
+  // Before root_ and fds_: the nodes they free at destruction hand their buffers back here.
+  std::vector<std::string> spare_;  // empty buffers of gone large files, by capacity ascending
+  buffer_counts large_buffers_;
   node_ptr root_;
   std::unordered_map<int, open_file> fds_;
   int next_fd_ = 3;

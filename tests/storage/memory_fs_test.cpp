@@ -6,6 +6,7 @@
 #include <fcntl.h>
 
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -259,4 +260,42 @@ TEST_CASE("memory_fs carries storage's atomic whole-file writes") {
   REQUIRE(storage::create_file_exclusive(mem, "/s/new.json", "x").ok());
   CHECK(*storage::read_file(mem, "/s/new.json", 1 << 20) == "x");
   CHECK(mem.list_dir("/s")->size() == 2);
+}
+
+TEST_CASE("memory_fs: a large file rewritten whole takes the buffer of the file it replaced, never its bytes") {
+  manual_clock clk(0);
+  storage::memory_fs mem(clk);
+  REQUIRE(mem.mkdir("/s", 0700).ok());
+  // sessions.json's life in a simulation: rewritten whole (temp file + rename), a little larger
+  // each time; the reader keeps the old file open until the next one is in place.
+  std::optional<int> held;
+  for (int i = 0; i < 20; ++i) {
+    const std::string text((std::size_t{2} << 20) + std::size_t(i) * 1000, char('a' + i));
+    int fd = -1;
+    storage::replace_options o;
+    o.keep_fd = &fd;
+    REQUIRE(storage::replace_file_atomic(mem, "/s/sessions.json", text, o).ok());
+    if (held) REQUIRE(mem.close(*held).ok());
+    held = fd;
+    CHECK(*storage::read_file(mem, "/s/sessions.json", 16 << 20) == text);
+  }
+  REQUIRE(mem.close(*held).ok());
+  const auto counts = mem.large_buffers();
+  INFO("fresh " << counts.fresh << ", reused " << counts.reused);
+  CHECK(counts.fresh <= 3);
+  CHECK(counts.reused >= 17);
+
+  // A reused buffer's old bytes never show: a gap, a fallocate and an ftruncate read as zeros.
+  REQUIRE(mem.unlink("/s/sessions.json").ok());
+  auto fd = mem.open("/s/gap", O_RDWR | O_CREAT, 0600);
+  REQUIRE(fd.ok());
+  REQUIRE(mem.pwrite(*fd, "z", 1, 1 << 20).ok());
+  REQUIRE(mem.fallocate(*fd, 0, (1 << 20) + 4096).ok());
+  REQUIRE(mem.ftruncate(*fd, (2 << 20) + 8192).ok());
+  const std::string all = *storage::pread_all(mem, *fd, 4 << 20, 0);
+  REQUIRE(all.size() == (2u << 20) + 8192);
+  CHECK(all[1 << 20] == 'z');
+  CHECK(std::count(all.begin(), all.end(), '\0') == std::ptrdiff_t(all.size()) - 1);
+  CHECK(mem.large_buffers().reused > counts.reused);  // the gap did take a kept buffer
+  REQUIRE(mem.close(*fd).ok());
 }
