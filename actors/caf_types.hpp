@@ -145,6 +145,7 @@ typename Inspector::result_type inspect(Inspector& f, summary_reply& x) {
 }  // namespace sessionrt::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::chat_event)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::chat_event_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::lifecycle_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::session_entry)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::entry_reply)

@@ -4,6 +4,7 @@
 #pragma once
 #include <boost/json/array.hpp>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,12 @@ struct chat_event {
   // carry it as data.runId and its turn_outcome echoes it, so a host joins them to the run.
   std::string run_id;
 };
+
+// A chat event from the relay on (actors/router): handed from actor to actor and through the
+// session's queue by this pointer, so its twenty fields are moved once, not at every hop. One
+// holder at a time (each passes it on and keeps no copy), so the session's queue may change
+// it (a collect merge, the overflow note).
+using chat_event_ptr = std::shared_ptr<chat_event>;
 
 enum class system_event_kind { heartbeat, cron, exec };
 

@@ -23,6 +23,9 @@ struct log_sync_job {
   std::string log_path;
   std::vector<storage::shared_fd_ptr> new_files;
   std::vector<std::string> dirs;
+  // Answered by the worker once the sync returned, before it reports to the log (group_commit's
+  // hand_off): a session's acknowledgement takes one hop, not two.
+  std::vector<commit_log_waiter> answer;
 };
 struct log_checkpoint_job {
   std::vector<storage::shared_fd_ptr> files;
@@ -87,7 +90,9 @@ sync_worker_actor::behavior_type log_worker(sync_worker_actor::pointer self, sto
       [self, files, log](flush_atom, log_sync_job& job) {
         std::string error = run_sync(*files, job);
         const std::uint64_t id = job.id;
-        job = log_sync_job();  // handles released before the answer
+        auto waiters = std::move(job.answer);
+        job = log_sync_job();  // handles released before the answers
+        for (auto& w : waiters) self->send(w.to, synced_atom::value, w.file_id, w.seq, error);
         self->send(log, log_synced_atom::value, id, std::move(error));
       },
       [self, files, log](checkpoint_atom, log_checkpoint_job& job) {
@@ -282,9 +287,12 @@ void dispatch(self_ptr self) {
     while (!st.idle.empty()) {
       auto j = st.book.next_sync();
       if (!j) break;
+      auto waiters = st.book.hand_off(*j);  // the book's ready() was sent above
       auto worker = caf::actor_cast<sync_worker_actor>(std::move(st.idle.back()));
       st.idle.pop_back();
-      self->send(worker, flush_atom::value, job_for(st, std::move(*j)));
+      auto job = job_for(st, std::move(*j));
+      job.answer = std::move(waiters);
+      self->send(worker, flush_atom::value, std::move(job));
     }
   }
   if (st.checkpoint_running) return;

@@ -6,7 +6,10 @@
 // new transcript, the file and its directory were synced too). The records that arrive while
 // syncs run form the next group (classic group commit): the actor writes each round with one
 // write as soon as it reads its mailbox, and up to `parallel_syncs` sync workers run the
-// fdatasyncs (storage.batchWindowMs > 0 keeps a round open that long first).
+// fdatasyncs (storage.batchWindowMs > 0 keeps a round open that long first). A worker whose
+// job is the only sync running answers the records it covers itself, as soon as its sync
+// returns (group_commit.hpp's hand_off), in order, before it reports to the actor; the records
+// behind them wait for that report.
 // Checkpoint: when the log passes checkpoint_bytes, or every checkpoint_interval_ms (real time
 // only), a new log file takes the writes and, once the old one's records are answered, a
 // checkpoint worker makes the transcripts written since it began durable (fdatasync each, or

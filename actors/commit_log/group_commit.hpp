@@ -12,6 +12,11 @@
 //   error in that order. A failed sync fails every waiter of that log not yet answered and
 //   marks the log failed (current_failed(): the caller starts a new log; no write follows an
 //   fdatasync error in the same file).
+// - A job that is the only one running may take the waiters at the front that it covers
+//   (hand_off): whoever runs it answers them as soon as its sync returns, with its result,
+//   which is what the book would answer (the job is its log's only one, and nothing before
+//   them is unanswered). They stay in the book, holding back every waiter behind them, until
+//   synced() of that job drops them unanswered.
 // - Checkpoint: a retired log whose waiters are answered and whose jobs are done can go once
 //   its dirty transcripts are durable: take_checkpoint() hands them over (checkpoint_failed()
 //   gives them back to be retried with the next one). take_all() (shutdown) takes every log.
@@ -104,8 +109,26 @@ class group_commit {
     return std::any_of(logs_.begin(), logs_.end(), [](const log_state& l) { return !l.jobs.empty(); });
   }
 
-  // Job `id` finished ("" = durable). Returns the waiters it lets go, in order.
+  // The waiters job `j` (just taken from next_sync()) answers itself: those at the front that
+  // it covers, when no other job runs (else none, and the book answers them as usual). Take
+  // ready() first: a waiter that can be answered now would wait for the job.
+  std::vector<Waiter> hand_off(const sync_job& j) {
+    for (const auto& l : logs_)
+      for (const auto& job : l.jobs)
+        if (job.id != j.id) return {};
+    std::vector<Waiter> out;
+    for (auto& e : waiting_) {
+      if (e.handed || e.log != j.log || e.end > j.upto) break;
+      e.handed = j.id;
+      out.push_back(e.waiter);
+    }
+    return out;
+  }
+
+  // Job `id` finished ("" = durable). Returns the waiters it lets go, in order (not those it
+  // was handed: they had its answer).
   std::vector<answer> synced(std::uint64_t id, const std::string& error) {
+    while (!waiting_.empty() && waiting_.front().handed == id) waiting_.pop_front();
     for (auto& l : logs_) {
       auto it = std::find_if(l.jobs.begin(), l.jobs.end(), [&](const job_state& j) { return j.id == id; });
       if (it == l.jobs.end()) continue;
@@ -131,6 +154,7 @@ class group_commit {
     std::vector<answer> out;
     while (!waiting_.empty()) {
       entry& e = waiting_.front();
+      if (e.handed) break;  // its job answers it; the ones behind wait for that
       if (e.log == 0) {
         out.push_back({std::move(e.waiter), std::move(e.error)});
       } else {
@@ -189,10 +213,13 @@ class group_commit {
     cp.sync_home = cp.sync_home || dirty.home_dirty();
     return cp;
   }
-  // The waiters not answered yet, in order (their errors kept), leaving none.
+  // The waiters not answered yet, in order (their errors kept), leaving none. Those handed
+  // to a job still running are left out: it answers them (shutdown comes after the sessions
+  // stopped, which waited for their answers, so in practice there are none).
   std::vector<answer> take_waiters(const std::string& error) {
     std::vector<answer> out;
-    for (auto& e : waiting_) out.push_back({std::move(e.waiter), e.log == 0 ? std::move(e.error) : error});
+    for (auto& e : waiting_)
+      if (!e.handed) out.push_back({std::move(e.waiter), e.log == 0 ? std::move(e.error) : error});
     waiting_.clear();
     return out;
   }
@@ -221,6 +248,7 @@ class group_commit {
     std::uint64_t log = 0;  // 0: failed before any log (error holds why)
     std::uint64_t end = 0;
     std::string error;
+    std::uint64_t handed = 0;  // the job that answers it (hand_off), 0: the book does
   };
   const log_state* find(std::uint64_t number) const {
     for (const auto& l : logs_)

@@ -24,7 +24,9 @@ outcome_relay_type::behavior_type outcome_relay(outcome_relay_type::pointer self
               });
   };
   return {
-      [router, ask](chat_atom a, std::uint64_t id, chat_event& ev) { ask(router, id, "the router", a, std::move(ev)); },
+      [router, ask](chat_atom a, std::uint64_t id, chat_event& ev) {
+        ask(router, id, "the router", a, std::make_shared<chat_event>(std::move(ev)));
+      },
       // The host's other messages to the router go the same way, so they stay behind its turns.
       [router, ask](system_atom a, std::uint64_t id, system_event& ev) {
         ask(router, id, "the router", a, std::move(ev));

@@ -1,7 +1,8 @@
 // outcome_relay: the host's side of the requests answered with a turn_outcome, for the
 // runtime's callback API (runtime::send(ev, done), spawn_subagent(..., done)). A host thread
 // keeps its callback in `pending` and sends only its id:
-//   (chat, id, chat_event), (system, id, system_event)  ask the router
+//   (chat, id, chat_event), (system, id, system_event)  ask the router (a chat event as a
+//                                                       chat_event_ptr: moved once here)
 //   (spawn, id, parent key, subagent_spec)              asks the sub-agent spawner
 // and the relay calls the callback held under `id` with the outcome (or with an io_error
 // outcome naming who did not answer). (settle), (tick, settle) and (stop) go on to the router

@@ -456,7 +456,8 @@ const std::pair<const std::string, route>* route_of(router_state& st, const chat
 
 // A chat event: answered through `rp` by its session actor (delegated), or here when it is
 // refused.
-void on_chat(router_self self, const state_ptr& st, chat_event ev, caf::response_promise rp) {
+void on_chat(router_self self, const state_ptr& st, chat_event_ptr held, caf::response_promise rp) {
+  const chat_event& ev = *held;
   if (st->slots.stopping()) return void(rp.deliver(failed_outcome(status(errc::cancelled, "the runtime is stopping"))));
   if (!ev.session_key.empty() && !is_plausible_session_key(ev.session_key))
     return void(rp.deliver(failed_outcome(
@@ -473,8 +474,8 @@ void on_chat(router_self self, const state_ptr& st, chat_event ev, caf::response
       auto out = failed_outcome(not_owner(unit, r.session_key), r.session_key);
       if (fresh) st->route_cache.erase(cached->first);  // no slot to drop it with
       if (served == shard_gate::refused) return void(rp.deliver(std::move(out)));
-      st->opening[unit].push_back([self, st, ev = std::move(ev), rp = std::move(rp)]() mutable {
-        on_chat(self, st, std::move(ev), std::move(rp));
+      st->opening[unit].push_back([self, st, held = std::move(held), rp = std::move(rp)]() mutable {
+        on_chat(self, st, std::move(held), std::move(rp));
       });
       return;
     }
@@ -490,9 +491,9 @@ void on_chat(router_self self, const state_ptr& st, chat_event ev, caf::response
   const std::string agent = st->cfg.shard_of ? unit_of(*st, key, r.agent_id) : r.agent_id;
   const std::string cache_key = fresh ? cached->first : std::string();
   deliver_or_wait(self, st, key, agent,
-                  [ev = std::move(ev), facts = std::move(facts), rp = std::move(rp), key](
+                  [held = std::move(held), facts = std::move(facts), rp = std::move(rp), key](
                       router_self, const session_actor_type& a, const status& refused) mutable {
-                    if (a) return void(rp.delegate(a, chat_atom::value, std::move(ev), std::move(facts)));
+                    if (a) return void(rp.delegate(a, chat_atom::value, std::move(held), std::move(facts)));
                     rp.deliver(refused_outcome(refused, key));
                   });
   // The slot exists now (deliver_or_wait made it); the route goes with it.
@@ -602,6 +603,11 @@ router_actor_type::behavior_type router_behavior(router_self self, router_config
   schedule_sweep(self, *st);
   return {
       [self, st](chat_atom, chat_event& ev) -> caf::result<turn_outcome> {
+        auto rp = self->make_response_promise();
+        on_chat(self, st, std::make_shared<chat_event>(std::move(ev)), rp);
+        return rp;
+      },
+      [self, st](chat_atom, chat_event_ptr& ev) -> caf::result<turn_outcome> {
         auto rp = self->make_response_promise();
         on_chat(self, st, std::move(ev), rp);
         return rp;

@@ -5,7 +5,8 @@
 // (session.maxLiveSessions, least recently used first). Events for one key are delivered in
 // arrival order: while a key's actor is being spawned or is passivating, its events wait in
 // the router, and go to the next actor in order.
-//   (chat, chat_event) -> turn_outcome      delegated to the key's session actor
+//   (chat, chat_event) -> turn_outcome      delegated to the key's session actor (as a
+//   (chat, chat_event_ptr) -> turn_outcome  chat_event_ptr: the event is not moved again)
 //   (system, system_event) -> turn_outcome  checked (system_event_check.hpp: a refusal names
 //                                           the key or the limit), then delegated to the key's
 //                                           session actor
@@ -97,6 +98,7 @@ struct router_config {
 // The signatures of the header comment, one per line.
 using router_actor_type = caf::typed_actor<
     caf::replies_to<chat_atom, chat_event>::with<turn_outcome>,
+    caf::replies_to<chat_atom, chat_event_ptr>::with<turn_outcome>,
     caf::replies_to<system_atom, system_event>::with<turn_outcome>,
     caf::reacts_to<passivate_atom, std::string, std::string>,  // key, why
     caf::reacts_to<passivated_atom, std::string>,               // key

@@ -159,7 +159,7 @@ session_actor_type::behavior_type session_actor(session_self self, std::string k
     st->carry_out(st->machine->passivate(why));
   };
   return {
-      [self, st, answer_to](chat_atom, chat_event& ev, route_facts& route) -> caf::result<turn_outcome> {
+      [self, st, answer_to](chat_atom, chat_event_ptr& ev, route_facts& route) -> caf::result<turn_outcome> {
         auto rp = self->make_response_promise();
         st->carry_out(st->machine->chat(std::move(ev), std::move(route), answer_to(rp)));
         return rp;

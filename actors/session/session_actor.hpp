@@ -81,7 +81,7 @@ typename Inspector::result_type inspect(Inspector& f, settle_report& x) {
 using passivated_port = caf::typed_actor<caf::reacts_to<passivated_atom, std::string>>;
 
 using session_actor_type = caf::typed_actor<
-    caf::replies_to<chat_atom, chat_event, route_facts>::with<turn_outcome>,
+    caf::replies_to<chat_atom, chat_event_ptr, route_facts>::with<turn_outcome>,
     caf::replies_to<system_atom, system_event>::with<turn_outcome>,
     caf::reacts_to<synced_atom, std::uint64_t, std::uint64_t, std::string>,  // file id, seq, error
     caf::reacts_to<granted_atom, std::uint64_t>,                             // call id

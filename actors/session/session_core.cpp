@@ -222,6 +222,7 @@ bool session_core::trim() {
   context_ = boost::json::array();  // clear() would keep the capacity
   clean_upto_ = 0;  // a new context: its cleanliness is unknown
   patch_memo_.reset();
+  row_text_.reset();
   if (row_ && row_sent_) {  // the store holds this very row: keep only its sessionId
     stored_row_id_ = std::string(row_->session_id().value_or(""));
     row_.reset();
@@ -461,10 +462,11 @@ void session_core::row_for_store(core_effects& fx) {
   row_sent_ = fx.store_put && row_;
   if (!fx.store_put || !row_) return;
   note_history_count();
+  // The text session_store::append_row_text makes, from the members that changed.
+  if (!row_text_) row_text_ = std::make_unique<row_text_memo>();
   std::string text;
-  storage::session_store::append_row_text(text, key_, *row_);
   // Invalid UTF-8 would not parse back in the store: such a row goes as the object.
-  if (is_valid_utf8(text)) fx.store_text = std::move(text);
+  if (row_text_->append(text, key_, row_->json())) fx.store_text = std::move(text);
 }
 
 void session_core::system_turn(const system_event& ev, turn_outcome& out, core_effects& fx) {

@@ -41,6 +41,7 @@
 #include "messages/lifecycle_payloads.hpp"
 #include "actors/session/reset_trigger.hpp"
 #include "actors/session/route_facts.hpp"
+#include "actors/session/row_text_memo.hpp"
 #include "actors/session/text_keyed_memo.hpp"
 #include "actors/session/turn_io.hpp"
 #include "actors/session/turn_task.hpp"
@@ -310,6 +311,8 @@ class session_core {
   std::string history_counts_path_;                                // the transcript at this path
   // inbound_patch_for's last patch; made at a turn, dropped by trim() (an idle session keeps none).
   std::unique_ptr<text_keyed_memo<boost::json::object, 12>> patch_memo_;
+  // row_for_store's member texts; made at a turn, dropped by trim() like patch_memo_.
+  std::unique_ptr<row_text_memo> row_text_;
   std::string fork_parent_key_, fork_parent_path_;  // set_fork_parent(), until the first session starts
 };
 

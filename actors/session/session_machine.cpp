@@ -228,7 +228,7 @@ void session_machine::after_resume() {
 void session_machine::run(std::unique_ptr<running_turn> t) {
   turn_ = std::move(t);
   auto& r = *turn_;
-  r.t = r.is_chat ? core_->chat(r.ev, r.route, r.fx) : core_->system(r.sys, r.fx);
+  r.t = r.is_chat ? core_->chat(*r.ev, r.route, r.fx) : core_->system(r.sys, r.fx);
   r.t.resume();
   after_resume();
 }
@@ -328,8 +328,8 @@ void session_machine::answer(std::uint64_t id, Answer a) {
 // its sender and route, is read first): /stop never waits, /status and /context list are
 // answered at once while a turn runs, a reset trigger cancels the running turn and runs next;
 // everything else waits by the session's queue mode.
-void session_machine::on_chat(chat_event ev, route_facts route, outcome_fn sink) {
-  const recognized_command command = core_->recognize(ev, route);
+void session_machine::on_chat(chat_event_ptr ev, route_facts route, outcome_fn sink) {
+  const recognized_command command = core_->recognize(*ev, route);
   const command_timing timing = chat_command_info(command.id).timing;
   if (timing == command_timing::stop) return stop_command(std::move(sink));
   if (!running()) {
@@ -374,11 +374,11 @@ void session_machine::stop_command(outcome_fn sink) {
 
 // A message that arrived while a turn runs: steered into the running call, or queued by the
 // session's queue mode (the cap's drops answered; interrupt cancels the running turn).
-void session_machine::enqueue(chat_event ev, route_facts route, outcome_fn sink) {
+void session_machine::enqueue(chat_event_ptr ev, route_facts route, outcome_fn sink) {
   const auto q = effective_queue(deps_->settings->queue, core_->entry() ? &*core_->entry() : nullptr);
   queued_chat c{std::move(ev), std::move(route), std::move(sink), deps_->time->now_ms()};
-  if (q.mode == queue_mode::steer && c.ev.content.empty())
-    if (auto inbox = core_->steering_inbox(); inbox && inbox->try_put(c.ev.text)) {
+  if (q.mode == queue_mode::steer && c.ev->content.empty())
+    if (auto inbox = core_->steering_inbox(); inbox && inbox->try_put(c.ev->text)) {
       turn_->inbox = std::move(inbox);
       turn_->steered.push_back(std::move(c));
       return;
@@ -397,7 +397,7 @@ void session_machine::enqueue(chat_event ev, route_facts route, outcome_fn sink)
 
 // ---- inputs ----
 
-session_plan session_machine::chat(chat_event ev, route_facts route, outcome_fn sink) {
+session_plan session_machine::chat(chat_event_ptr ev, route_facts route, outcome_fn sink) {
   on_chat(std::move(ev), std::move(route), std::move(sink));
   return take();
 }

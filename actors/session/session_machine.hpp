@@ -71,7 +71,7 @@ class session_machine final : private turn_io {
   // ---- inputs; each returns what to do now ----
   // A chat message; `sink` gets its outcome once its turn is acknowledged (or at once for a
   // command answered without a turn, or a refusal).
-  session_plan chat(chat_event ev, route_facts route, outcome_fn sink);
+  session_plan chat(chat_event_ptr ev, route_facts route, outcome_fn sink);
   // A system event; `sink` (may be null) once it was handled.
   session_plan system(system_event ev, outcome_fn sink);
   // The commit log made transcript `file`'s appends up to `seq` durable, or failed (error).
@@ -115,7 +115,7 @@ class session_machine final : private turn_io {
   // the coroutine, so they live here, at a fixed address, until it ends.
   struct running_turn {
     bool is_chat = true;
-    chat_event ev;
+    chat_event_ptr ev;  // set for a chat turn
     route_facts route;
     system_event sys;
     outcome_fn sink;  // null for a system event nobody waits for
@@ -152,9 +152,9 @@ class session_machine final : private turn_io {
   void reply(outcome_fn sink, turn_outcome out);
   turn_outcome refused(status why) const;
 
-  void on_chat(chat_event ev, route_facts route, outcome_fn sink);
+  void on_chat(chat_event_ptr ev, route_facts route, outcome_fn sink);
   void stop_command(outcome_fn sink);
-  void enqueue(chat_event ev, route_facts route, outcome_fn sink);
+  void enqueue(chat_event_ptr ev, route_facts route, outcome_fn sink);
   void pump(bool after_turn);
   void run(std::unique_ptr<running_turn> t);
   void after_resume();

@@ -48,7 +48,7 @@ std::vector<queued_chat> turn_queue::push(queued_chat c, const queue_settings& q
                              [](const auto& item) { return std::holds_alternative<queued_chat>(item); });
       if (it == items_.end()) break;
       auto& old = std::get<queued_chat>(*it);
-      if (q.drop == queue_drop::summarize) overflow_.push_back(overflow_line(old.ev));
+      if (q.drop == queue_drop::summarize) overflow_.push_back(overflow_line(*old.ev));
       dropped.push_back(std::move(old));
       items_.erase(it);
       --chats_;
@@ -80,12 +80,12 @@ std::optional<queued_work> turn_queue::pop(const queue_settings& q) {
   --chats_;
   if (q.mode == queue_mode::collect) {
     // Rich content (images) does not merge into a text: a message with content ends the batch.
-    while (!items_.empty() && std::holds_alternative<queued_chat>(items_.front()) && w.chat->ev.content.empty() &&
-           std::get<queued_chat>(items_.front()).ev.content.empty()) {
+    while (!items_.empty() && std::holds_alternative<queued_chat>(items_.front()) && w.chat->ev->content.empty() &&
+           std::get<queued_chat>(items_.front()).ev->content.empty()) {
       auto next = std::move(std::get<queued_chat>(items_.front()));
       items_.pop_front();
       --chats_;
-      w.chat->ev.text += "\n\n" + next.ev.text;
+      w.chat->ev->text += "\n\n" + next.ev->text;
       w.extra_sinks.push_back(std::move(next.sink));
     }
   }
@@ -93,7 +93,7 @@ std::optional<queued_work> turn_queue::pop(const queue_settings& q) {
     std::string note = fmt::format("[Queue overflow] {} earlier message(s) were dropped while you were busy:",
                                    overflow_.size());
     for (const auto& line : overflow_) note += "\n" + line;
-    auto& rc = w.chat->ev.runtime_context;
+    auto& rc = w.chat->ev->runtime_context;
     rc = rc.empty() ? note : note + "\n" + rc;
     overflow_.clear();
   }

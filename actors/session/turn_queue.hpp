@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -27,7 +28,7 @@ namespace sessionrt::actors {
 using outcome_fn = std::function<void(turn_outcome)>;
 
 struct queued_chat {
-  chat_event ev;
+  chat_event_ptr ev = std::make_shared<chat_event>();  // never null but moved from
   route_facts route;
   outcome_fn sink;
   std::int64_t arrived_ms = 0;

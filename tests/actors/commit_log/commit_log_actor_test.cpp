@@ -40,14 +40,15 @@ struct answer {
   std::uint64_t file;
   std::uint64_t seq;
   std::string error;
+  bool from_log = false;  // sent by the log actor (not by a sync worker)
 };
 
 // Forwards appends to the log as its own and records the answers.
 caf::behavior requester(caf::event_based_actor* self, int, caf::actor log, std::shared_ptr<std::vector<answer>> answers) {
   return {
       [self, log](log_append_atom, commit_log_append& a) { self->send(log, log_append_atom::value, std::move(a)); },
-      [answers](synced_atom, std::uint64_t file, std::uint64_t seq, const std::string& error) {
-        answers->push_back({file, seq, error});
+      [self, log, answers](synced_atom, std::uint64_t file, std::uint64_t seq, const std::string& error) {
+        answers->push_back({file, seq, error, caf::actor_cast<caf::actor_addr>(self->current_sender()) == log.address()});
       },
   };
 }
@@ -358,6 +359,22 @@ TEST_CASE("commit log actor: with sync workers on the scheduler, answers still c
     CHECK(h.answers->at(i).seq == 10 + i);
     CHECK(h.answers->at(i).error.empty());
   }
+}
+
+TEST_CASE("commit log actor: the sync worker answers the records of its job itself") {
+  harness h(1);
+  auto a = h.open("a.jsonl");
+  h.append(a, "one\n", 1);
+  h.sched->run();
+  h.append(a, "two\n", 2);
+  h.sched->run();
+  REQUIRE(h.answers->size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(h.answers->at(i).seq == i + 1);
+    CHECK(h.answers->at(i).error.empty());
+    CHECK_FALSE(h.answers->at(i).from_log);  // one hop: worker -> session, not worker -> log -> session
+  }
+  CHECK(h.files.fdatasyncs == 2);
 }
 
 TEST_CASE("commit log actor: after the final checkpoint appends are refused") {

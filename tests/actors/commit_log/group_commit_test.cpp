@@ -113,3 +113,52 @@ TEST_CASE("group commit: every job fsyncs the directories of the new files it co
   auto cp = b.take_all();
   CHECK(cp.dirs == std::vector<std::string>{"/s"});
 }
+
+TEST_CASE("group commit: the only job running takes the waiters it covers, which hold back the later ones") {
+  book_t b;
+  b.begin_log(1, 0);
+  b.wrote(1, 10, nullptr, std::nullopt, false, "");
+  b.wrote(2, 20, nullptr, std::nullopt, false, "");
+  auto j1 = b.next_sync();
+  REQUIRE(j1);
+  CHECK(b.hand_off(*j1) == std::vector<int>{1, 2});
+  b.wrote(3, 30, nullptr, std::nullopt, false, "");
+  b.failed(4, "write failed");
+  CHECK(b.ready().empty());  // 4 is answerable, but 1 and 2 come first
+  auto j2 = b.next_sync();
+  REQUIRE(j2);
+  CHECK(b.hand_off(*j2).empty());  // j1 still runs: the book answers j2's waiters
+  CHECK(b.waiting() == 4);
+  CHECK(b.synced(j1->id, "").empty());  // 1 and 2 had j1's answer; 3 waits for j2
+  CHECK(b.waiting() == 2);
+  auto got = b.synced(j2->id, "");
+  CHECK(ids(got, true) == std::vector<int>{3});
+  CHECK(ids(got, false) == std::vector<int>{4});
+  CHECK(b.waiting() == 0);
+}
+
+TEST_CASE("group commit: a handed job that fails answers its own waiters and the book fails the later ones of its log") {
+  book_t b;
+  b.begin_log(1, 0);
+  b.wrote(1, 10, nullptr, std::nullopt, false, "");
+  auto j1 = b.next_sync();
+  REQUIRE(j1);
+  CHECK(b.hand_off(*j1) == std::vector<int>{1});
+  b.wrote(2, 20, nullptr, std::nullopt, false, "");
+  auto got = b.synced(j1->id, "EIO");
+  CHECK(got.size() == 1);
+  CHECK(ids(got, false) == std::vector<int>{2});
+  CHECK(got.at(0).error == "EIO");
+  CHECK(b.current_failed());
+  // Shutdown: a waiter handed to a job still running is left to it.
+  b.begin_log(2, 0);
+  b.wrote(3, 10, nullptr, std::nullopt, false, "");
+  b.wrote(4, 20, nullptr, std::nullopt, false, "");
+  auto j2 = b.next_sync();
+  REQUIRE(j2);
+  CHECK(b.hand_off(*j2) == std::vector<int>{3, 4});
+  b.failed(5, "closed");
+  auto left = b.take_waiters("");
+  CHECK(left.size() == 1);
+  CHECK(ids(left, false) == std::vector<int>{5});
+}

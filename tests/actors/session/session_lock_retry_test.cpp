@@ -156,7 +156,8 @@ struct harness {
     auto client = sys->spawn(
         [](caf::event_based_actor* self, caf::actor session, std::shared_ptr<std::optional<turn_outcome>> o) {
           return caf::behavior{[self, session, o](chat_atom, chat_event& ev, route_facts& route) {
-            self->request(session, caf::infinite, chat_atom::value, std::move(ev), std::move(route))
+            self->request(session, caf::infinite, chat_atom::value, std::make_shared<chat_event>(std::move(ev)),
+                          std::move(route))
                 .then([o](turn_outcome& out) { *o = std::move(out); });
           }};
         },

@@ -128,7 +128,7 @@ struct harness {
     return [this, who](turn_outcome out) { answers[who].push_back(std::move(out)); };
   }
   const session_plan& chat(const std::string& who, const std::string& text) {
-    return go(m->chat(testing::dm("1", text), testing::direct_route(), sink(who)));
+    return go(m->chat(std::make_shared<chat_event>(testing::dm("1", text)), testing::direct_route(), sink(who)));
   }
   const session_plan& answer(std::size_t call, const std::string& text) {
     return go(m->model_answered(port.calls.at(call).id, reply_of(text)));

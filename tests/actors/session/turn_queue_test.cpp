@@ -12,7 +12,7 @@ TEST_CASE("turn_queue: collect merges waiting text messages, a system event keep
   int answered = 0;
   auto chat = [&](std::string text) {
     queued_chat c;
-    c.ev.text = std::move(text);
+    c.ev->text = std::move(text);
     c.sink = [&](turn_outcome) { ++answered; };
     return c;
   };
@@ -22,10 +22,10 @@ TEST_CASE("turn_queue: collect merges waiting text messages, a system event keep
   (void)q.push(chat("c"), s);
   auto w = q.pop(s);
   REQUIRE(w->chat);
-  CHECK(w->chat->ev.text == "a\n\nb");
+  CHECK(w->chat->ev->text == "a\n\nb");
   CHECK(w->extra_sinks.size() == 1);
   CHECK(q.pop(s)->system.has_value());
-  CHECK(q.pop(s)->chat->ev.text == "c");
+  CHECK(q.pop(s)->chat->ev->text == "c");
   CHECK(q.empty());
 }
 
@@ -36,19 +36,19 @@ TEST_CASE("turn_queue: past the cap, summarize drops the oldest and notes it for
   s.drop = queue_drop::summarize;
   auto chat = [](std::string text) {
     queued_chat c;
-    c.ev.text = std::move(text);
+    c.ev->text = std::move(text);
     return c;
   };
   CHECK(q.push(chat("one"), s).empty());
   CHECK(q.push(chat("two"), s).empty());
   auto dropped = q.push(chat("three"), s);
   REQUIRE(dropped.size() == 1);
-  CHECK(dropped[0].ev.text == "one");
+  CHECK(dropped[0].ev->text == "one");
   auto w = q.pop(s);
-  CHECK(w->chat->ev.text == "two");
-  CHECK(w->chat->ev.runtime_context.find("[Queue overflow] 1 earlier message(s)") == 0);
-  CHECK(w->chat->ev.runtime_context.find("- one") != std::string::npos);
-  CHECK(q.pop(s)->chat->ev.runtime_context.empty());
+  CHECK(w->chat->ev->text == "two");
+  CHECK(w->chat->ev->runtime_context.find("[Queue overflow] 1 earlier message(s)") == 0);
+  CHECK(w->chat->ev->runtime_context.find("- one") != std::string::npos);
+  CHECK(q.pop(s)->chat->ev->runtime_context.empty());
 }
 
 TEST_CASE("turn_queue: the row's queue fields override the config") {
