@@ -59,6 +59,20 @@ status recover(storage::fs& fs, clock& wall, opened_shard& out, const shard_open
   return {};
 }
 
+// Before step 3 (shard_state.hpp): an earlier owner's transcript locks go.
+status remove_earlier_locks(storage::fs& fs, opened_shard& out) {
+  auto names = fs.list_dir(out.sessions_dir);
+  if (!names.ok()) return names.error().code() == errc::not_found ? status() : names.error();
+  for (const auto& name : *names) {
+    if (name.size() <= 5 || name.compare(name.size() - 5, 5, ".lock") != 0) continue;
+    const std::string path = storage::path_join(out.sessions_dir, name);
+    if (auto st = fs.unlink(path); !st.ok() && st.code() != errc::not_found)
+      return st.with_context("removing an earlier owner's transcript lock");
+    out.report.locks_removed.push_back(path);
+  }
+  return {};
+}
+
 // Step 4.
 void repair_tails(storage::fs& fs, clock& wall, opened_shard& out) {
   for (const auto& row : out.store->store()) {
@@ -106,6 +120,7 @@ result<opened_shard> open_shard_state(storage::fs& fs, clock& wall, const std::s
   SRT_RETURN_IF_ERROR(out.guard->check().with_context(what));
   // From here on every write goes through the guard, recovery's too (guarded_fs.hpp).
   out.files = std::make_shared<guarded_fs>(fs, out.guard);
+  SRT_RETURN_IF_ERROR(remove_earlier_locks(*out.files, out).with_context(what));
   SRT_RETURN_IF_ERROR(recover(*out.files, wall, out, options).with_context(what));
   if (options.repair_tails) repair_tails(*out.files, wall, out);
   return out;

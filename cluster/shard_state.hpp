@@ -15,6 +15,13 @@
 //      mid-append by the previous owner) repaired (storage/transcript_repair.hpp): the bytes
 //      dropped are kept in a .dropped-<ts>.jsonl file beside it, as at a single node's open.
 //      A repair that fails is a warning: the session's own open repairs again.
+//   Before step 3, the transcript write locks ("<file>.lock", storage/write_lock.hpp) found in
+//   the shard's sessions dir are removed: they are an earlier owner's, whose writes the new
+//   stamp fences, so they guard nothing. Left there they would keep this owner's sessions
+//   waiting on a pid that means nothing here: a fenced owner that still runs (paused,
+//   partitioned) cannot unlink them (its sealed files refuse), and on another host any pid is
+//   foreign (found by the harness under traffic: a partitioned owner's locks held its sessions
+//   on the new owner until its process ended).
 // Unlike a single node, no pid lock file is taken on the store: across hosts a pid means
 // nothing, and a stopped owner's lock would keep the new owner out. The epoch is the lock; one
 // process must not open a shard twice (the caller keeps that).
@@ -53,6 +60,7 @@ struct shard_open_report {
   std::vector<storage::adopted_transcript> adopted;
   std::size_t tails_checked = 0;
   std::vector<storage::repair_report> repaired;  // transcripts whose tail was repaired
+  std::vector<std::string> locks_removed;        // an earlier owner's transcript locks
   std::vector<std::string> warnings;
 };
 

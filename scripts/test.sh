@@ -4,7 +4,7 @@
 # out-of-tree host, and a short fuzz run.
 #   scripts/test.sh            the default run (what CI runs)
 #   scripts/test.sh --long     soak: 1000 kills per appender crash test (100 for the runtime one), 10 minutes per fuzz
-#                              target, and any test labelled long
+#                              target, 10 rounds of the cluster harness's scenarios, and any test labelled long
 # The build dir and its configuration are scripts/demo.sh's (SESSIONRT_BUILD_DIR, default build;
 # -DSESSIONRT_WERROR=ON), so a test run after the demo rebuilds nothing the demo built.
 set -euo pipefail
@@ -18,6 +18,9 @@ build=${SESSIONRT_BUILD_DIR:-build}
 cmake -S . -B "$build" -G Ninja -DSESSIONRT_WERROR=ON >/dev/null
 cmake --build "$build" -j "$jobs"
 if [ $long = 1 ]; then export SESSIONRT_CRASH_KILLS=1000; fi
+# The ownership harness (tests/cluster/cluster_harness_test.cpp): its scenarios under traffic, 10 rounds
+# (20 kill -9, 10 each of SIGTERM, SIGSTOP and etcd restart) at random moments on random nodes.
+if [ $long = 1 ]; then export SESSIONRT_CLUSTER_ROUNDS=10; fi
 # Tests labelled long run only with --long.
 if [ $long = 1 ]; then ctest --test-dir "$build" --output-on-failure -j "$jobs"
 else ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE long; fi

@@ -56,61 +56,84 @@ std::optional<std::string> etcd_binary() {
 }
 
 result<std::unique_ptr<etcd_process>> etcd_process::start(const std::string& binary) {
-  std::string last_log;
+  std::string last_error, last_log;
   for (int attempt = 0; attempt < 3; ++attempt) {
     std::unique_ptr<etcd_process> p(new etcd_process());
-    const int client = free_loopback_port(), peer = free_loopback_port();
-    if (client < 0 || peer < 0 || client == peer) continue;
-    p->endpoint_ = "http://127.0.0.1:" + std::to_string(client);
-    const std::string peer_url = "http://127.0.0.1:" + std::to_string(peer);
-    std::vector<std::string> args = {binary,
-                                     "--name", "test",
-                                     "--data-dir", p->dir_.file("data"),
-                                     "--listen-client-urls", p->endpoint_,
-                                     "--advertise-client-urls", p->endpoint_,
-                                     "--listen-peer-urls", peer_url,
-                                     "--initial-advertise-peer-urls", peer_url,
-                                     "--initial-cluster", "test=" + peer_url,
-                                     "--heartbeat-interval", "50",
-                                     "--election-timeout", "250",
-                                     "--log-level", "warn"};
-    const std::string log_path = p->dir_.file("etcd.log");
-    const pid_t pid = spawn_logged(std::move(args), log_path);
-    if (pid < 0) return status(errc::io_error, "fork failed");
-    p->pid_ = pid;
-    auto etcd = cluster::blocking_etcd::connect({p->endpoint_, 1000});
-    if (!etcd) return etcd.error();
-    // A readiness poll, bounded: etcd takes ~0.3 s to elect itself on this machine.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    p->binary_ = binary;
+    p->client_port_ = free_loopback_port();
+    p->peer_port_ = free_loopback_port();
+    if (p->client_port_ < 0 || p->peer_port_ < 0 || p->client_port_ == p->peer_port_) continue;
+    p->endpoint_ = "http://127.0.0.1:" + std::to_string(p->client_port_);
     bool exited = false;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (etcd->range("/ready").ok()) return p;
-      int wstatus = 0;
-      if (::waitpid(pid, &wstatus, WNOHANG) == pid) {
-        exited = true;
-        p->pid_ = -1;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    const status st = p->launch(exited);
+    if (st.ok()) return p;
+    last_error = st.message();
     last_log = p->log();
     if (!exited) break;  // running but not answering: another try will not help
   }
-  return status(errc::io_error, "etcd did not start; its log:\n" + last_log);
+  return status(errc::io_error, "etcd did not start (" + last_error + "); its log:\n" + last_log);
 }
 
-etcd_process::~etcd_process() {
+status etcd_process::launch(bool& exited) {
+  exited = false;
+  const std::string peer_url = "http://127.0.0.1:" + std::to_string(peer_port_);
+  std::vector<std::string> args = {binary_,
+                                   "--name", "test",
+                                   "--data-dir", dir_.file("data"),
+                                   "--listen-client-urls", endpoint_,
+                                   "--advertise-client-urls", endpoint_,
+                                   "--listen-peer-urls", peer_url,
+                                   "--initial-advertise-peer-urls", peer_url,
+                                   "--initial-cluster", "test=" + peer_url,
+                                   "--heartbeat-interval", "50",
+                                   "--election-timeout", "250",
+                                   "--log-level", "warn"};
+  const pid_t pid = spawn_logged(std::move(args), dir_.file("etcd.log"));
+  if (pid < 0) return status(errc::io_error, "fork failed");
+  pid_ = pid;
+  auto etcd = cluster::blocking_etcd::connect({endpoint_, 1000});
+  if (!etcd) return etcd.error();
+  // A readiness poll, bounded: etcd takes ~0.3 s to elect itself on this machine.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (etcd->range("/ready").ok()) return status();
+    int wstatus = 0;
+    if (::waitpid(pid, &wstatus, WNOHANG) == pid) {
+      exited = true;
+      pid_ = -1;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return status(errc::io_error, "etcd did not answer on " + endpoint_);
+}
+
+status etcd_process::restart() {
+  stop();
+  bool exited = false;
+  const status st = launch(exited);
+  if (st.ok()) return st;
+  return status(errc::io_error, st.message() + "; its log:\n" + log());
+}
+
+void etcd_process::stop() {
   if (pid_ <= 0) return;
   ::kill(pid_, SIGTERM);
   for (int i = 0; i < 250; ++i) {  // up to 5 s for a clean stop
     int wstatus = 0;
-    if (::waitpid(pid_, &wstatus, WNOHANG) == pid_) return;
+    if (::waitpid(pid_, &wstatus, WNOHANG) == pid_) {
+      pid_ = -1;
+      return;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ::kill(pid_, SIGKILL);
   int wstatus = 0;
   ::waitpid(pid_, &wstatus, 0);
+  pid_ = -1;
 }
+
+etcd_process::~etcd_process() { stop(); }
 
 std::string etcd_process::log() const {
   std::ifstream in(dir_.file("etcd.log"));

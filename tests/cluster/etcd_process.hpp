@@ -2,7 +2,8 @@
 // two free loopback ports, a data dir in a temp dir, fast elections (heartbeat 50 ms, election
 // 250 ms, so etcd's minimum lease TTL is 1 s); stopped (SIGTERM, then SIGKILL) and removed at
 // scope exit. start() waits until etcd answers a range (bounded: 20 s), failing with etcd's
-// log when it does not come up.
+// log when it does not come up. stop() and restart() take it down and bring it back on the same
+// ports and data dir (its leases and keys survive, as an etcd restarted in production).
 // SESSIONRT_TEST_ETCD(var) starts one into `var`, or ends the test with a warning "SKIPPED:
 // etcd not found" (CTest reports it skipped) when there is no etcd binary.
 #pragma once
@@ -32,12 +33,22 @@ class etcd_process {
   etcd_process& operator=(const etcd_process&) = delete;
 
   const std::string& endpoint() const { return endpoint_; }  // http://127.0.0.1:<port>
+  int client_port() const { return client_port_; }
   std::string log() const;
+  // SIGTERM, then SIGKILL after 5 s; a stopped etcd stays stopped until restart().
+  void stop();
+  // Starts it again on the same ports and data; waits for it to answer (bounded: 20 s).
+  status restart();
 
  private:
   etcd_process() = default;
+  // Spawns etcd on the chosen ports and waits until it answers; `exited` tells a child that
+  // died (a port taken meanwhile: another try with new ports may work).
+  status launch(bool& exited);
   temp_dir dir_;
+  std::string binary_;
   pid_t pid_ = -1;
+  int client_port_ = -1, peer_port_ = -1;
   std::string endpoint_;
 };
 

@@ -10,21 +10,11 @@
 // Skipped (SKIPPED: etcd not found) without an etcd binary.
 #include <catch2/catch.hpp>
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
-#include <set>
-#include <sstream>
 #include <thread>
 
 #include <boost/json.hpp>
@@ -36,8 +26,8 @@
 #include "cluster/shard_id.hpp"
 #include "gateway/forward_rule.hpp"
 #include "gateway/gateway_client.hpp"
+#include "tests/cluster/cluster_processes.hpp"
 #include "tests/cluster/etcd_process.hpp"
-#include "tests/cluster/logged_child.hpp"
 #include "tests/test_support.hpp"
 
 namespace sessionrt::cluster {
@@ -48,72 +38,6 @@ using steady = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 const std::string k_cluster = "fwd";
 const std::string k_token = "cluster-shared-token";
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Every transcript (*.jsonl) under `dir`, at any depth (a node serves a shard's sessions from
-// <state dir>/shards/<agent>/<nnn>/agents/<agent>/sessions), concatenated.
-std::string transcripts_of(const std::string& dir) {
-  std::string out;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      const std::string name = e->d_name;
-      if (name == "." || name == "..") continue;
-      const std::string path = dir + "/" + name;
-      struct stat st {};
-      if (::lstat(path.c_str(), &st) != 0) continue;
-      if (S_ISDIR(st.st_mode)) out += transcripts_of(path);
-      else if (name.size() > 6 && name.compare(name.size() - 6, 6, ".jsonl") == 0) out += read_all(path);
-    }
-    ::closedir(d);
-  }
-  return out;
-}
-
-struct node_proc {
-  std::string id, state_dir, log;
-  pid_t pid = -1;
-};
-
-class two_nodes {
- public:
-  explicit two_nodes(const std::string& endpoint) : endpoint_(endpoint) {}
-  ~two_nodes() {
-    for (auto& [id, n] : nodes_)
-      if (n.pid > 0) {
-        ::kill(n.pid, SIGKILL);
-        ::waitpid(n.pid, nullptr, 0);
-      }
-  }
-  node_proc& start(const std::string& id) {
-    node_proc& n = nodes_[id];
-    n.id = id;
-    n.state_dir = root_.file(id);
-    n.log = root_.file(id + ".log");
-    ::mkdir(n.state_dir.c_str(), 0700);
-    std::vector<std::string> args = {std::string(SESSIONRT_BINARY_DIR) + "/sessionrt", "gateway", "--state-dir", n.state_dir,
-                                     "--port", "0", "--token", k_token, "--cluster", k_cluster, "--etcd", endpoint_,
-                                     "--node-id", id, "--cluster-lease-ttl", "2", "--log-level", "info"};
-    n.pid = testing::spawn_logged(std::move(args), n.log);
-    return n;
-  }
-  node_proc& node(const std::string& id) { return nodes_.at(id); }
-  std::string logs() const {
-    std::string out;
-    for (const auto& [id, n] : nodes_) out += "--- " + id + "\n" + read_all(n.log);
-    return out;
-  }
-
- private:
-  std::string endpoint_;
-  testing::temp_dir root_;
-  std::map<std::string, node_proc> nodes_;
-};
 
 struct settled_view {
   std::map<std::string, std::string> address;  // node -> host:port
@@ -221,9 +145,9 @@ TEST_CASE("forwarding: a client on node A chats, reads, patches and resets a ses
   SESSIONRT_TEST_ETCD(etcd);
   auto client = blocking_etcd::connect({etcd->endpoint(), 2000});
   REQUIRE(client);
-  two_nodes nodes(etcd->endpoint());
-  nodes.start("a");
-  nodes.start("b");
+  testing::node_processes nodes({k_cluster, k_token, 2, false});
+  nodes.start("a", etcd->endpoint());
+  nodes.start("b", etcd->endpoint());
   auto v = wait_settled(*client, 60s);
   INFO(nodes.logs());
   REQUIRE(v);
@@ -240,8 +164,8 @@ TEST_CASE("forwarding: a client on node A chats, reads, patches and resets a ses
   CHECK(t.state == "final");
   CHECK_THAT(t.final_text, Catch::Contains("forwarded hello"));
   // The turn is B's: in B's transcript, not in A's.
-  CHECK_THAT(transcripts_of(nodes.node("b").state_dir), Catch::Contains("forwarded hello"));
-  CHECK_THAT(transcripts_of(nodes.node("a").state_dir), !Catch::Contains("forwarded hello"));
+  CHECK_THAT(testing::transcripts_under(nodes.node("b").state_dir), Catch::Contains("forwarded hello"));
+  CHECK_THAT(testing::transcripts_under(nodes.node("a").state_dir), !Catch::Contains("forwarded hello"));
 
   // The same idempotencyKey again through A: B's dedupe answers, no second turn.
   auto again = call(*on_a, "chat.send", {{"sessionKey", remote}, {"message", "forwarded hello"}, {"idempotencyKey", "fwd-run-1"}});
@@ -283,8 +207,8 @@ TEST_CASE("forwarding: a client on node A chats, reads, patches and resets a ses
   auto mine = turn(*on_a, local, "local hello", "local-run-1");
   INFO(mine.error);
   CHECK(mine.state == "final");
-  CHECK_THAT(transcripts_of(nodes.node("a").state_dir), Catch::Contains("local hello"));
-  CHECK_THAT(transcripts_of(nodes.node("b").state_dir), !Catch::Contains("local hello"));
+  CHECK_THAT(testing::transcripts_under(nodes.node("a").state_dir), Catch::Contains("local hello"));
+  CHECK_THAT(testing::transcripts_under(nodes.node("b").state_dir), !Catch::Contains("local hello"));
   WARN("forwarding: UNAVAILABLE retries while A's owner view caught up: " << retries);
 }
 
@@ -292,9 +216,9 @@ TEST_CASE("forwarding: added latency of a turn through another node", "[.][forwa
   SESSIONRT_TEST_ETCD(etcd);
   auto client = blocking_etcd::connect({etcd->endpoint(), 2000});
   REQUIRE(client);
-  two_nodes nodes(etcd->endpoint());
-  nodes.start("a");
-  nodes.start("b");
+  testing::node_processes nodes({k_cluster, k_token, 2, false});
+  nodes.start("a", etcd->endpoint());
+  nodes.start("b", etcd->endpoint());
   auto v = wait_settled(*client, 60s);
   REQUIRE(v);
   const char* env = std::getenv("SESSIONRT_FORWARD_TURNS");
