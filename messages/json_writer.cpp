@@ -291,4 +291,34 @@ void append_pretty(std::string& out, const boost::json::object& o, int level) { 
 std::string to_pretty(const boost::json::value& v) { return pretty_text(v); }
 std::string to_pretty(const boost::json::object& o) { return pretty_text(o); }
 
+bool same_text(const boost::json::value& a, const boost::json::value& b) {
+  if (a.kind() != b.kind()) return false;
+  switch (a.kind()) {
+    case boost::json::kind::null: return true;
+    case boost::json::kind::bool_: return a.get_bool() == b.get_bool();
+    case boost::json::kind::int64: return a.get_int64() == b.get_int64();
+    case boost::json::kind::uint64: return a.get_uint64() == b.get_uint64();
+    case boost::json::kind::double_: return a.get_double() == b.get_double();
+    case boost::json::kind::string: return a.get_string() == b.get_string();
+    case boost::json::kind::array: {
+      const auto& x = a.get_array();
+      const auto& y = b.get_array();
+      if (x.size() != y.size()) return false;
+      for (std::size_t i = 0; i < x.size(); ++i)
+        if (!same_text(x[i], y[i])) return false;
+      return true;
+    }
+    case boost::json::kind::object: {
+      const auto& x = a.get_object();
+      const auto& y = b.get_object();
+      if (x.size() != y.size()) return false;
+      for (auto i = x.begin(), j = y.begin(); i != x.end(); ++i, ++j)
+        if (i->key() != j->key() || !same_text(i->value(), j->value())) return false;
+      return true;
+    }
+  }
+  return false;
+}
+
+
 }  // namespace sessionrt::json

@@ -33,4 +33,10 @@ void append_number(std::string& out, double d);
 void append_number(std::string& out, std::int64_t i);
 void append_string(std::string& out, std::string_view s);  // with the quotes
 
+// Whether `a` and `b` print the same text: the same kinds, keys in the same order, equal
+// scalars. Stricter than boost::json's equality (which finds each key by search, and takes an
+// object's members in any order), and cheaper: a member is compared with the member at its
+// place. Equal numbers of one kind print alike (0 and -0 both as 0); NaN never equals.
+bool same_text(const boost::json::value& a, const boost::json::value& b);
+
 }  // namespace sessionrt::json

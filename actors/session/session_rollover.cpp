@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "messages/json_writer.hpp"
+
 namespace sessionrt::actors {
 namespace {
 
@@ -145,35 +147,6 @@ const field_list cron_delivery_fields = {"deliveryContext",
 const field_list cron_origin_acp_fields = {"origin", "acp"};
 const field_list elevation_fields = {"elevatedLevel", "execHost", "execSecurity", "execAsk", "execNode"};
 
-// Order-sensitive, type-exact equality: two values that serialize to the same bytes. (Boost's
-// operator== ignores the key order of objects and would let a nested object keep its old order.)
-bool same_json(const boost::json::value& a, const boost::json::value& b) {
-  if (a.kind() != b.kind()) return false;
-  switch (a.kind()) {
-    case boost::json::kind::null: return true;
-    case boost::json::kind::bool_: return a.get_bool() == b.get_bool();
-    case boost::json::kind::int64: return a.get_int64() == b.get_int64();
-    case boost::json::kind::uint64: return a.get_uint64() == b.get_uint64();
-    case boost::json::kind::double_:
-      return a.get_double() == b.get_double() && std::signbit(a.get_double()) == std::signbit(b.get_double());
-    case boost::json::kind::string: return a.get_string() == b.get_string();
-    case boost::json::kind::array: {
-      const auto& x = a.get_array();
-      const auto& y = b.get_array();
-      return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin(), same_json);
-    }
-    case boost::json::kind::object: {
-      const auto& x = a.get_object();
-      const auto& y = b.get_object();
-      if (x.size() != y.size()) return false;
-      for (auto i = x.begin(), j = y.begin(); i != x.end(); ++i, ++j)
-        if (i->key() != j->key() || !same_json(i->value(), j->value())) return false;
-      return true;
-    }
-  }
-  return false;
-}
-
 // The object literal initSessionState spreads over the row, `{...row, ...patch}`: an ordered
 // list of keys, each with a value or JavaScript's undefined (delete); the first write of a key
 // fixes its place, the last one its value. One slot per key, in first-write order. The patch is
@@ -263,7 +236,7 @@ class row_patch {
       if (row_at >= 0) {
         const boost::json::value& cur = row_.begin()[row_at].value();
         const boost::json::value* nv = v ? v : r;
-        if (nv && (nv == &cur || same_json(*nv, cur))) return;  // the row's value stays
+        if (nv && (nv == &cur || json::same_text(*nv, cur))) return;  // the row's value stays
       }
       at = static_cast<int>(slots_.size());
       slot& s = slots_.emplace_back();
