@@ -42,6 +42,7 @@ status shard_host::acquired(const shard_claim& c) {
   s.store = shard->store;
   s.files = shard->files.get();
   s.state_id = shard->log.recovered.state_id;
+  s.shards = opt_.shards_per_agent;
   s.log = std::exchange(shard->log.log, std::nullopt);
   if (status st = rt_.open_shard(std::move(s)); !st.ok()) {
     shard->files->seal("its open failed");

@@ -43,6 +43,7 @@ struct shard_host_options {
   bool batch_log = true;    // storage.durability batch: each shard writes its own commit log
   bool repair_tails = true;
   std::int64_t close_deadline_ms = 5000;  // how long a close waits for the shard's turns
+  int shards_per_agent = default_shards_per_agent;  // shard_index_fn's (maintenance shares the bounds)
 };
 
 // runtime_options::shard_of for a cluster of `shards_per_agent` shards per agent.

@@ -7,48 +7,21 @@
 #include <set>
 
 #include "cluster/shard_layout.hpp"
-#include "storage/commit_log/log_files.hpp"
-#include "storage/commit_log/log_reader.hpp"
+#include "cluster/state_copy.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/session_paths.hpp"
 #include "storage/session_store_file.hpp"
 
 namespace sessionrt::cluster {
 
+using state_copy::left_out;
+using state_copy::log_with_records;
+using state_copy::max_store_bytes;
+using state_copy::without_trailing_slash;
+
 std::string merge_staging_dir(const std::string& out_dir) { return out_dir + ".merging"; }
 
 namespace {
-
-constexpr std::size_t max_store_bytes = std::size_t(1) << 30;
-
-std::string without_trailing_slash(std::string p) {
-  while (p.size() > 1 && p.back() == '/') p.pop_back();
-  return p;
-}
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool ends_with(std::string_view s, std::string_view p) { return s.size() >= p.size() && s.substr(s.size() - p.size()) == p; }
-
-// The first of the shard's commit logs that holds a record after its header: rows and bytes the
-// shard's files may lack until an owner replays it.
-result<std::optional<std::string>> log_with_records(storage::fs& fs, const std::string& shard_dir) {
-  namespace cl = storage::commit_log;
-  const std::string dir = cl::log_dir(shard_dir);
-  auto numbers = cl::list_logs(fs, dir);
-  if (!numbers.ok()) return numbers.error();
-  for (auto n : *numbers) {
-    const std::string path = cl::log_path(dir, n);
-    auto fd = fs.open(path, O_RDONLY);
-    if (!fd.ok()) return fd.error();
-    cl::log_reader reader(fs, *fd, path, n);
-    std::string record;
-    int records = 0;
-    while (records < 2 && reader.next(record)) ++records;
-    (void)fs.close(*fd);
-    if (records > 1) return std::optional<std::string>(path);
-  }
-  return std::optional<std::string>();
-}
 
 // A shard's sessions.json, read without touching it (a missing file is an empty store).
 result<storage::session_store> read_shard_store(storage::fs& fs, const std::string& path) {
@@ -60,10 +33,6 @@ result<storage::session_store> read_shard_store(storage::fs& fs, const std::stri
     return parsed.error().with_context(fmt::format("{} cannot be merged as it is (a node opening the shard sets it "
                                                    "aside and rebuilds it from the transcripts)", path));
   return std::move(parsed->store);
-}
-
-bool left_out(std::string_view name) {
-  return starts_with(name, storage::store_file_name) || ends_with(name, ".lock") || ends_with(name, ".tmp");
 }
 
 struct agent_merge {
@@ -177,7 +146,7 @@ class merger {
       session_entry entry = row.entry;
       if (auto sf = entry.session_file(); sf && !sf->empty() && sf->front() == '/') {
         const std::string dir = storage::path_dirname(*sf);
-        if (dir == *sessions || ends_with(dir, suffix)) {
+        if (dir == *sessions || std::string_view(dir).ends_with(suffix)) {
           const std::string name = storage::path_basename(*sf);
           auto it = renamed.find(name);
           entry.set_session_file(storage::path_join(*final_dir, it == renamed.end() ? name : it->second));

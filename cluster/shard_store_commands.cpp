@@ -6,8 +6,11 @@
 #include <ostream>
 
 #include "cluster/shard_merge.hpp"
+#include "cluster/shard_split.hpp"
 #include "messages/json_writer.hpp"
 #include "runtime/cli/offline_stores.hpp"
+#include "storage/durable_file.hpp"
+#include "storage/session_paths.hpp"
 
 namespace sessionrt::cluster {
 namespace {
@@ -68,6 +71,56 @@ void merge_command(const merge_args& a, runtime::cli_state& st) {
   st.exit_code = r->duplicates.empty() ? 0 : 1;
 }
 
+struct split_args {
+  std::string state_dir;
+  std::string out;
+  int shards = default_shards_per_agent;
+  bool json = false;
+};
+
+// A runtime (a gateway's, or another) holding one of the state dir's stores: the split is
+// refused, naming it (its sessions.json and log are changing).
+status refuse_running(const split_args& a, runtime::cli_state& st) {
+  const std::string agents = storage::path_join(a.state_dir, "agents");
+  auto names = st.io.files->list_dir(agents);
+  if (!names.ok()) return {};
+  for (const auto& agent : *names) {
+    auto path = storage::store_path(a.state_dir, agent);
+    if (!path.ok()) continue;
+    auto owner = runtime::store_owner(st.io, *path);
+    if (!owner.ok()) return owner.error();
+    if (*owner)
+      return status(errc::locked, fmt::format("{} is held by a running runtime (pid {}): stop its gateway or runtime, "
+                                              "then split",
+                                              *path, (*owner)->pid ? std::to_string(*(*owner)->pid) : "unknown"));
+  }
+  return {};
+}
+
+void split_command(const split_args& a, runtime::cli_state& st) {
+  if (status running = refuse_running(a, st); !running.ok()) return runtime::fail(st, running.with_context("store split"));
+  split_options o;
+  o.shards_per_agent = a.shards;
+  auto r = split_state_dir(*st.io.files, *st.io.time, a.state_dir, a.out, o);
+  if (!r) return runtime::fail(st, r.error().with_context("store split"));
+  if (a.json) {
+    boost::json::array agents, warnings;
+    for (const auto& x : r->agents) agents.emplace_back(x);
+    for (const auto& w : r->warnings) warnings.emplace_back(w);
+    boost::json::object j{{"out", r->out_dir}, {"agents", agents},         {"shards", r->shards},
+                          {"rows", r->rows},   {"files", r->files},        {"unplaced", r->unplaced},
+                          {"bytes", r->bytes}, {"warnings", warnings}};
+    *st.io.out << json::to_pretty(j) << "\n";
+  } else {
+    *st.io.out << fmt::format("split {} agent(s) into {} shard dir(s) under {}: {} row(s), {} file(s) ({}), {} of no "
+                              "row in shard 000\n",
+                              r->agents.size(), r->shards, r->out_dir, r->rows, r->files, runtime::bytes_text(r->bytes),
+                              r->unplaced);
+    for (const auto& w : r->warnings) *st.io.out << "note: " << w << "\n";
+  }
+  st.exit_code = 0;
+}
+
 }  // namespace
 
 void add_store_shard_commands(CLI::App& app, runtime::cli_state& st) {
@@ -88,6 +141,19 @@ void add_store_shard_commands(CLI::App& app, runtime::cli_state& st) {
                                      "shards' later appends then show in both)");
   merge->add_flag("--json", a->json, "Print the report as JSON");
   merge->callback([a, &st] { merge_command(*a, st); });
+
+  auto b = std::make_shared<split_args>();
+  auto* split = store->add_subcommand(
+      "split", "A single node's state dir into a cluster's shard layout (the reverse of merge; docs/cluster.md): "
+               "writes a new cluster dir, read-only on the state dir, refused while a runtime holds it");
+  split->add_option("--state-dir", b->state_dir, "The single node's state dir (holding agents/)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  split->add_option("--out", b->out, "The cluster dir to write (must not exist)")->required();
+  split->add_option("--shards", b->shards, "Shards per agent (the cluster's; default 256)")
+      ->check(CLI::Range(1, max_shards_per_agent));
+  split->add_flag("--json", b->json, "Print the report as JSON");
+  split->callback([b, &st] { split_command(*b, st); });
 }
 
 }  // namespace sessionrt::cluster

@@ -110,6 +110,7 @@ struct shard_store {
   storage::fs* files = nullptr;
   std::optional<storage::commit_log::new_log> log;  // durability batch: the log this owner writes
   std::string state_id;                             // ... and the shard's state id
+  int shards = 1;  // the agent's shard count: the store keeps 1/shards of session.maintenance's bounds
 };
 
 struct session_row {

@@ -84,10 +84,11 @@ struct runtime_impl {
   std::set<std::string> opening_units, closing_units;
 };
 
-// A store actor over `file` (runtime_start.cpp's, for the agents' stores and the shards').
+// A store actor over `file` (runtime_start.cpp's, for the agents' stores and the shards'; a
+// shard's store of `shards` tells maintenance of high water at its share of maxEntries).
 actors::store_actor_type spawn_store_actor(runtime_impl& st, std::shared_ptr<storage::session_store_file> file,
                                            const std::string& agent, const actors::commit_log_actor& log,
-                                           const actors::maintenance_actor_type& maintenance);
+                                           const actors::maintenance_actor_type& maintenance, int shards = 1);
 // A commit log actor writing `first` in `state_dir` through `files`.
 actors::commit_log_actor spawn_commit_log_actor(runtime_impl& st, storage::fs* files, const std::string& state_dir,
                                                 const std::string& state_id, storage::commit_log::new_log first);
@@ -107,6 +108,9 @@ struct key_place {
 result<key_place> place_of_key(const runtime_impl& st, const std::string& key, const std::string& agent);
 // The open shards' store actors by unit name (flush()).
 std::map<std::string, actors::store_actor_type> shard_store_actors(const runtime_impl& st);
+// Sessions per shard: the sub-agent actor's place_of and shard_of (the child in its parent's
+// shard); nothing changed without runtime_options::shard_of.
+void place_subagents_by_shard(runtime_impl& st, actors::subagent_actor_config& sc);
 
 // The blocking actor a host thread's synchronous call uses. CAF 0.17's scoped_actor parks a
 // reference to the system's logger in the calling thread's thread_local, and ~actor_system

@@ -2,8 +2,12 @@
 // by its owner (cluster/shard_state.hpp) gets a store actor and, with durability batch, a commit
 // log actor of its own, over the shard's files; the router then serves its keys from them. A
 // close holds the shard's keys in the router until every session of it passivated, writes the
-// store, checkpoints the log and stops both. The router keeps the order of what waits.
+// store, checkpoints the log and stops both. The router keeps the order of what waits. The
+// maintenance actor maintains an open shard's store as an agent's (the agent's bounds checked
+// over all its shards, actors/maintenance/shard_bounds.hpp; through the shard's files), and
+// leaves it alone from the moment its close begins.
 #include <caf/all.hpp>
+#include <algorithm>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -71,6 +75,16 @@ result<key_place> place_of_key(const runtime_impl& st, const std::string& key, c
   return key_place{it->second.store, it->second.sessions_dir, it->second.files};
 }
 
+void place_subagents_by_shard(runtime_impl& st, subagent_actor_config& sc) {
+  if (!st.opt.shard_of) return;
+  sc.shard_of = st.opt.shard_of;
+  sc.place_of = [&st](const std::string& key, const std::string& agent) -> result<subagent_place> {
+    auto p = place_of_key(st, key, agent);
+    if (!p.ok()) return p.error();
+    return subagent_place{p->store, p->sessions_dir, p->files};
+  };
+}
+
 std::map<std::string, store_actor_type> shard_store_actors(const runtime_impl& st) {
   std::lock_guard g(st.shards_mu);
   std::map<std::string, store_actor_type> out;
@@ -110,8 +124,7 @@ status runtime::open_shard(shard_store s) {
   a.sessions_dir = s.sessions_dir;
   a.files = s.files;
   if (s.log) a.commit_log = spawn_commit_log_actor(*impl_, s.files, s.dir, s.state_id, std::move(*s.log));
-  // No maintenance pass covers a shard's store yet (its high water reaches no one).
-  a.store = spawn_store_actor(*impl_, s.store, s.agent, a.commit_log, maintenance_actor_type());
+  a.store = spawn_store_actor(*impl_, s.store, s.agent, a.commit_log, impl_->actors.maintenance, std::max(1, s.shards));
   host_self self{*impl_->sys};
   if (a.commit_log) {  // the log hands the sessions' rows to the store (before any row arrives)
     store_routes routes;
@@ -135,6 +148,9 @@ status runtime::open_shard(shard_store s) {
     return out;
   }
   impl_->shards[unit] = a;
+  // Maintained from the next pass on (sent after the router serves it: a pass's holds reach it).
+  self->send(impl_->actors.maintenance, shard_open_atom::value,
+             maintenance_unit{unit, s.agent, s.sessions_dir, a.store, s.files, std::max(1, s.shards)});
   return out;
 }
 
@@ -156,6 +172,13 @@ status runtime::close_shard(const std::string& agent, int index, std::chrono::mi
   host_self self{*impl_->sys};
   const auto t = caf::duration(deadline);
   status out;
+  // Maintenance first: from its answer on, no pass holds the shard's keys or touches its files
+  // (a job of it stops at its next step). Not answered in time: the seal after the close
+  // refuses what it would still write.
+  self->request(impl_->actors.maintenance, t, shard_close_atom::value, unit)
+      .receive([](bool) {}, [&](caf::error& e) {
+        spdlog::warn("cluster: closing shard {}: the maintenance actor did not answer: {}", unit, self->system().render(e));
+      });
   self->request(impl_->actors.router, t, shard_close_atom::value, agent, index)
       .receive([](bool) {},
                [&](caf::error& e) {

@@ -225,6 +225,7 @@ void spawn_maintenance(runtime_impl& st, const runtime_options& options, const l
   mc.feed = st.feed.get();
   mc.keep_picture = st.keep_maintenance_picture;
   mc.probe = st.probe;  // the transcript write lock cold storage takes
+  mc.per_shard = bool(options.shard_of);  // the shards' stores come with runtime::open_shard
   st.actors.maintenance = spawn_io(*st.sys, options.files_block, maintenance_actor, mc);
 }
 
@@ -283,6 +284,7 @@ void spawn_subagents_and_relay(runtime_impl& st, const runtime_options& options,
   sc.bus = st.actors.bus;
   sc.hub = st.hub;
   sc.ids = st.ids;
+  place_subagents_by_shard(st, sc);
   st.actors.subagents = spawn_io(*st.sys, options.files_block, subagent_actor, std::move(sc));  // a fork reads and fsyncs files
   st.actors.relay = st.sys->spawn(outcome_relay, st.actors.router, st.actors.subagents, st.pending);
 }
@@ -319,7 +321,7 @@ void schedule_expiries(runtime_impl& st, caf::scoped_actor& self, const storage:
 
 actors::store_actor_type spawn_store_actor(runtime_impl& st, std::shared_ptr<storage::session_store_file> file,
                                            const std::string& agent, const actors::commit_log_actor& log,
-                                           const actors::maintenance_actor_type& maintenance) {
+                                           const actors::maintenance_actor_type& maintenance, int shards) {
   store_actor_config sc;
   sc.flush_window_ms = actors::store_flush_window(st.settings.storage);
   sc.commit_log = log;  // batch: row changes are log records, the file is written lazily
@@ -328,7 +330,8 @@ actors::store_actor_type spawn_store_actor(runtime_impl& st, std::shared_ptr<sto
   sc.hub = st.hub;
   sc.time = st.time;
   sc.maintenance = maintenance;
-  sc.high_water_rows = static_cast<std::size_t>(entry_high_water(st.settings.maintenance.max_entries));
+  sc.high_water_rows =
+      static_cast<std::size_t>(entry_high_water(actors::shard_share(st.settings.maintenance, shards).max_entries));
   sc.self_flushing = !st.opt.virtual_time;
   sc.watch_edits = st.settings.storage.watch_store_edits;
   return spawn_io(*st.sys, st.opt.files_block, store_actor, std::move(file), sc);

@@ -12,6 +12,7 @@ bj::object cleanup_summary_json(const cleanup_store_result& c, bool dry_run) {
   const auto& p = c.plan;
   bj::object o;
   o["agentId"] = c.agent_id;
+  if (!c.shard.empty()) o["shard"] = c.shard;
   o["storePath"] = c.store_path;
   o["mode"] = maintenance_mode_name(p.mode);
   o["dryRun"] = dry_run;

@@ -29,6 +29,7 @@ struct cleanup_request {
 
 struct cleanup_store_result {
   std::string agent_id;
+  std::string shard;  // a shard's store ("main/017"; a cluster node's), else ""
   std::string store_path;
   maintenance_plan plan;
   bool applied = false;

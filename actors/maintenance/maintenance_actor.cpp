@@ -21,6 +21,7 @@
 #include "actors/maintenance/maintenance_pass.hpp"
 #include "actors/maintenance/plan_applier.hpp"
 #include "actors/maintenance/row_cache.hpp"
+#include "actors/maintenance/shard_census.hpp"
 #include "actors/router/session_key.hpp"
 #include "actors/store/store_actor.hpp"
 #include "actors/turn_wait.hpp"
@@ -53,9 +54,16 @@ struct maintenance_state {
   std::vector<caf::response_promise> again_report_waiters;
   std::int64_t next_due_ms = 0;
   std::string due_trigger = "schedule";  // what made the next pass due (virtual time)
-  std::map<std::string, std::int64_t> reaped_at_ms;
+  std::map<std::string, std::int64_t> reaped_at_ms;  // agent or shard -> the reaper's last run
   std::map<std::string, dir_listing> listings;  // sessions dir -> its picture
-  std::map<std::string, row_cache> rows;         // agent -> its store's rows
+  std::map<std::string, row_cache> rows;         // agent or shard -> its store's rows
+  // The shards served (shard_open), by unit name. A closed one stays until its pass ended (the
+  // jobs of the pass running may still name it), marked closed: nothing of it is touched.
+  struct unit_entry {
+    maintenance_unit unit;
+    bool closed = false;
+  };
+  std::map<std::string, unit_entry> units;
   // `sessions cleanup` passes: the one running (set while its pass runs) and those waiting.
   struct cleanup_pass {
     cleanup_request req;
@@ -63,6 +71,9 @@ struct maintenance_state {
   };
   std::optional<cleanup_pass> cleanup;
   std::deque<cleanup_pass> cleanups;
+  // Per pass (dropped when it ends): agent -> each of its shards as its dir in the shared state
+  // dir holds it (shard_census.hpp), read once, when the agent's first shard is planned.
+  std::map<std::string, std::vector<shard_load>> census;
 };
 using state_ptr = std::shared_ptr<maintenance_state>;
 using self_ptr = maintenance_actor_type::pointer;
@@ -75,34 +86,77 @@ std::int64_t real_now_ms() {
 }
 const maintenance_settings& settings_of(const maintenance_state& st) { return st.cfg.settings->maintenance; }
 
+// A job's store, files, bounds and cache name: its shard's, or its agent's.
+const store_actor_type& store_of(const maintenance_state& st, const maintenance_job& job) {
+  return job.shard.empty() ? st.links.stores.at(job.agent_id) : st.units.at(job.shard).unit.store;
+}
+storage::fs& files_of(const maintenance_state& st, const maintenance_job& job) {
+  return job.files ? *job.files : *st.cfg.files;
+}
+const std::string& cache_name(const maintenance_job& job) { return job.shard.empty() ? job.agent_id : job.shard; }
+// A shard closed (or forgotten) since its job was queued: nothing of it may be touched.
+bool shard_gone(const maintenance_state& st, const maintenance_job& job) {
+  if (job.shard.empty()) return false;
+  auto it = st.units.find(job.shard);
+  // Other files: the shard was closed and opened again since (each open has files of its own).
+  return it == st.units.end() || it->second.closed || it->second.unit.files != job.files;
+}
+
 void start_pass(self_ptr self, const state_ptr& st, std::string trigger, bool force_reaper);
 
-// The jobs of a pass: per agent, the reaper when due, then the maintenance plan.
+// A job of the agent's store, or of the shard's when `unit` is given.
+maintenance_job job_for(const std::string& agent, const std::string& dir, const maintenance_unit* unit) {
+  maintenance_job j;
+  j.agent_id = agent;
+  j.sessions_dir = dir;
+  if (unit) {
+    j.shard = unit->name;
+    j.files = unit->files;
+  }
+  return j;
+}
+
+// The jobs of one store: the reaper when due, then the maintenance plan, then cold storage.
+void queue_store_jobs(maintenance_state& st, const maintenance_job& base, bool force_reaper, std::int64_t now) {
+  const std::string& name = cache_name(base);
+  auto last = st.reaped_at_ms.find(name);
+  const bool reap_due = force_reaper || last == st.reaped_at_ms.end() || now - last->second >= st.cfg.reaper_every_ms;
+  if (st.cfg.settings->cron.session_retention_ms && reap_due) {
+    maintenance_job j = base;
+    j.reaper = true;
+    st.todo.push_back(std::move(j));
+    st.reaped_at_ms[name] = now;
+  }
+  st.todo.push_back(base);
+  if (st.cfg.settings->maintenance.cold_storage_enabled) {
+    maintenance_job c = base;
+    c.cold = true;
+    st.todo.push_back(std::move(c));
+  }
+}
+
+// The jobs of a pass: each agent's store, then each shard's served here.
 void queue_jobs(maintenance_state& st, bool force_reaper) {
   const std::int64_t now = now_ms(st);
   for (const auto& [agent, dir] : st.cfg.sessions_dir) {
     if (!st.links.stores.count(agent)) continue;
-    auto last = st.reaped_at_ms.find(agent);
-    const bool reap_due = force_reaper || last == st.reaped_at_ms.end() || now - last->second >= st.cfg.reaper_every_ms;
-    if (st.cfg.settings->cron.session_retention_ms && reap_due) {
-      maintenance_job j;
-      j.agent_id = agent;
-      j.sessions_dir = dir;
-      j.reaper = true;
-      st.todo.push_back(std::move(j));
-      st.reaped_at_ms[agent] = now;
+    queue_store_jobs(st, job_for(agent, dir, nullptr), force_reaper, now);
+  }
+  for (const auto& [name, u] : st.units)
+    if (!u.closed) queue_store_jobs(st, job_for(u.unit.agent_id, u.unit.sessions_dir, &u.unit), force_reaper, now);
+}
+
+// The closed shards are forgotten once no job names them (a pass ended).
+void forget_closed_units(maintenance_state& st) {
+  for (auto it = st.units.begin(); it != st.units.end();) {
+    if (!it->second.closed) {
+      ++it;
+      continue;
     }
-    maintenance_job j;
-    j.agent_id = agent;
-    j.sessions_dir = dir;
-    st.todo.push_back(std::move(j));
-    if (st.cfg.settings->maintenance.cold_storage_enabled) {
-      maintenance_job c;
-      c.agent_id = agent;
-      c.sessions_dir = dir;
-      c.cold = true;
-      st.todo.push_back(std::move(c));
-    }
+    st.rows.erase(it->first);
+    st.reaped_at_ms.erase(it->first);
+    st.listings.erase(it->second.unit.sessions_dir);
+    it = st.units.erase(it);
   }
 }
 
@@ -134,6 +188,7 @@ cleanup_result cleanup_answer(const maintenance_state& st) {
   for (const auto& job : st.done) {
     cleanup_store_result r;
     r.agent_id = job.agent_id;
+    r.shard = job.shard;
     r.store_path = job.sessions_dir + "/sessions.json";
     r.plan = job.plan;
     r.applied = st.cleanup->req.apply && job.error.empty();
@@ -163,7 +218,9 @@ void finish_pass(self_ptr self, const state_ptr& st) {
     st->cleanup.reset();
   }
   st->done.clear();
+  st->census.clear();
   st->running = false;
+  forget_closed_units(*st);
   if (!st->cleanups.empty()) {
     // A cleanup asked for meanwhile goes first; a scheduled pass asked for meanwhile follows it.
     start_cleanup(self, st);
@@ -181,6 +238,77 @@ void next_job(self_ptr self, const state_ptr& st) {
   st->done.push_back(std::move(st->todo.front()));
   st->todo.pop_front();
   self->send(self, mstep_atom::value);
+}
+
+// The front job's shard was closed: the job ends here, saying so, and touches nothing more.
+void stop_closed_job(self_ptr self, const state_ptr& st) {
+  auto& job = st->todo.front();
+  if (job.error.empty())
+    job.error = fmt::format("shard {} left this node during the pass; its maintenance stopped there", job.shard);
+  job.planned = true;
+  job.next = job.plan.actions.size();
+  next_job(self, st);
+}
+
+// The unarchived rows of a store, as the cap counts them.
+std::int64_t unarchived_rows(const std::vector<maintenance_row>& mrows) {
+  return static_cast<std::int64_t>(std::count_if(mrows.begin(), mrows.end(), [](const auto& r) { return !r.archived; }));
+}
+
+// The agent's shards as the shared state dir holds them (this pass's reading, made once).
+// Missing dirs (shards never opened) and unreadable ones count as empty; one line says so.
+const std::vector<shard_load>& census_of(maintenance_state& st, const maintenance_job& job) {
+  const maintenance_unit& unit = st.units.at(job.shard).unit;
+  auto [it, fresh] = st.census.try_emplace(unit.agent_id);
+  if (!fresh) return it->second;
+  auto& loads = it->second;
+  loads.resize(static_cast<std::size_t>(std::max(1, unit.shards)));
+  const std::string own = unit.name.substr(unit.name.rfind('/') + 1);
+  std::size_t missing = 0;
+  std::vector<std::string> problems;
+  for (int i = 0; i < unit.shards; ++i) {
+    auto dir = sibling_sessions_dir(unit.sessions_dir, unit.agent_id, own, i);
+    if (!dir) {
+      problems.push_back(fmt::format("{} is not <cluster>/shards/<agent>/<nnn>/agents/<agent>/sessions", unit.sessions_dir));
+      break;
+    }
+    auto reading = read_shard_load(files_of(st, job), *dir);
+    loads[static_cast<std::size_t>(i)] = reading.load;
+    if (reading.missing) ++missing;
+    if (!reading.problem.empty()) problems.push_back(fmt::format("{}: {}", *dir, reading.problem));
+  }
+  if (!problems.empty())
+    spdlog::warn("maintenance: agent {}: {} shard dir(s) unreadable, counted as empty in its census: {}", unit.agent_id,
+                 problems.size(), problems.front());
+  if (missing > 0) spdlog::debug("maintenance: agent {}: {} shard(s) without a store, counted as empty", unit.agent_id, missing);
+  return loads;
+}
+
+// A job's bounds: the agent's, or for a shard its part of them decided against the whole agent
+// (shard_bounds.hpp) from the census, this shard (`own_rows`, `own_bytes`: the rows and dir
+// planned now) and the other shards served here as their row caches last saw them (their
+// sessions.json may lag their commit log) in place of their readings.
+maintenance_settings job_settings(maintenance_state& st, const maintenance_job& job, std::int64_t own_rows,
+                                  std::int64_t own_bytes) {
+  if (job.shard.empty()) return settings_of(st);
+  const maintenance_unit& unit = st.units.at(job.shard).unit;
+  if (unit.shards <= 1) return settings_of(st);
+  std::vector<shard_load> loads = census_of(st, job);
+  std::size_t own_index = loads.size();
+  for (const auto& [name, entry] : st.units) {
+    if (entry.unit.agent_id != unit.agent_id) continue;
+    const auto slash = name.rfind('/');
+    std::size_t index = 0;
+    for (char c : name.substr(slash + 1)) index = index * 10 + static_cast<std::size_t>(c - '0');
+    if (index >= loads.size()) continue;
+    if (name == job.shard) {
+      own_index = index;
+      loads[index] = shard_load{own_rows, own_bytes};
+    } else if (auto rows = st.rows.find(name); !entry.closed && rows != st.rows.end()) {
+      loads[index].rows = unarchived_rows(rows->second.rows());
+    }
+  }
+  return shard_bounds(settings_of(st), loads, own_index);
 }
 
 // The rows and the listing are in: plan the job.
@@ -201,7 +329,7 @@ void plan_job(maintenance_state& st, maintenance_job& job, const std::vector<mai
     planner_input in;
     in.rows = &mrows;
     in.index = &files;
-    in.settings = settings_of(st);
+    in.settings = job_settings(st, job, unarchived_rows(mrows), static_cast<std::int64_t>(files.bytes()));
     in.now_ms = now_ms(st);
     job.plan = plan_maintenance(in);
   }
@@ -216,7 +344,9 @@ void plan_cleanup_job(maintenance_state& st, maintenance_job& job, const std::ve
   planner_input in;
   in.rows = &mrows;
   in.files = &files;
-  in.settings = settings_of(st);
+  std::int64_t own_bytes = 0;
+  for (const auto& f : files) own_bytes += static_cast<std::int64_t>(f.size);
+  in.settings = job_settings(st, job, unarchived_rows(mrows), own_bytes);
   in.settings.mode = req.mode;
   in.now_ms = now_ms(st);
   in.active_key = req.active_key;
@@ -244,7 +374,8 @@ void apply_files(self_ptr self, const state_ptr& st, const maintenance_batch& ba
       continue;
     }
     std::string skipped;
-    auto done = apply_file_action(*st->cfg.files, job.sessions_dir, a, skipped);
+    if (shard_gone(*st, job)) return stop_closed_job(self, st);
+    auto done = apply_file_action(files_of(*st, job), job.sessions_dir, a, skipped);
     if (!done.ok()) {
       job.error = done.error().message();
       job.next = job.plan.actions.size();
@@ -271,7 +402,7 @@ void check_keys(self_ptr self, const state_ptr& st, std::shared_ptr<maintenance_
     if (--*left == 0) apply_files(self, st, *batch, *checks);
   };
   if (*left == 0) return apply_files(self, st, *batch, *checks);
-  const auto store = st->links.stores.at(st->todo.front().agent_id);
+  const auto store = store_of(*st, st->todo.front());
   for (const auto& key : batch->check_keys) {
     auto read_back = [self, store, checks, key, one_done] {
       self->request(store, caf::infinite, get_atom::value, key)
@@ -321,13 +452,14 @@ void with_key_held(self_ptr self, const state_ptr& st, const std::string& key,
 void archive_rows(self_ptr self, const state_ptr& st, std::shared_ptr<maintenance_batch> batch, std::size_t at) {
   if (at >= batch->archive_rows.size()) return check_keys(self, st, batch);
   auto& job = st->todo.front();
+  if (shard_gone(*st, job)) return stop_closed_job(self, st);
   const plan_action& a = job.plan.actions[batch->archive_rows[at]];
   auto next = [self, st, batch, at] { archive_rows(self, st, batch, at + 1); };
   auto skip = [st, key = a.key, next](const std::string& why) {
     st->todo.front().skipped.push_back(fmt::format("row {} {}; not archived", key, why));
     next();
   };
-  const auto store = st->links.stores.at(job.agent_id);
+  const auto store = store_of(*st, job);
   // A live session with a turn in flight declines to passivate: the row is skipped (the next
   // pass sees it again) instead of the hold waiting for the turn, which under virtual time
   // would hold the clock with the pass (the cap now archives busy sessions' rows).
@@ -383,7 +515,7 @@ void apply_batch(self_ptr self, const state_ptr& st) {
   auto& job = st->todo.front();
   auto batch = std::make_shared<maintenance_batch>(batch_of(job, st->cfg.batch_actions, erase_no_updated_at));
   if (batch->erase_keys.empty()) return archive_rows(self, st, batch, 0);
-  const auto store = st->links.stores.at(job.agent_id);
+  const auto store = store_of(*st, job);
   self->request(store, caf::infinite, erase_atom::value, batch->erase_keys, batch->erase_updated_at, list_atom::value)
       .then(
           [self, st, batch](std::vector<std::string>& gone) {
@@ -410,15 +542,18 @@ void apply_batch(self_ptr self, const state_ptr& st) {
 // The files of a sessions dir for a pass: its kept picture, brought up to date from what a
 // change feed says changed, or (without a feed, or when a full scan is due) by a full scan.
 // Valid until the next pass lists this dir.
-result<const dir_index*> list_for_pass(maintenance_state& st, const std::string& dir) {
+// A shard's dir is not watched by the feed (its files are its own fs's): it is listed in full.
+result<const dir_index*> list_for_pass(maintenance_state& st, const maintenance_job& job) {
+  const std::string& dir = job.sessions_dir;
+  storage::fs& files = files_of(st, job);
   auto& picture = st.listings[dir];
   if (!st.cfg.keep_picture) {
     if (st.cfg.feed) (void)st.cfg.feed->take(dir);  // a full scan sees it all; the feed stays small
-    SRT_RETURN_IF_ERROR(picture.rescan(*st.cfg.files, dir, real_now_ms()));
+    SRT_RETURN_IF_ERROR(picture.rescan(files, dir, real_now_ms()));
     return &picture.index();
   }
-  if (!st.cfg.feed) {
-    SRT_RETURN_IF_ERROR(picture.rescan(*st.cfg.files, dir, real_now_ms()));
+  if (!st.cfg.feed || !job.shard.empty()) {
+    SRT_RETURN_IF_ERROR(picture.rescan(files, dir, real_now_ms()));
     return &picture.index();
   }
   // Taken before a full scan, so that what changes while it runs is looked at next time.
@@ -441,7 +576,7 @@ std::vector<maintenance_row> maintenance_rows_of(entry_rows rows, const std::str
 
 // storage.keepMaintenancePicture false: every row read for this plan, nothing kept after it.
 void read_rows_and_plan(self_ptr self, const state_ptr& st, const dir_index* listing) {
-  self->request(st->links.stores.at(st->todo.front().agent_id), caf::infinite, list_atom::value)
+  self->request(store_of(*st, st->todo.front()), caf::infinite, list_atom::value)
       .then(
           [self, st, listing](entry_rows& rows) {
             auto& job = st->todo.front();
@@ -461,7 +596,7 @@ void read_rows_and_plan(self_ptr self, const state_ptr& st, const dir_index* lis
 void list_and_plan(self_ptr self, const state_ptr& st) {
   auto& job = st->todo.front();
   // The dir first: a transcript listed was created before the rows are read.
-  auto files = list_for_pass(*st, job.sessions_dir);
+  auto files = list_for_pass(*st, job);
   if (!files.ok()) {
     job.error = files.error().message();
     job.planned = true;
@@ -469,11 +604,13 @@ void list_and_plan(self_ptr self, const state_ptr& st) {
   }
   const dir_index* listing = *files;
   if (!st->cfg.keep_picture) return read_rows_and_plan(self, st, listing);
-  self->request(st->links.stores.at(job.agent_id), caf::infinite, list_atom::value, changes_atom::value)
+  self->request(store_of(*st, job), caf::infinite, list_atom::value, changes_atom::value)
       .then(
           [self, st, listing](row_changes& changes) {
             auto& job = st->todo.front();
-            auto& rows = st->rows.try_emplace(job.agent_id, job.sessions_dir).first->second;
+            // Closed (and maybe opened again) meanwhile: these changes are not the cache's.
+            if (shard_gone(*st, job)) return stop_closed_job(self, st);
+            auto& rows = st->rows.try_emplace(cache_name(job), job.sessions_dir).first->second;
             rows.apply(changes);
             plan_job(*st, job, rows.rows(), *listing);
             step(self, st);
@@ -487,21 +624,21 @@ void list_and_plan(self_ptr self, const state_ptr& st) {
 // A cleanup job: the dir listed in full, every row read, then the forced plan.
 void list_and_plan_cleanup(self_ptr self, const state_ptr& st) {
   auto& job = st->todo.front();
-  auto files = scan_sessions_dir(*st->cfg.files, job.sessions_dir);
+  auto files = scan_sessions_dir(files_of(*st, job), job.sessions_dir);
   if (!files.ok()) {
     job.error = files.error().with_context(job.sessions_dir).message();
     job.planned = true;
     return next_job(self, st);
   }
   auto listing = std::make_shared<std::vector<dir_file>>(std::move(*files));
-  self->request(st->links.stores.at(job.agent_id), caf::infinite, list_atom::value)
+  self->request(store_of(*st, job), caf::infinite, list_atom::value)
       .then(
           [self, st, listing](entry_rows& rows) {
             auto& job = st->todo.front();
             std::vector<maintenance_row> mrows = maintenance_rows_of(std::move(rows), job.sessions_dir);
             std::unordered_set<std::string> empty;
             if (st->cleanup->req.fix_missing) {
-              auto found = find_empty_transcripts(*st->cfg.files, job.sessions_dir, mrows, *listing);
+              auto found = find_empty_transcripts(files_of(*st, job), job.sessions_dir, mrows, *listing);
               if (!found.ok()) {
                 job.error = found.error().message();
                 job.planned = true;
@@ -529,7 +666,8 @@ void compress_one(maintenance_state& st, maintenance_job& job, const plan_action
   storage::write_lock_options lo = st.cfg.settings->session.write_lock;
   lo.reentrant = false;
   storage::process_probe& probe = st.cfg.probe ? *st.cfg.probe : storage::real_process_probe();
-  auto lock = storage::try_acquire_write_lock(*st.cfg.files, *st.cfg.time, probe, path, lo);
+  storage::fs& files = files_of(st, job);
+  auto lock = storage::try_acquire_write_lock(files, *st.cfg.time, probe, path, lo);
   if (!lock.ok() || std::holds_alternative<storage::lock_busy>(*lock)) {
     job.skipped.push_back(fmt::format("{}: its write lock is held; left uncompressed", a.file));
     return;
@@ -537,7 +675,7 @@ void compress_one(maintenance_state& st, maintenance_job& job, const plan_action
   storage::compress_options co;
   co.expect_size = a.bytes;
   co.expect_mtime_ms = a.mtime_ms;
-  auto moved = storage::compress_transcript(*st.cfg.files, path, co);
+  auto moved = storage::compress_transcript(files, path, co);
   (void)std::get<storage::write_lock>(*lock).release();
   if (!moved.ok()) {
     job.skipped.push_back(fmt::format("{}: {}", a.file, moved.error().message()));
@@ -557,14 +695,14 @@ void compress_one(maintenance_state& st, maintenance_job& job, const plan_action
 // without it the .zst is the transcript) or a stale temp.
 void delete_leftover(maintenance_state& st, maintenance_job& job, const plan_action& a) {
   if (storage::is_cold_path(a.file)) {
-    auto hot = st.cfg.files->lstat(storage::path_join(job.sessions_dir, a.file.substr(0, a.file.size() - 4)));
+    auto hot = files_of(st, job).lstat(storage::path_join(job.sessions_dir, a.file.substr(0, a.file.size() - 4)));
     if (!hot.ok()) {
       job.skipped.push_back(fmt::format("{}: its .jsonl is gone, so it is the transcript; kept", a.file));
       return;
     }
   }
   std::string skipped;
-  auto done = apply_file_action(*st.cfg.files, job.sessions_dir, a, skipped);
+  auto done = apply_file_action(files_of(st, job), job.sessions_dir, a, skipped);
   if (!done.ok()) {
     job.skipped.push_back(fmt::format("{}: {}", a.file, done.error().message()));
   } else if (!*done) {
@@ -579,6 +717,7 @@ void delete_leftover(maintenance_state& st, maintenance_job& job, const plan_act
 // message so the actor keeps answering.
 void apply_cold(self_ptr self, const state_ptr& st, std::size_t left) {
   auto& job = st->todo.front();
+  if (shard_gone(*st, job)) return stop_closed_job(self, st);
   if (job.next >= job.plan.actions.size() || left == 0) return self->send(self, mstep_atom::value);
   const plan_action a = job.plan.actions[job.next++];
   auto next = [self, st, left] { apply_cold(self, st, left - 1); };
@@ -586,7 +725,7 @@ void apply_cold(self_ptr self, const state_ptr& st, std::size_t left) {
     delete_leftover(*st, job, a);
     return next();
   }
-  const auto store = st->links.stores.at(job.agent_id);
+  const auto store = store_of(*st, job);
   auto skip = [st, next](std::string why) {
     st->todo.front().skipped.push_back(std::move(why));
     next();
@@ -620,6 +759,7 @@ void apply_cold(self_ptr self, const state_ptr& st, std::size_t left) {
 void step(self_ptr self, const state_ptr& st) {
   if (st->todo.empty()) return finish_pass(self, st);
   auto& job = st->todo.front();
+  if (shard_gone(*st, job)) return stop_closed_job(self, st);
   if (!job.planned) return st->cleanup ? list_and_plan_cleanup(self, st) : list_and_plan(self, st);
   // warn reports and changes nothing, except for the cron reaper (see plan_job); a cleanup
   // applies when it was asked to.
@@ -653,16 +793,18 @@ void start_cleanup(self_ptr self, const state_ptr& st) {
   for (const auto& [agent, dir] : st->cfg.sessions_dir) {
     if (!st->links.stores.count(agent)) continue;
     if (!st->cleanup->req.agent_id.empty() && st->cleanup->req.agent_id != agent) continue;
-    maintenance_job j;
-    j.agent_id = agent;
-    j.sessions_dir = dir;
-    st->todo.push_back(std::move(j));
+    st->todo.push_back(job_for(agent, dir, nullptr));
+  }
+  for (const auto& [name, u] : st->units) {
+    if (u.closed) continue;
+    if (!st->cleanup->req.agent_id.empty() && st->cleanup->req.agent_id != u.unit.agent_id) continue;
+    st->todo.push_back(job_for(u.unit.agent_id, u.unit.sessions_dir, &u.unit));
   }
   self->send(self, mstep_atom::value);
 }
 
 caf::result<cleanup_result> on_cleanup(self_ptr self, const state_ptr& st, cleanup_request req) {
-  if (!req.agent_id.empty() && !st->cfg.sessions_dir.count(req.agent_id))
+  if (!st->cfg.per_shard && !req.agent_id.empty() && !st->cfg.sessions_dir.count(req.agent_id))
     return caf::make_error(caf::sec::runtime_error, fmt::format("no agent \"{}\" in this runtime", req.agent_id));
   auto rp = self->make_response_promise();
   st->cleanups.push_back({std::move(req), rp});
@@ -689,6 +831,25 @@ caf::result<bool> on_tick_settle(self_ptr self, const state_ptr& st) {
   if (!st->running) start_pass(self, st, std::exchange(st->due_trigger, "schedule"), false);
   st->settle_waiters.push_back(rp);
   return rp;
+}
+
+void on_shard_open(self_ptr self, const state_ptr& st, maintenance_unit u) {
+  // Its store learns the router, as the agents' do (a hand edit passivates a live session).
+  if (st->links.router) self->send(u.store, spawned_atom::value, passivate_port(st->links.router));
+  const std::string name = u.name;
+  st->rows.erase(name);  // a new store actor: its rows are read anew
+  st->listings.erase(u.sessions_dir);
+  st->units[name] = maintenance_state::unit_entry{std::move(u), false};
+}
+
+bool on_shard_close(const state_ptr& st, const std::string& name) {
+  auto it = st->units.find(name);
+  if (it == st->units.end()) return false;
+  it->second.closed = true;
+  // Dropped now when no pass may name it; else when the pass ends. The jobs of it still queued
+  // stop at their first step (shard_gone).
+  if (!st->running) forget_closed_units(*st);
+  return true;
 }
 
 void schedule(self_ptr self, const maintenance_state& st) {
@@ -727,6 +888,8 @@ maintenance_actor_type::behavior_type maintenance_actor(self_ptr self, maintenan
       [self, st](maintain_atom) { return on_maintain(self, st); },
       [self, st](maintain_atom, cleanup_request& req) { return on_cleanup(self, st, std::move(req)); },
       [self, st](mstep_atom) { step(self, st); },
+      [self, st](shard_open_atom, maintenance_unit& u) { on_shard_open(self, st, std::move(u)); },
+      [st](shard_close_atom, const std::string& name) { return on_shard_close(st, name); },
   };
 }
 

@@ -28,6 +28,17 @@
 //                                    router, as any pass), answered with the plans and what was
 //                                    applied; it also publishes its maintenance.report.
 //   (mstep)                          the next batch (its own)
+//   (shard_open, maintenance_unit)   a cluster node's shard is served (runtime::open_shard): its
+//                                    store is maintained from the next pass on, as an agent's
+//                                    is, through the shard's own files (its write guard before
+//                                    each write) and within the agent's bounds, counted over
+//                                    all its shards (shard_bounds.hpp); a cleanup covers
+//                                    the shards of its agent (or all) served here
+//   (shard_close, unit) -> bool      the shard is being closed: from this message on, nothing of
+//                                    its store or files is touched by a pass (a job of it not
+//                                    begun is dropped, the one running stops at its next step,
+//                                    reporting why); answered at once. A write the shard's guard
+//                                    refuses (the shard was fenced) stops its job the same way.
 #pragma once
 #include <map>
 #include <memory>
@@ -72,6 +83,20 @@ struct maintenance_actor_config {
   // passes. The runtime sets it from storage.keepMaintenancePicture (runtime_settings.hpp).
   bool keep_picture = true;
   storage::process_probe* probe = nullptr;  // the write lock's (nullptr: the real processes)
+  // Sessions are served per shard (runtime_options::shard_of): no agent's store is here, the
+  // shards' come and go (shard_open), and a cleanup of any agent is taken (it covers the
+  // agent's shards served now, maybe none).
+  bool per_shard = false;
+};
+
+// One shard's store as the maintenance pass sees it (shard_open).
+struct maintenance_unit {
+  std::string name;  // "main/017"
+  std::string agent_id;
+  std::string sessions_dir;
+  store_actor_type store;
+  storage::fs* files = nullptr;  // the shard's; outlives the maintenance actor
+  int shards = 1;                // the agent's shard count (its census, shard_bounds.hpp)
 };
 
 struct maintenance_links {
@@ -87,7 +112,9 @@ using maintenance_actor_type = caf::typed_actor<
     caf::reacts_to<high_water_atom, std::string>,
     caf::replies_to<maintain_atom>::with<lifecycle_event>,
     caf::replies_to<maintain_atom, cleanup_request>::with<cleanup_result>,
-    caf::reacts_to<mstep_atom>>;
+    caf::reacts_to<mstep_atom>,
+    caf::reacts_to<shard_open_atom, maintenance_unit>,
+    caf::replies_to<shard_close_atom, std::string>::with<bool>>;
 
 maintenance_actor_type::behavior_type maintenance_actor(maintenance_actor_type::pointer self,
                                                         maintenance_actor_config cfg);
@@ -95,5 +122,6 @@ maintenance_actor_type::behavior_type maintenance_actor(maintenance_actor_type::
 }  // namespace sessionrt::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::maintenance_links)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::maintenance_unit)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::cleanup_request)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(sessionrt::actors::cleanup_result)

@@ -74,6 +74,7 @@ boost::json::object job_json(const maintenance_job& job, bool applied, std::size
   const auto& p = job.plan;
   boost::json::object o;
   o["agentId"] = job.agent_id;
+  if (!job.shard.empty()) o["shard"] = job.shard;
   o["plan"] = job.reaper ? "cron-reaper" : job.cold ? "cold-storage" : "maintenance";
   o["beforeCount"] = p.before_count;
   o["afterCount"] = p.after_count;

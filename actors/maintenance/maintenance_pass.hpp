@@ -19,6 +19,7 @@
 
 #include "actors/maintenance/maintenance_planner.hpp"
 #include "messages/lifecycle_payloads.hpp"
+#include "storage/fs.hpp"
 
 namespace sessionrt::actors {
 
@@ -26,6 +27,10 @@ namespace sessionrt::actors {
 struct maintenance_job {
   std::string agent_id;
   std::string sessions_dir;
+  // A shard's store (a cluster node's, maintenance_actor.hpp): its unit name ("main/017") and
+  // the files it is written through (its guard before each write). Empty / nullptr: the agent's.
+  std::string shard;
+  storage::fs* files = nullptr;
   bool reaper = false;  // the cron reaper's plan
   bool cold = false;    // the cold storage plan (neither: the maintenance plan)
   bool planned = false;

@@ -235,7 +235,7 @@ class planner {
   }
 
   maintenance_plan run() {
-    const auto hw = entry_high_water(in_.settings.max_entries);
+    const auto hw = cap_high_water(in_.settings);
     if (in_.fix_missing) step_fix_missing();
     if (in_.fix_dm_scope) step_fix_dm_scope();
     // shouldRunModelRunPrune: forced (cleanup) only over maxEntries, else at the high water;

@@ -42,15 +42,28 @@ struct maintenance_settings {
   // whatever the mode, as OpenClaw's has its own switch. Off by default.
   bool cold_storage_enabled = false;
   std::int64_t cold_storage_after_days = 30;
+  // Not a config key: the unarchived row count at which a pass's cap step runs (unset: the
+  // [R§2.5] high water of max_entries, entry_high_water). A cluster shard's bounds set it
+  // (shard_bounds.hpp), as the agent's census, not the shard's rows, decides whether it runs.
+  std::optional<std::int64_t> cap_high_water_rows;
 };
 
 // [R§2.5] highWater(max): max <= 0 -> 1; max <= 49 -> max + 1; else max + max(25, ceil(max / 10)).
 std::int64_t entry_high_water(std::int64_t max_entries) noexcept;
+// cap_high_water_rows when set, else entry_high_water(max_entries).
+std::int64_t cap_high_water(const maintenance_settings& s) noexcept;
 // nullopt when `.reset.` archives are never removed.
 std::optional<std::int64_t> reset_archive_retention(const maintenance_settings& s) noexcept;
 // nullopt without maxDiskBytes; else highWaterBytes (or floor(0.8 * max), at least 1) clamped
 // to maxDiskBytes.
 std::optional<std::int64_t> high_water_bytes(const maintenance_settings& s) noexcept;
+
+// One shard's even share of an agent's bounds (maxEntries, maxDiskBytes and highWaterBytes
+// divided by `shards`, rounded up, at least 1; a maxEntries of 0 or less stays as it is;
+// `shards` of 1 or less: `s` as it is). Only a hint now: a shard's store asks for a pass when
+// its rows reach the high water of this share (runtime_start.cpp); what the pass removes is
+// decided against the whole agent (shard_bounds.hpp), never against this share.
+maintenance_settings shard_share(const maintenance_settings& s, int shards) noexcept;
 
 // The `cron` keys [R§5.6].
 struct cron_settings {

@@ -30,27 +30,53 @@ std::string agent_of(const subagent_actor_config& cfg, const std::string& key) {
   return default_agent_of(cfg.settings->routing);
 }
 
+// The store, sessions dir and files of `key` (of `agent`): its shard's, or its agent's.
+result<subagent_place> place_for(const subagent_actor_config& cfg, const std::string& key, const std::string& agent) {
+  if (cfg.place_of) return cfg.place_of(key, agent);
+  auto it = cfg.stores.find(agent);
+  if (it == cfg.stores.end())
+    return status(errc::invalid_argument, fmt::format("no agent {} is configured (agents.list)", agent));
+  return subagent_place{it->second, cfg.sessions_dir.at(agent), cfg.files};
+}
+
 // The parent's transcript: its row's sessionFile (confined to its sessions dir), else <id>.jsonl.
-std::string parent_transcript(const subagent_actor_config& cfg, const std::string& agent, const session_entry& row) {
-  return storage::row_transcript_path(*cfg.files, cfg.sessions_dir.at(agent), row.session_id().value_or(""),
+std::string parent_transcript(const subagent_place& parent, const session_entry& row) {
+  return storage::row_transcript_path(*parent.files, parent.sessions_dir, row.session_id().value_or(""),
                                       row.session_file());
 }
 
 // The child's transcript: forks take pi's fork name (<ISO>_<id>.jsonl), others <id>.jsonl.
-result<std::string> child_transcript(const subagent_actor_config& cfg, const subagent_plan& plan, bool fork) {
-  const std::string& dir = cfg.sessions_dir.at(plan.child_agent);
+result<std::string> child_transcript(const subagent_actor_config& cfg, const subagent_place& child,
+                                     const subagent_plan& plan, bool fork) {
+  const std::string& dir = child.sessions_dir;
   return fork ? storage::successor_transcript_path(dir, plan.session_id, cfg.time->now_ms())
               : storage::transcript_path(dir, plan.session_id);
 }
 
 // The parent's row is here: plan, fork, store, run the task.
+// The <uuid> of the child's key: the seeded one; with shards, the first seeded draw whose key
+// falls in the parent's shard (one in `shards` does; the first 64 Ki draws miss all with a
+// chance below e^-64 at 4096 shards).
+result<std::string> child_uuid(const subagent_actor_config& cfg, const std::string& parent_key,
+                               const std::string& child_agent, std::int64_t now, const std::string& nth) {
+  std::string uuid = cfg.ids.next(parent_key, now, nth, "subagent key");
+  if (!cfg.shard_of) return uuid;
+  const int want = cfg.shard_of(parent_key);
+  for (int draw = 1; cfg.shard_of(build_subagent_key(child_agent, uuid)) != want; ++draw) {
+    if (draw > (1 << 16))
+      return status(errc::internal, fmt::format("no sub-agent key of {} falls in the shard of {}", child_agent, parent_key));
+    uuid = cfg.ids.next(parent_key, now, nth + "/" + std::to_string(draw), "subagent key");
+  }
+  return uuid;
+}
+
 void spawn_from(self_ptr self, const cfg_ptr& cfg, const std::string& parent_key,
-                const std::string& parent_agent, const subagent_spec& spec, const entry_reply& parent,
-                caf::response_promise rp) {
+                const std::string& parent_agent, const subagent_place& parent_place, const subagent_spec& spec,
+                const entry_reply& parent, caf::response_promise rp) {
   if (!parent.error.empty())
     return void(rp.deliver(refused(parent_key, status(errc::corrupt, "the parent's row cannot be read: " + parent.error))));
   const std::string child_agent = spec.agent_id.empty() ? parent_agent : normalize_agent_id(spec.agent_id);
-  if (!cfg->stores.count(child_agent))
+  if (!cfg->place_of && !cfg->stores.count(child_agent))
     return void(rp.deliver(
         refused(parent_key, status(errc::invalid_argument, fmt::format("no agent {} is configured (agents.list)", child_agent)))));
   const auto& settings = *cfg->settings;
@@ -58,30 +84,33 @@ void spawn_from(self_ptr self, const cfg_ptr& cfg, const std::string& parent_key
   const std::int64_t now = cfg->time->now_ms();
   // Seeded: the child's key uuid and session id follow from the parent's key and the time.
   const std::string nth = std::to_string(++cfg->spawns[parent_key]);
-  subagent_ids ids{cfg->ids.next(parent_key, now, nth, "subagent key"), cfg->ids.next(parent_key, now, nth, "subagent"),
-                   std::string()};
+  auto uuid = child_uuid(*cfg, parent_key, child_agent, now, nth);
+  if (!uuid.ok()) return void(rp.deliver(refused(parent_key, uuid.error())));
+  subagent_ids ids{*uuid, cfg->ids.next(parent_key, now, nth, "subagent"), std::string()};
   auto plan = plan_subagent(parent_key, parent_agent, parent.found ? &parent.entry : nullptr, spec, limits, ids, now);
   if (!plan.ok()) return void(rp.deliver(refused(parent_key, plan.error())));
-  auto path = child_transcript(*cfg, *plan, spec.fork);
+  auto child = place_for(*cfg, plan->child_key, plan->child_agent);
+  if (!child.ok()) return void(rp.deliver(refused(parent_key, child.error())));
+  auto path = child_transcript(*cfg, *child, *plan, spec.fork);
   if (!path.ok()) return void(rp.deliver(refused(plan->child_key, path.error())));
   plan->row.set_session_file(*path);
   std::string mode;
   if (spec.fork) {
     fork_request fr;
-    fr.parent_path = parent_transcript(*cfg, parent_agent, parent.entry);
+    fr.parent_path = parent_transcript(parent_place, parent.entry);
     fr.child_path = *path;
     fr.child_header.id = plan->session_id;
     fr.child_header.timestamp_ms = cfg->time->now_ms();
-    fr.child_header.cwd = settings.workspace_dir.empty() ? cfg->sessions_dir.at(plan->child_agent) : settings.workspace_dir;
+    fr.child_header.cwd = settings.workspace_dir.empty() ? child->sessions_dir : settings.workspace_dir;
     fr.child_header.session_key = plan->child_key;
     const std::int64_t window = resolve_session_model(settings, plan->child_agent, &plan->row).context_window;
     fr.max_tokens = fork_token_limit(window, effective_reserve(settings.compaction, window));
-    auto forked = write_fork(*cfg->files, fr);
+    auto forked = write_fork(*child->files, fr);
     if (!forked.ok()) return void(rp.deliver(refused(plan->child_key, forked.error())));
     mode = std::string(fork_mode_name(forked->mode));
     if (forked->mode == fork_mode::isolated) plan->row.clear_forked_from_parent();  // nothing was copied
   }
-  auto store = cfg->stores.at(plan->child_agent);
+  auto store = child->store;
   self->send(store, put_atom::value, plan->child_key, plan->row);
   auto shared_plan = std::make_shared<subagent_plan>(std::move(*plan));
   // Answered after the put (same sender, same store): the row is there before the router
@@ -122,12 +151,13 @@ caf::result<turn_outcome> on_spawn(self_ptr self, const cfg_ptr& cfg, const std:
                                       fmt::format("parent session key {:?} is not a valid key", parent_key.substr(0, 80))));
   const std::string key = normalize_session_key(parent_key);
   const std::string agent = agent_of(*cfg, key);
-  auto it = cfg->stores.find(agent);
-  if (it == cfg->stores.end())
-    return refused(key, status(errc::invalid_argument, fmt::format("no agent {} is configured (agents.list)", agent)));
+  auto place = place_for(*cfg, key, agent);
+  if (!place.ok()) return refused(key, place.error());
   auto rp = self->make_response_promise();
-  self->request(it->second, caf::infinite, get_atom::value, key)  // a store answers every request
-      .then([self, cfg, key, agent, spec, rp](entry_reply& row) { spawn_from(self, cfg, key, agent, spec, row, rp); },
+  self->request(place->store, caf::infinite, get_atom::value, key)  // a store answers every request
+      .then([self, cfg, key, agent, place = *place, spec, rp](entry_reply& row) {
+              spawn_from(self, cfg, key, agent, place, spec, row, rp);
+            },
             [self, key, rp](caf::error& err) mutable {
               rp.deliver(refused(key, status(errc::io_error, "reading the parent's row: " + self->system().render(err))));
             });

@@ -8,7 +8,14 @@
 // publishes subagent.completed under the parent's key and answers with the child's outcome
 // (session_key = the child's key). A refusal is an outcome with the error, and nothing is
 // stored. Spawn it detached: a fork reads and fsyncs files.
+// Sessions per shard (a cluster node, docs/cluster.md): `place_of` finds a key's store, sessions
+// dir and files (its shard's, when the shard is open here), and the child's key is drawn so that
+// it falls in the parent's shard (`shard_of`): the child lives where its parent does, on the
+// node running the parent's turn, and every node routes it there. A child of another agent
+// falls in that agent's shard of the same index, served only if this node holds it (else the
+// spawn is refused with errc::not_owner).
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,6 +30,13 @@
 
 namespace sessionrt::actors {
 
+// Where a key's row and files are (sessions per shard); not_owner when its shard is not here.
+struct subagent_place {
+  store_actor_type store;
+  std::string sessions_dir;
+  storage::fs* files = nullptr;
+};
+
 struct subagent_actor_config {
   const runtime_settings* settings = nullptr;
   storage::fs* files = nullptr;
@@ -33,6 +47,9 @@ struct subagent_actor_config {
   event_bus_actor bus;
   std::shared_ptr<event_hub> hub;
   session_ids ids;  // the child's key and session id
+  // Set for sessions per shard (then stores, sessions_dir and files are not used).
+  std::function<result<subagent_place>(const std::string& key, const std::string& agent)> place_of;
+  std::function<int(std::string_view key)> shard_of;
   // Spawns per parent so far (the actor's own, read and written in its handlers only): two
   // children of one parent in one millisecond get different seeded ids.
   mutable std::map<std::string, std::uint64_t> spawns;
