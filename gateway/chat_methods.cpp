@@ -45,6 +45,8 @@ method_outcome chat_send(method_call& call) {
   auto begun = c.runs->begin(idem, key->key, key->agent_id, call.conn_id);
   if (begun.duplicate) {
     c.metrics->refused(refusal::duplicate_idempotency_key);
+    // A failed run's retry gets its error again, as OpenClaw's dedupe cache answers it.
+    if (begun.error) return error_of(*begun.error, "UNAVAILABLE");
     return bj::value(bj::object{{"runId", begun.run_id}, {"status", begun.running ? "in_flight" : "ok"}});
   }
   c.metrics->turns_started.fetch_add(1);

@@ -9,11 +9,14 @@ chat_runs::begun chat_runs::begin(const std::string& key, const std::string& ses
   std::lock_guard lock(mu_);
   if (auto it = seen_.find(key); it != seen_.end()) {
     auto r = runs_.find(it->second);
-    return {it->second, true, r != runs_.end() && !r->second.held};
+    begun b{it->second, true, r != runs_.end() && !r->second.held, std::nullopt};
+    if (auto f = failed_.find(it->second); f != failed_.end()) b.error = f->second;
+    return b;
   }
   seen_[key] = key;
   seen_order_.push_back(key);
   if (seen_order_.size() > kMaxRemembered) {
+    if (auto f = seen_.find(seen_order_.front()); f != seen_.end()) failed_.erase(f->second);
     seen_.erase(seen_order_.front());
     seen_order_.pop_front();
   }
@@ -24,7 +27,12 @@ chat_runs::begun chat_runs::begin(const std::string& key, const std::string& ses
   r.origin = origin;
   runs_.emplace(key, std::move(r));
   by_session_[session_key].push_back(key);
-  return {key, false, true};
+  return {key, false, true, std::nullopt};
+}
+
+void chat_runs::forget_key(const std::string& key) {
+  if (seen_.erase(key) == 0) return;
+  seen_order_.erase(std::remove(seen_order_.begin(), seen_order_.end(), key), seen_order_.end());
 }
 
 void chat_runs::close(std::map<std::string, run>::iterator it, const closing_fn& send) {
@@ -36,6 +44,15 @@ void chat_runs::close(std::map<std::string, run>::iterator it, const closing_fn&
     if (s->second.empty()) by_session_.erase(s);
   }
   --held_;
+  // A turn that ran and failed keeps its error for a retry of its key (begin()); one refused
+  // before its turn (not the owner, the lock busy, too big: nothing stored) forgets the key, so
+  // a retry runs it, as OpenClaw caches no "client-retry" failure. An aborted run is neither.
+  if (!f.outcome.st.ok() && f.outcome.st.code() != errc::cancelled) {
+    if (f.outcome.turn_event)
+      failed_[r.id] = f.outcome.st.message();
+    else
+      forget_key(r.id);
+  }
   runs_.erase(it);
   send(f);
 }

@@ -14,6 +14,10 @@
 // the sink in their order: no delta after its run's closing event.
 // begin(): a key seen before (running or finished, among the last kMaxRemembered) gives back the
 // first run's id with duplicate = true and starts nothing.
+// A run whose turn ran and failed (not a cancellation) keeps its error message, so a retry of
+// its key is answered with that error, as OpenClaw answers from its dedupe cache (not "ok"); a
+// run refused before its turn (turn_outcome::turn_event false: nothing stored) forgets its key,
+// so a retry runs.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -36,6 +40,7 @@ class chat_runs {
     std::string run_id;
     bool duplicate = false;
     bool running = false;  // duplicate: the first run has not been acknowledged
+    std::optional<std::string> error;  // duplicate: the first run failed, with this message
   };
   begun begin(const std::string& idempotency_key, const std::string& session_key, const std::string& agent_id,
               std::uint64_t origin = 0);
@@ -87,12 +92,14 @@ class chat_runs {
     std::optional<turn_outcome> held;  // acknowledged, its closing event waiting
   };
   void close(std::map<std::string, run>::iterator it, const closing_fn& send);
+  void forget_key(const std::string& key);  // (the key is the run id) seen no more
 
   mutable std::mutex mu_;
   std::map<std::string, run> runs_;                              // by run id: open or held
   std::map<std::string, std::deque<std::string>> by_session_;    // session key -> run ids, as sent
   std::map<std::string, std::string> seen_;                      // idempotency key -> run id
   std::deque<std::string> seen_order_;
+  std::map<std::string, std::string> failed_;                    // run id -> its error, while its key is seen
   std::size_t held_ = 0;  // runs whose closing event waits
 };
 

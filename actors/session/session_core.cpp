@@ -150,6 +150,7 @@ status session_core::open_current(core_effects& fx) {
   }
   context_ = std::move(ctx->messages);
   clean_upto_ = 0;  // a new context: its cleanliness is unknown
+  runs_seen_.add_from_context(context_);  // a retried run's line, written by a previous owner
   transcript_ = std::move(opened->file);
   if (!ctx->cycle_detected) note_opened_context(ctx->total_messages);
   // The time the session began by its transcript's header, for a row that does not say

@@ -42,6 +42,7 @@
 #include "actors/session/reset_trigger.hpp"
 #include "actors/session/route_facts.hpp"
 #include "actors/session/row_text_memo.hpp"
+#include "actors/session/run_ids_seen.hpp"
 #include "actors/session/text_keyed_memo.hpp"
 #include "actors/session/turn_io.hpp"
 #include "actors/session/turn_task.hpp"
@@ -224,6 +225,10 @@ class session_core {
   // The cached context rebuilt from the file (after a failed write rolled lines back).
   void reload_context();
   task<turn_outcome> run_turn(const chat_event& ev, std::string text, core_effects& fx, turn_outcome out);
+  // A chat event whose run id (a chat.send retried, maybe on a new owner) already has its user
+  // line here does not run again: true, with `out` the stored answer (st ok, reply = the
+  // reply's text when the transcript has one; nothing stored, no event) (run_ids_seen.hpp).
+  bool answer_seen_run(const chat_event& ev, turn_outcome& out) const;
   // One model call of the turn: the context moves into the request and back.
   task<model_answer> call_model(std::shared_ptr<model_request> req);
   const boost::json::array& context_view() const;
@@ -301,6 +306,7 @@ class session_core {
   std::optional<storage::write_lock> lock_;
   std::unique_ptr<storage::lock_busy> lock_busy_;  // see lock_busy(); a pointer: rarely set
   boost::json::array context_;  // the active leaf's model context (valid when transcript_ is open)
+  run_ids_seen runs_seen_;      // run ids with a user line here: from the opened context and the turns run
   std::vector<std::string> queued_;  // system notices for the next prompt
   pressure_state pressure_;
   bool pressure_loaded_ = false;  // pressure_ read from the row's kPressureField yet

@@ -158,6 +158,8 @@ task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_fac
       out.st = st;
       co_return out;
     }
+  // Before the rollover: a retry changes nothing, not even a reset's freshness.
+  if (answer_seen_run(ev, out)) co_return out;
 
   const std::int64_t now = deps_->time->now_ms();
   const recognized_command cmd = recognize(ev, route);
@@ -217,6 +219,20 @@ task<turn_outcome> session_core::chat_turn(const chat_event& ev, const route_fac
   co_return co_await run_turn(ev, std::move(text), fx, std::move(out));
 }
 
+bool session_core::answer_seen_run(const chat_event& ev, turn_outcome& out) const {
+  if (!transcript_ || !runs_seen_.contains(ev.run_id)) return false;
+  out.run_id = ev.run_id;
+  out.session_id = std::string(row_->session_id().value_or(""));
+  if (const boost::json::object* reply = stored_reply_of_run(context_, ev.run_id)) {
+    const silent_reply_verdict verdict = final_reply_verdict(reply_text(*reply));
+    if (verdict.silent)
+      out.suppressed = true;
+    else
+      out.reply = verdict.text;
+  }
+  return true;
+}
+
 turn_outcome session_core::end_failed_turn(const status& cause, std::string_view context, core_effects& fx,
                                            turn_outcome out) {
   const bool was_cancelled = cause.code() == errc::cancelled;
@@ -262,6 +278,7 @@ task<turn_outcome> session_core::run_turn(const chat_event& ev, std::string text
     co_return end_failed_turn(kept.error(), "storing the user's message", fx, std::move(out));
   if (status st = durability_commit(fx, /*turn_end=*/false); !st.ok())
     co_return end_failed_turn(st, "storing the user's message", fx, std::move(out));
+  runs_seen_.add(ev.run_id);
 
   // The request: the cached context, with this turn's runtime context in front of the last
   // (the user's) message — in the request only.
