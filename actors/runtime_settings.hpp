@@ -133,6 +133,8 @@ struct gateway_settings {
   bool control_ui_enabled = true;              // gateway.controlUi.enabled: false serves no UI
   std::string control_ui_root;                 // gateway.controlUi.root ("" = an installed openclaw's dist/control-ui)
   std::vector<std::string> control_ui_allowed_origins;  // gateway.controlUi.allowedOrigins (own origin always)
+  // A cluster node (gateway/shard_forward.hpp): how long a call for a shard in handoff is held.
+  std::int64_t cluster_hold_ms = 15000;        // gateway.cluster.holdMs (the lease TTL, 10 s, and a few)
 };
 
 // logging.*: read by the long-running commands (runtime/logging.hpp, `sessionrt gateway`); the

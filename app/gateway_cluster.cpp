@@ -89,6 +89,7 @@ void enable_forwarding(running_node& r, const cluster::etcd_client& etcd, const 
   fo.node_id = id;
   fo.token = server.token();
   fo.owner_of = [owners = r.owners](const std::string& key) { return route_of(owners->owner_of(key)); };
+  fo.members = [owners = r.owners] { return owners->members(); };
   auto& forward = server.enable_forwarding(std::move(fo));
   server.set_extra_metrics([n = r.node.get(), f = &forward] { return n->metrics_text() + f->metrics_text(); });
 }

@@ -42,6 +42,11 @@ std::int64_t owner_directory::revision() const {
   return snap_ ? snap_->revision : 0;
 }
 
+std::map<std::string, std::string> owner_directory::members() const {
+  std::lock_guard lock(mu_);
+  return snap_ ? snap_->addresses : std::map<std::string, std::string>{};
+}
+
 owner_answer owner_directory::owner_of(std::string_view session_key) const {
   std::shared_ptr<const owner_snapshot> s;
   {

@@ -61,6 +61,8 @@ class owner_directory {
   owner_answer owner_of(std::string_view session_key) const;
   // 0 before the first snapshot.
   std::int64_t revision() const;
+  // The members and their addresses in the last snapshot (this node included); empty before it.
+  std::map<std::string, std::string> members() const;
   const std::string& self() const { return self_; }
 
  private:

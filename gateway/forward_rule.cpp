@@ -8,10 +8,39 @@ namespace {
 constexpr std::string_view kLinkName = "sessionrt-node ";
 }
 
+const std::vector<forwarded_method>& forwarded_methods() {
+  using keyless = forwarded_method::keyless;
+  static const std::vector<forwarded_method> table = {
+      {"chat.send", "sessionKey"},
+      {"chat.abort", "sessionKey"},
+      {"chat.history", "sessionKey"},
+      {"chat.startup", "sessionKey", keyless::main_session},
+      {"commands.list", "sessionKey"},
+      {"sessions.patch", "key"},
+      {"sessions.reset", "key"},
+      {"sessions.describe", "key"},
+      {"sessions.delete", "key"},
+      {"sessions.compact", "key"},
+      {"sessions.create", "key", keyless::new_key},
+      // The owner pushes the session's messages over the node link; shard_forward relays them.
+      {"sessions.messages.subscribe", "key"},
+  };
+  return table;
+}
+
+const forwarded_method* find_forwarded(std::string_view method) {
+  for (const auto& m : forwarded_methods())
+    if (m.method == method) return &m;
+  return nullptr;
+}
+
 std::string_view forwarded_key_param(std::string_view method) {
-  if (method == "chat.send" || method == "chat.abort" || method == "chat.history") return "sessionKey";
-  if (method == "sessions.patch" || method == "sessions.reset") return "key";
-  return {};
+  const auto* m = find_forwarded(method);
+  return m ? m->key_param : std::string_view();
+}
+
+bool relay_from(std::string_view peer, const shard_route& route) {
+  return route.at == shard_route::where::remote && route.node == peer;
 }
 
 forward_verdict decide_forward(std::string_view method, bool from_node_link, const std::optional<std::string>& store_key,

@@ -246,6 +246,7 @@ void frame_dispatch::closed(dispatch_conn& c) {
   if (c.state.runner) core_.runners->detach(c.id);
   c.state.runner = false;
   for (const auto& key : c.state.watched()) watchers_.remove(key, c.id);
+  if (core_.forward) core_.forward->closed(c.id);  // its subscriptions to other nodes' events
   if (c.state.sessions_subscribed) sessions_subscribers_.fetch_sub(1);
   c.state.sessions_subscribed = false;
 }

@@ -42,7 +42,8 @@ bool closes_run(std::string_view state) { return state == "final" || state == "a
 
 }  // namespace
 
-node_link::node_link(node_link_options options, chat_fn on_chat) : opt_(std::move(options)), on_chat_(std::move(on_chat)) {
+node_link::node_link(node_link_options options, chat_fn on_chat, event_fn on_event)
+    : opt_(std::move(options)), on_chat_(std::move(on_chat)), on_event_(std::move(on_event)) {
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   thread_ = std::thread([this] { run(); });
 }
@@ -62,8 +63,68 @@ void node_link::submit(link_call call) {
     }
   }
   if (call.reply) fail(call, "this node is stopping; node " + opt_.node_id + " was not asked", "link_lost");
+  wake();
+}
+
+void node_link::want_sessions(bool on) {
+  {
+    std::lock_guard lock(mu_);
+    want_sessions_ = on;
+  }
+  wake();
+}
+
+void node_link::want_messages(const std::string& session_key, bool on) {
+  {
+    std::lock_guard lock(mu_);
+    if (on) want_keys_.insert(session_key);
+    else want_keys_.erase(session_key);
+  }
+  wake();
+}
+
+void node_link::wake() {
   const std::uint64_t one = 1;
   (void)!::write(wake_fd_, &one, sizeof one);
+}
+
+bool node_link::wants_events() {
+  std::lock_guard lock(mu_);
+  return want_sessions_ || !want_keys_.empty();
+}
+
+// On the link's thread, connected: what is wanted and not sent on this connection is sent, what
+// was sent and is no longer wanted is unsubscribed. The answers are not waited for (a refusal
+// is logged by the peer; the subscription is tried again after the next connect).
+void node_link::subscribe_wanted() {
+  bool sessions = false;
+  std::set<std::string> keys;
+  {
+    std::lock_guard lock(mu_);
+    sessions = want_sessions_;
+    keys = want_keys_;
+  }
+  auto control = [&](std::string method, boost::json::object params) {
+    link_call c;
+    c.method = std::move(method);
+    c.params = std::move(params);
+    c.timeout = std::chrono::milliseconds(30000);
+    send(std::move(c));
+  };
+  if (sessions != sent_sessions_) {
+    control(sessions ? "sessions.subscribe" : "sessions.unsubscribe", {});
+    sent_sessions_ = sessions;
+  }
+  for (const auto& k : keys)
+    if (sent_keys_.insert(k).second) control("sessions.messages.subscribe", {{"key", k}});
+  for (auto it = sent_keys_.begin(); it != sent_keys_.end();) {
+    if (keys.count(*it)) {
+      ++it;
+      continue;
+    }
+    control("sessions.messages.unsubscribe", {{"key", *it}});
+    it = sent_keys_.erase(it);
+  }
 }
 
 void node_link::request_stop() {
@@ -80,8 +141,10 @@ void node_link::join() {
 }
 
 void node_link::fail(link_call& call, const std::string& message, std::string_view reason) {
+  auto reply = std::move(call.reply);
+  if (!reply) return;  // the link's own subscription calls
   failures_.fetch_add(1);
-  if (auto reply = std::move(call.reply)) reply(forward_unavailable(message, reason, opt_.node_id));
+  reply(forward_unavailable(message, reason, opt_.node_id));
 }
 
 void node_link::run() {
@@ -98,8 +161,12 @@ void node_link::run() {
       broken("this node is stopping");
       return;
     }
-    if (!fresh.empty() && !client_ && !connect(fresh)) continue;  // connect() failed them
+    if ((!fresh.empty() || wants_events()) && !client_ && !connect(fresh)) {
+      if (fresh.empty()) wait_for_work();  // only subscriptions: tried again when woken
+      continue;                            // connect() failed the calls
+    }
     for (auto& c : fresh) send(std::move(c));
+    if (client_) subscribe_wanted();
     if (client_) drain();
     expire();
     wait_for_work();
@@ -129,6 +196,9 @@ bool node_link::connect(std::deque<link_call>& fresh) {
   }
   client_ = std::move(*c);
   connects_.fetch_add(1);
+  // A new connection holds no subscription of the old one.
+  sent_sessions_ = false;
+  sent_keys_.clear();
   return true;
 }
 
@@ -164,6 +234,8 @@ void node_link::on_frame(const std::string& text) {
   }
   if (f->type == server_frame::kind::event) {
     if (f->event == "chat") on_chat_event(std::move(f->payload));
+    else if (on_event_ && (f->event == "sessions.changed" || f->event == "session.message"))
+      on_event_(f->event, std::move(f->payload));
     return;
   }
   auto it = pending_.find(f->id);
@@ -174,8 +246,15 @@ void node_link::on_frame(const std::string& text) {
     if (auto reply = std::move(call.reply)) reply(relayed_error(*f, text));
     return;
   }
-  if (call.method == "chat.send" && f->payload.is_object()) {
-    // Its events follow on this connection: they go to the caller, started now or retried.
+  if (call.method == "sessions.messages.subscribe" && !call.session_key.empty()) {
+    // The peer now pushes this session's messages here: kept after a reconnect too.
+    std::lock_guard lock(mu_);
+    want_keys_.insert(call.session_key);
+    sent_keys_.insert(call.session_key);
+  }
+  if ((call.method == "chat.send" || call.method == "sessions.create") && f->payload.is_object()) {
+    // Its events follow on this connection: they go to the caller, started now or retried (a
+    // sessions.create with a message starts its first run as chat.send does).
     const auto& p = f->payload.as_object();
     const auto run = json::get_string(p, "runId");
     const auto state = json::get_string(p, "status").value_or("");
@@ -222,6 +301,8 @@ void node_link::expire() {
 void node_link::broken(const std::string& why) {
   if (client_) spdlog::info("gateway: forwarding: connection to node {} ended: {}", opt_.node_id, why);
   client_.reset();
+  sent_sessions_ = false;
+  sent_keys_.clear();
   auto waiting = std::move(pending_);
   pending_.clear();
   for (auto& [id, p] : waiting)

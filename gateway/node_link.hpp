@@ -16,7 +16,13 @@
 //   chat.send (0 for runs of others, which only this node's watchers of the session get).
 //   When the connection is lost, each run still open gets a closing `error` event (its run may
 //   still end on the peer; chat.history shows how).
-// - Every reply and on_chat call comes from the link's thread, in the order the peer sent the
+// - Subscriptions (want_sessions, want_messages): the link keeps `sessions.subscribe` and
+//   `sessions.messages.subscribe {key}` on the peer while wanted, sent again after each connect
+//   (the link connects for them as for a call; a peer that cannot be reached is tried again at
+//   the next want_* call). The peer's `sessions.changed` and `session.message` events go to
+//   on_event. A forwarded sessions.messages.subscribe that succeeds counts as wanted and sent.
+//   Events the peer sent while the link was down are not replayed.
+// - Every reply, on_chat and on_event call comes from the link's thread, in the order the peer sent the
 //   frames, so a run's `started` answer precedes its events when the caller posts both to one
 //   queue. Each reply is called exactly once, stop() included.
 #pragma once
@@ -28,6 +34,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -60,12 +67,16 @@ struct node_link_options {
 class node_link {
  public:
   using chat_fn = std::function<void(std::uint64_t origin, const std::string& session_key, boost::json::value payload)>;
-  node_link(node_link_options options, chat_fn on_chat);
+  using event_fn = std::function<void(const std::string& name, boost::json::value payload)>;
+  node_link(node_link_options options, chat_fn on_chat, event_fn on_event = nullptr);
   ~node_link();
   node_link(const node_link&) = delete;
   node_link& operator=(const node_link&) = delete;
 
   void submit(link_call call);
+  // Any thread; idempotent. Each call also wakes the link, which connects if something is wanted.
+  void want_sessions(bool on);
+  void want_messages(const std::string& session_key, bool on);
   // Asks the thread to end: what waits is answered link_lost. join() waits for it.
   void request_stop();
   void join();
@@ -94,18 +105,26 @@ class node_link {
   void broken(const std::string& why);
   void fail(link_call& call, const std::string& message, std::string_view reason);
   void wait_for_work();
+  bool wants_events();
+  void subscribe_wanted();
+  void wake();
 
   node_link_options opt_;
   chat_fn on_chat_;
+  event_fn on_event_;
   int wake_fd_ = -1;
   std::mutex mu_;
   std::deque<link_call> queue_;
   bool stopping_ = false;
+  bool want_sessions_ = false;           // under mu_
+  std::set<std::string> want_keys_;      // under mu_
   // The thread's own.
   std::unique_ptr<gateway_client> client_;
   std::uint64_t next_id_ = 1;
   std::map<std::string, pending> pending_;
   std::map<std::string, open_run> runs_;
+  bool sent_sessions_ = false;        // on this connection
+  std::set<std::string> sent_keys_;   // on this connection
   std::atomic<std::uint64_t> connects_{0}, failures_{0};
   std::thread thread_;
 };

@@ -683,6 +683,17 @@ const table<actors::gateway_settings>& gateway_control_ui_table() {
   return t;
 }
 
+const table<actors::gateway_settings>& gateway_cluster_table() {
+  using k = keys<actors::gateway_settings>;
+  using T = actors::gateway_settings;
+  static const table<T> t{"", "", {
+      k::field("holdMs", &T::cluster_hold_ms, whole{0},
+               "a call for a shard nobody serves now (handoff, failover) waits this long for its owner, then "
+               "UNAVAILABLE {retryable}; 0: not held"),
+  }};
+  return t;
+}
+
 const table<actors::gateway_settings>& gateway_table() {
   using k = keys<actors::gateway_settings>;
   using T = actors::gateway_settings;
@@ -707,6 +718,7 @@ const table<actors::gateway_settings>& gateway_table() {
       k::field("maxQueuedRequests", &T::max_queued_requests, whole{0},
                "calls waiting for a method thread in all; past it: UNAVAILABLE {retryable, retryAfterMs}"),
       k::nested("controlUi", self(), gateway_control_ui_table(), "the web Control UI (docs/GATEWAY.md)"),
+      k::nested("cluster", self(), gateway_cluster_table(), "a cluster node's gateway (docs/cluster.md)"),
   }};
   return t;
 }

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "gateway/method_table.hpp"
 
 using namespace sessionrt::gateway;
@@ -19,9 +21,11 @@ shard_route remote_route() {
 }
 }  // namespace
 
-TEST_CASE("forward rule: the five session calls of a shard owned elsewhere go to its owner") {
+TEST_CASE("forward rule: the session calls of a shard owned elsewhere go to its owner", "[forward]") {
   const std::optional<std::string> key = "agent:main:x";
-  for (std::string_view m : {"chat.send", "chat.abort", "chat.history", "sessions.patch", "sessions.reset"}) {
+  for (std::string_view m : {"chat.send", "chat.abort", "chat.history", "sessions.patch", "sessions.reset",
+                             "sessions.describe", "sessions.delete", "sessions.compact", "chat.startup",
+                             "sessions.create", "commands.list", "sessions.messages.subscribe"}) {
     INFO(std::string(m));
     auto v = decide_forward(m, false, key, remote_route());
     CHECK(v.what == forward_verdict::kind::forward);
@@ -30,12 +34,46 @@ TEST_CASE("forward rule: the five session calls of a shard owned elsewhere go to
   }
   CHECK(forwarded_key_param("chat.send") == "sessionKey");
   CHECK(forwarded_key_param("sessions.patch") == "key");
-  // Everything else runs here, whatever the owner.
-  for (std::string_view m : {"sessions.list", "health", "sessions.delete", "chat.startup"})
+  // Everything else runs here, whatever the owner: lists, subscriptions to all sessions, and an
+  // unsubscribe (the subscription it ends is followed by the forwarder, not by the owner).
+  for (std::string_view m : {"sessions.list", "health", "sessions.subscribe", "sessions.unsubscribe",
+                             "sessions.messages.unsubscribe", "agent.identity.get", "sessions.resolve"})
     CHECK(decide_forward(m, false, key, remote_route()).what == forward_verdict::kind::serve_here);
 }
 
-TEST_CASE("forward rule: local owners, node links and keys that do not resolve are served here") {
+TEST_CASE("forward rule: one row per method, naming the key param its handler reads, and what no key means",
+          "[forward]") {
+  using keyless = forwarded_method::keyless;
+  std::set<std::string_view> seen;
+  for (const auto& m : forwarded_methods()) {
+    INFO(std::string(m.method));
+    CHECK(seen.insert(m.method).second);  // one row each
+    CHECK(find_method(m.method) != nullptr);  // a method this gateway answers
+    // OpenClaw's params: chat.* and commands.list name the session "sessionKey", sessions.* "key".
+    CHECK(m.key_param == (m.method.rfind("sessions.", 0) == 0 ? "key" : "sessionKey"));
+  }
+  REQUIRE(find_forwarded("chat.startup"));
+  CHECK(find_forwarded("chat.startup")->without_key == keyless::main_session);
+  REQUIRE(find_forwarded("sessions.create"));
+  CHECK(find_forwarded("sessions.create")->without_key == keyless::new_key);
+  CHECK(find_forwarded("chat.send")->without_key == keyless::runs_here);
+  CHECK(find_forwarded("sessions.list") == nullptr);
+}
+
+TEST_CASE("forward rule: an event of a session is relayed only from the node owning it now", "[forward]") {
+  CHECK(relay_from("n2", remote_route()));
+  CHECK_FALSE(relay_from("n3", remote_route()));  // an old owner, or a relay through another node
+  shard_route here;
+  here.at = shard_route::where::local;
+  here.node = "n1";
+  CHECK_FALSE(relay_from("n2", here));  // the shard is this node's: its own events reach its clients
+  CHECK_FALSE(relay_from("n1", here));
+  shard_route nobody;
+  nobody.at = shard_route::where::unknown;
+  CHECK_FALSE(relay_from("n2", nobody));
+}
+
+TEST_CASE("forward rule: local owners, node links and keys that do not resolve are served here", "[forward]") {
   shard_route local;
   local.at = shard_route::where::local;
   CHECK(decide_forward("chat.send", false, std::string("agent:main:x"), local).what == forward_verdict::kind::serve_here);
@@ -45,7 +83,7 @@ TEST_CASE("forward rule: local owners, node links and keys that do not resolve a
   CHECK(decide_forward("chat.send", false, std::nullopt, remote_route()).what == forward_verdict::kind::serve_here);
 }
 
-TEST_CASE("forward rule: a shard nobody holds now is refused UNAVAILABLE, retryable, naming the shard") {
+TEST_CASE("forward rule: a shard nobody holds now is refused UNAVAILABLE, retryable, naming the shard", "[forward]") {
   shard_route nobody;
   nobody.at = shard_route::where::unknown;
   nobody.shard = "main/17";
@@ -61,7 +99,7 @@ TEST_CASE("forward rule: a shard nobody holds now is refused UNAVAILABLE, retrya
   CHECK_THAT(std::string(e.at("message").as_string()), Catch::Contains("agent:main:x") && Catch::Contains("no owner now"));
 }
 
-TEST_CASE("forward rule: a node link is marked by its connect, and node addresses parse") {
+TEST_CASE("forward rule: a node link is marked by its connect, and node addresses parse", "[forward]") {
   auto who = node_link_identity("tok", "n1", "sessionrt-0.1.0");
   client_info seen;
   seen.id = who.client_id;
@@ -89,7 +127,7 @@ TEST_CASE("forward rule: a node link is marked by its connect, and node addresse
   CHECK_FALSE(parse_address(":7001"));
 }
 
-TEST_CASE("forward rule: a runtime's not_owner is answered UNAVAILABLE retryable, others as before") {
+TEST_CASE("forward rule: a runtime's not_owner is answered UNAVAILABLE retryable, others as before", "[forward]") {
   auto e = from_status(sessionrt::status(sessionrt::errc::not_owner, "shard main/17 is not served by this node")).to_json();
   CHECK(e.at("code") == "UNAVAILABLE");
   CHECK(e.at("retryable") == true);

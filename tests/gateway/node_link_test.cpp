@@ -13,6 +13,7 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <condition_variable>
 #include <future>
 #include <mutex>
@@ -221,4 +222,60 @@ TEST_CASE("node link: a peer that cannot be reached is answered UNAVAILABLE node
   CHECK(e.at("details").at("node") == "n2");
   CHECK_THAT(std::string(e.at("message").as_string()), Catch::Contains("127.0.0.1:" + std::to_string(port)));
   CHECK(link.connects() == 0);
+}
+
+TEST_CASE("node link: wanted subscriptions are made on the peer without a call, and its session events come back in order",
+          "[forward]") {
+  std::vector<std::string> methods;
+  std::string messages_key;
+  script_server server([&](script_socket& s) {
+    handshake(s);
+    // sessions.subscribe and sessions.messages.subscribe, in either order, then the events.
+    for (int i = 0; i < 2; ++i) {
+      auto req = s.receive_text();
+      if (!req) return;
+      methods.push_back(method_of(*req));
+      if (methods.back() == "sessions.messages.subscribe")
+        messages_key = std::string(bj::parse(*req).at("params").at("key").as_string());
+      s.send_text(res_ok(id_of(*req), bj::object{{"subscribed", true}}));
+    }
+    s.send_text(bj::serialize(bj::object{{"type", "event"}, {"event", "sessions.changed"},
+                                         {"payload", {{"sessionKey", "agent:main:x"}, {"reason", "patch"}}}, {"seq", 1}}));
+    s.send_text(bj::serialize(bj::object{{"type", "event"}, {"event", "session.message"},
+                                         {"payload", {{"sessionKey", "agent:main:x"}, {"messageId", "m1"}}}, {"seq", 2}}));
+    s.send_text(bj::serialize(bj::object{{"type", "event"}, {"event", "tick"}, {"payload", bj::object{}}, {"seq", 3}}));
+    // No longer wanted: unsubscribed on the same connection.
+    if (auto req = s.receive_text()) methods.push_back(method_of(*req));
+    s.receive_text(2s);
+  });
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::pair<std::string, bj::object>> got;
+  {
+    node_link link(options_for(server.port()), [](std::uint64_t, const std::string&, bj::value) {},
+                   [&](const std::string& name, bj::value p) {
+                     std::lock_guard lock(mu);
+                     got.emplace_back(name, p.as_object());
+                     cv.notify_all();
+                   });
+    link.want_sessions(true);
+    link.want_messages("agent:main:x", true);
+    {
+      std::unique_lock lock(mu);
+      REQUIRE(cv.wait_for(lock, 10s, [&] { return got.size() >= 2; }));
+    }
+    link.want_messages("agent:main:x", false);
+    server.join();
+    CHECK(link.connects() == 1);
+  }
+  REQUIRE(got.size() == 2);  // the tick is not a session's event
+  CHECK(got[0].first == "sessions.changed");
+  CHECK(got[0].second.at("reason") == "patch");
+  CHECK(got[1].first == "session.message");
+  CHECK(got[1].second.at("messageId") == "m1");
+  REQUIRE(methods.size() == 3);
+  CHECK(std::count(methods.begin(), methods.begin() + 2, "sessions.subscribe") == 1);
+  CHECK(std::count(methods.begin(), methods.begin() + 2, "sessions.messages.subscribe") == 1);
+  CHECK(messages_key == "agent:main:x");
+  CHECK(methods[2] == "sessions.messages.unsubscribe");
 }
