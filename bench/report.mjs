@@ -93,4 +93,20 @@ for (const m of ours("month")) {
   md += "| turns | wall | turns/s | user s | sys s | peak RSS MB | report md5 |\n|---:|---:|---:|---:|---:|---:|---|\n";
   md += `| ${f(m.turns, 0)} | ${mm} min ${ss} s | ${f(m.turns_per_s, 0)} | ${f(m.user_s, 0)} | ${f(m.sys_s, 0)} | ${f(m.max_rss_mb, 0)} | ${m.md5.slice(0, 8)}… |\n`;
 }
+// Issue #36 (bench/cluster_bench, run.sh --cluster): nodes on one machine.
+const cturns = ours("cluster_turns");
+if (cturns.length) {
+  const one = cturns.find((c) => c.nodes === 1);
+  md += "\n### Cluster (#36): turns through 1, 2 and 3 nodes on this machine (bench/cluster_bench)\n\n";
+  md += "Closed loop, chat.send → final; owner = sent to the node holding the session's shard, forwarded = one hop through another node. All nodes share the machine's cores: the ratio is the cluster layer's cost, not scaling.\n\n";
+  md += "| nodes | connections × turns | turns/s | vs 1 node | p50 / p99 ms | owner turns p50 / p99 ms | forwarded turns p50 / p99 ms | failures | load |\n|---:|---|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const c of cturns)
+    md += `| ${c.nodes} | ${c.connections} × ${c.turns_per_connection} | ${f(c.turns_per_s, 0)} | ${one ? `${f(c.turns_per_s / one.turns_per_s, 2)}×` : "–"} | ${f(c.latency_ms_p50, 2)} / ${f(c.latency_ms_p99, 2)} | ${c.owner_turns ? `${f(c.owner_ms_p50, 2)} / ${f(c.owner_ms_p99, 2)}` : "–"} | ${c.forwarded_turns ? `${f(c.forwarded_ms_p50, 2)} / ${f(c.forwarded_ms_p99, 2)}` : "–"} | ${c.failures} | ${f(c.load1_before, 1)}–${f(c.load1_after, 1)} |\n`;
+}
+for (const p of ours("cluster_forward_latency"))
+  md += `\nForwarding, one turn in flight (${p.nodes} nodes, ${f(p.pairs, 0)} pairs): owner ${f(p.owner_ms_p50, 2)} / ${f(p.owner_ms_p99, 2)} ms, forwarded ${f(p.forwarded_ms_p50, 2)} / ${f(p.forwarded_ms_p99, 2)} ms (p50 / p99): **+${f(p.added_ms_p50, 2)} ms at p50**, ${f(p.added_ms_p99, 2)} ms at p99.\n`;
+for (const r of ours("cluster_rebalance"))
+  md += `\nRebalance of ${r.shards} shards, 2 → 3 nodes, under ${r.connections} connections ${r.paced_turns_per_s > 0 ? `paced at ${f(r.paced_turns_per_s, 0)} turns/s` : "in a closed loop"}: settled ${f(r.settle_s_from_start, 2)} s after the third node's start (${f(r.settle_s_from_join, 2)} s after it joined), ${r.table_versions} table versions, ${r.shards_moved} shards moved. Of ${f(r.window_turns, 0)} turns from its start to 1 s after settling, **${f(r.waited_turns, 0)} waited** (${r.retried_turns} retried after UNAVAILABLE, the rest slower than the steady p99 of ${f(r.steady_ms_p99, 2)} ms), the longest **${f(r.largest_wait_ms, 0)} ms**; ${r.failures} failed${r.failures ? ` (${Object.entries(r.failure_kinds ?? {}).map(([k, n]) => `${k} ${n}`).join(", ")})` : ""}.\n`;
+for (const k of ours("cluster_failover"))
+  md += `\nFailover after kill -9 (lease TTL ${k.lease_ttl_s} s): all ${k.shards} shards held by live nodes again after **p50 ${f(k.p50_s, 2)} s, max ${f(k.max_s, 2)} s** over ${k.kills} kills (${k.leader_kills} of the placement leader); the victim restarted and the table settled again in p50 ${f(k.rejoin_p50_s, 2)} s, max ${f(k.rejoin_max_s, 2)} s.\n`;
 process.stdout.write(md);

@@ -3,30 +3,37 @@
 # ratios. Builds (Release), runs bench/storage_bench, the reference benches from peer-bench
 # (pi_append, pi_compaction, pi_concurrency, oc_store_legacy), bench/compaction_bench, pi's
 # SessionManager on the files storage_bench and compaction_bench wrote, runtime_bench (end to
-# end through the public API) and disk_floor at each runtime shape; prints markdown tables (paste
-# them into BENCHMARKS.md).
+# end through the public API) and disk_floor at each runtime shape (with --month, the simulated
+# month; with --cluster, bench/cluster_bench: issue #36's nodes on etcd); prints markdown tables
+# (paste them into BENCHMARKS.md).
 # The reference packages are installed from npm once (see peer-bench/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage() {
   cat <<'USAGE'
-Usage: bench/run.sh [--quick] [--month]
+Usage: bench/run.sh [--quick] [--month] [--cluster]
   (none)    full sizes: storage, pi and OpenClaw references, compaction, runtime_bench at
             1,000 x 100 (paced too) and 100,000 x 2, memory per session, the disk's floors
             (~7–15 minutes after the first install)
   --quick   small sizes, ~2 minutes after the first install
   --month   also simulate examples/scenarios/month.json (10,000 users x 30 days) and report
             its wall time, turns and turns/s (~30 minutes on 2 cores)
+  --cluster also bench/cluster_bench (issue #36): a private etcd and 1, 2, 3
+            `sessionrt gateway --cluster` nodes: turns/s, owner vs forwarded latency,
+            a 2 -> 3 rebalance under traffic, 20 kill -9 failovers (~3-4 minutes;
+            with --quick: 3 kills, ~30 s). Needs Debian's etcd-server.
   -h, --help  this text
 Builds build-release (Release) first; the raw JSON lines stay in /tmp/sessionrt-bench-*.
 USAGE
 }
 quick=""
 month=""
+cluster=""
 for arg in "$@"; do
   case "$arg" in
     --quick) quick="--quick" ;;
     --month) month=1 ;;
+    --cluster) cluster=1 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "bench/run.sh: unknown option '$arg'" >&2; usage >&2; exit 2 ;;
   esac
@@ -34,7 +41,8 @@ done
 ./scripts/setup.sh
 build_log=$(mktemp /tmp/sessionrt-bench-build-XXXXXX.log)
 if ! { cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release &&
-       cmake --build build-release --target storage_bench runtime_bench compaction_bench disk_floor sessionrt; } > "$build_log" 2>&1; then
+       cmake --build build-release --target storage_bench runtime_bench compaction_bench disk_floor sessionrt \
+         ${cluster:+cluster_bench}; } > "$build_log" 2>&1; then
   tail -n 40 "$build_log" >&2
   echo "bench/run.sh: the Release build failed (whole log: $build_log)" >&2
   exit 1
@@ -100,8 +108,16 @@ if [ -n "$month" ]; then
       md5: require("crypto").createHash("md5").update(fs.readFileSync(process.argv[1])).digest("hex")}));
   ' "$out/month.json" "$out/month.time" > "$out/month.jsonl"
 fi
+# The cluster's figures (#36): its readable lines go to stderr as it runs, its JSON lines to the report.
+: > "$out/cluster.jsonl"
+if [ -n "$cluster" ]; then
+  echo "[bench] cluster_bench: etcd and 1, 2, 3 sessionrt gateway --cluster nodes on loopback" >&2
+  # A failure (no etcd, a node that did not come up) says why on stderr; the other figures still print.
+  ./build-release/bench/cluster_bench $quick > "$out/cluster.jsonl" ||
+    echo "bench/run.sh: cluster_bench failed (exit $?); the report has no cluster figures" >&2
+fi
 echo "[bench] $(nproc) cores, $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)" >&2
-node bench/report.mjs "$out/ours.jsonl" "$out/peer.jsonl" "$out/pi_same_files.jsonl" "$out/runtime.jsonl" "$out/floor.jsonl" "$out/compaction.jsonl" "$out/month.jsonl"
+node bench/report.mjs "$out/ours.jsonl" "$out/peer.jsonl" "$out/pi_same_files.jsonl" "$out/runtime.jsonl" "$out/floor.jsonl" "$out/compaction.jsonl" "$out/month.jsonl" "$out/cluster.jsonl"
 # The fixtures (transcripts up to 35 MB, stores) go; the measurements stay.
 rm -rf "$out"/long-*.jsonl "$out"/compaction-*.jsonl "$out"/store-*
 echo "[bench] raw results in $out" >&2
