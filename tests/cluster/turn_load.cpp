@@ -158,7 +158,15 @@ attempt try_once(load_turn& t, connections& conns, const std::string& address) {
     }
     const auto* em = p.if_contains("errorMessage");
     t.error = address + ": run " + run_state + (em && em->is_string() ? ": " + std::string(em->as_string()) : "");
-    if (run_state == "error") return attempt::retry_unknown;
+    if (run_state == "error") {
+      // The run ended unacknowledged (a lapsed write permit, a fenced shard). Its owner keeps
+      // the error for this idempotencyKey and answers a retry with it (as OpenClaw does), so a
+      // client that wants the turn sends it again under a new key. Its user line may already be
+      // stored: the history allows a second copy of a turn sent more than once.
+      t.run_id = "load-" + t.text.substr(0, t.text.find(' ')) + "-" + std::to_string(t.seq) + "-again-" +
+                 std::to_string(++t.reruns);
+      return attempt::retry_unknown;
+    }
     t.end = turn_end::failed;
     return attempt::done;
   }

@@ -41,6 +41,7 @@ struct load_turn {
   std::chrono::steady_clock::time_point sent, ended;
   int sends = 0;  // chat.send requests made
   int waits = 0;  // retries (each attempt after the first)
+  int reruns = 0; // sent again under a new idempotencyKey after the run ended with an error
   turn_end end = turn_end::pending;
   std::string reply;  // the final event's text
   std::string error;  // the last refusal, failure or error event seen
