@@ -23,6 +23,7 @@
 #include "gateway/forward_rule.hpp"
 #include "gateway/gateway_client.hpp"
 #include "tests/cluster/cluster_processes.hpp"
+#include "tests/cluster/placement_wait.hpp"
 #include "tests/cluster/etcd_process.hpp"
 #include "tests/test_support.hpp"
 
@@ -35,41 +36,6 @@ using namespace std::chrono_literals;
 const std::string k_cluster = "hold";
 const std::string k_token = "cluster-shared-token";
 
-struct settled {
-  std::map<std::string, std::string> address;  // node -> host:port
-  std::map<int, std::string> holder;            // shard index -> node
-};
-
-// Both nodes members and every shard held, by both nodes.
-std::optional<settled> wait_settled(const blocking_etcd& etcd, std::chrono::seconds bound) {
-  const auto until = steady::now() + bound;
-  while (steady::now() < until) {
-    auto nodes = await_call<result<std::vector<node_record>>>(
-        [&](etcd_client::done<std::vector<node_record>> cb) { list_nodes(etcd.async(), k_cluster, std::move(cb)); });
-    auto claims = await_call<result<std::vector<shard_claim>>>(
-        [&](etcd_client::done<std::vector<shard_claim>> cb) { shard_claims(etcd.async(), k_cluster).list(std::move(cb)); });
-    if (nodes && claims && nodes->size() == 2 && claims->size() == std::size_t(default_shards_per_agent)) {
-      settled v;
-      for (const auto& n : *nodes) v.address[n.id] = n.address;
-      std::map<std::string, int> per;
-      for (const auto& c : *claims) {
-        v.holder[c.shard.index] = c.node;
-        ++per[c.node];
-      }
-      if (per["a"] > 0 && per["b"] > 0) return v;
-    }
-    std::this_thread::sleep_for(50ms);
-  }
-  return std::nullopt;
-}
-
-std::string key_held_by(const settled& v, const std::string& node) {
-  for (int i = 0;; ++i) {
-    const std::string key = fmt::format("agent:main:hold-{}", i);
-    if (v.holder.at(shard_of(key).index) == node) return key;
-  }
-}
-
 }  // namespace
 
 TEST_CASE("hold: a chat.send for a shard in handoff is answered started and final without a retry",
@@ -80,18 +46,11 @@ TEST_CASE("hold: a chat.send for a shard in handoff is answered started and fina
   testing::node_processes nodes({k_cluster, k_token, 2, true});
   nodes.start("a", etcd->endpoint());
   nodes.start("b", etcd->endpoint());
-  auto v = wait_settled(*client, 60s);
+  auto v = testing::wait_placement(*client, k_cluster, {{"a", 0}, {"b", 0}}, 60s);
   INFO(nodes.logs());
   REQUIRE(v);
-  const std::string key = key_held_by(*v, "b");
-  auto where = gateway::parse_address(v->address.at("a"));
-  REQUIRE(where);
-  gateway::gateway_client_options o;
-  o.host = where->host;
-  o.port = where->port;
-  o.identity.token = k_token;
-  o.identity.scopes = {"operator.admin"};
-  auto on_a = gateway::gateway_client::connect(o);
+  const std::string key = testing::key_held_by(*v, "b", "hold");
+  auto on_a = testing::admin_client(*v, "a", k_token);
   INFO((on_a ? std::string() : on_a.error().message()));
   REQUIRE(on_a.ok());
   auto& c = **on_a;

@@ -30,6 +30,7 @@
 #include "gateway/forward_rule.hpp"
 #include "gateway/gateway_client.hpp"
 #include "tests/cluster/cluster_processes.hpp"
+#include "tests/cluster/placement_wait.hpp"
 #include "tests/cluster/etcd_process.hpp"
 #include "tests/test_support.hpp"
 
@@ -42,51 +43,8 @@ using namespace std::chrono_literals;
 const std::string k_cluster = "relay";
 const std::string k_token = "cluster-shared-token";
 
-struct settled_view {
-  std::map<std::string, std::string> address;  // node -> host:port
-  std::map<int, std::string> holder;            // shard index -> node
-};
-
-// The members are `expect` (node -> shards it holds), every shard held.
-std::optional<settled_view> wait_settled(const blocking_etcd& etcd, const std::map<std::string, int>& expect,
-                                         std::chrono::seconds bound) {
-  const auto until = steady::now() + bound;
-  while (steady::now() < until) {
-    auto nodes = await_call<result<std::vector<node_record>>>(
-        [&](etcd_client::done<std::vector<node_record>> cb) { list_nodes(etcd.async(), k_cluster, std::move(cb)); });
-    auto claims = await_call<result<std::vector<shard_claim>>>(
-        [&](etcd_client::done<std::vector<shard_claim>> cb) { shard_claims(etcd.async(), k_cluster).list(std::move(cb)); });
-    if (nodes && claims && nodes->size() == expect.size() && claims->size() == std::size_t(default_shards_per_agent)) {
-      settled_view v;
-      for (const auto& n : *nodes) v.address[n.id] = n.address;
-      std::map<std::string, int> per;
-      for (const auto& c : *claims) {
-        v.holder[c.shard.index] = c.node;
-        ++per[c.node];
-      }
-      if (per == expect) return v;
-    }
-    std::this_thread::sleep_for(50ms);
-  }
-  return std::nullopt;
-}
-
-std::string key_held_by(const settled_view& v, const std::string& node, const std::string& stem) {
-  for (int i = 0;; ++i) {
-    const std::string key = fmt::format("agent:main:{}-{}", stem, i);
-    if (v.holder.at(shard_of(key).index) == node) return key;
-  }
-}
-
-std::unique_ptr<gateway::gateway_client> client_of(const settled_view& v, const std::string& node) {
-  auto where = gateway::parse_address(v.address.at(node));
-  REQUIRE(where);
-  gateway::gateway_client_options o;
-  o.host = where->host;
-  o.port = where->port;
-  o.identity.token = k_token;
-  o.identity.scopes = {"operator.admin"};
-  auto c = gateway::gateway_client::connect(o);
+std::unique_ptr<gateway::gateway_client> client_of(const testing::placement_view& v, const std::string& node) {
+  auto c = testing::admin_client(v, node, k_token);
   INFO((c ? std::string() : c.error().message()));
   REQUIRE(c.ok());
   return std::move(*c);
@@ -179,10 +137,10 @@ TEST_CASE("forwarding: the other session calls of a shard node B owns are answer
   testing::node_processes nodes({k_cluster, k_token});
   nodes.start("a", etcd->endpoint());
   nodes.start("b", etcd->endpoint());
-  auto v = wait_settled(*client, {{"a", 128}, {"b", 128}}, 60s);
+  auto v = testing::wait_placement(*client, k_cluster, {{"a", 128}, {"b", 128}}, 60s);
   INFO(nodes.logs());
   REQUIRE(v);
-  const std::string remote = key_held_by(*v, "b", "calls");
+  const std::string remote = testing::key_held_by(*v, "b", "calls");
   auto on_a = client_of(*v, "a");
   auto on_b = client_of(*v, "b");
 
@@ -228,9 +186,9 @@ TEST_CASE("forwarding: the other session calls of a shard node B owns are answer
   CHECK_FALSE(gone);
 
   // sessions.list on either node lists the sessions of every shard: B's row through A too.
-  const std::string listed = key_held_by(*v, "b", "listed");
+  const std::string listed = testing::key_held_by(*v, "b", "listed");
   REQUIRE_CALL(call(*on_b, "sessions.create", {{"key", listed}, {"label", "listed-on-b"}}));
-  const std::string mine = key_held_by(*v, "a", "listed");
+  const std::string mine = testing::key_held_by(*v, "a", "listed");
   REQUIRE_CALL(call(*on_a, "sessions.create", {{"key", mine}, {"label", "listed-on-a"}}));
   for (auto* c : {on_a.get(), on_b.get()}) {
     auto list = call(*c, "sessions.list", bj::object{});
@@ -262,10 +220,10 @@ TEST_CASE("forwarding: a subscriber on node A gets node B's events of B's sessio
   testing::node_processes nodes({k_cluster, k_token});
   nodes.start("a", etcd->endpoint());
   nodes.start("b", etcd->endpoint());
-  auto v = wait_settled(*client, {{"a", 128}, {"b", 128}}, 60s);
+  auto v = testing::wait_placement(*client, k_cluster, {{"a", 128}, {"b", 128}}, 60s);
   INFO(nodes.logs());
   REQUIRE(v);
-  const std::string key = key_held_by(*v, "b", "events");
+  const std::string key = testing::key_held_by(*v, "b", "events");
   auto sub_a = client_of(*v, "a");   // the subscriber this test is about
   auto sub_b = client_of(*v, "b");   // the same subscriptions on the owner itself, to compare
   auto driver = client_of(*v, "b");  // makes B's events
@@ -307,7 +265,7 @@ TEST_CASE("forwarding: a subscriber on node A gets node B's events of B's sessio
   sub_b.reset();
   driver.reset();
   CHECK(nodes.terminate("b", 30s) == 0);
-  auto after = wait_settled(*client, {{"a", 256}}, 60s);
+  auto after = testing::wait_placement(*client, k_cluster, {{"a", 256}}, 60s);
   REQUIRE(after);
   INFO("--- after B left:\n" << nodes.logs());
   auto driver_a = client_of(*v, "a");

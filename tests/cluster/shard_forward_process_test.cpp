@@ -27,6 +27,7 @@
 #include "gateway/forward_rule.hpp"
 #include "gateway/gateway_client.hpp"
 #include "tests/cluster/cluster_processes.hpp"
+#include "tests/cluster/placement_wait.hpp"
 #include "tests/cluster/etcd_process.hpp"
 #include "tests/test_support.hpp"
 
@@ -39,51 +40,8 @@ using namespace std::chrono_literals;
 const std::string k_cluster = "fwd";
 const std::string k_token = "cluster-shared-token";
 
-struct settled_view {
-  std::map<std::string, std::string> address;  // node -> host:port
-  std::map<int, std::string> holder;            // shard index -> node
-};
-
-// Both nodes members, every shard held, each node holding some (the table balanced enough that
-// a key of each node is easy to find).
-std::optional<settled_view> wait_settled(const blocking_etcd& etcd, std::chrono::seconds bound) {
-  const auto until = steady::now() + bound;
-  while (steady::now() < until) {
-    auto nodes = await_call<result<std::vector<node_record>>>(
-        [&](etcd_client::done<std::vector<node_record>> cb) { list_nodes(etcd.async(), k_cluster, std::move(cb)); });
-    auto claims = await_call<result<std::vector<shard_claim>>>(
-        [&](etcd_client::done<std::vector<shard_claim>> cb) { shard_claims(etcd.async(), k_cluster).list(std::move(cb)); });
-    if (nodes && claims && nodes->size() == 2 && claims->size() == std::size_t(default_shards_per_agent)) {
-      settled_view v;
-      for (const auto& n : *nodes) v.address[n.id] = n.address;
-      std::map<std::string, int> per;
-      for (const auto& c : *claims) {
-        v.holder[c.shard.index] = c.node;
-        ++per[c.node];
-      }
-      if (per["a"] == 128 && per["b"] == 128) return v;
-    }
-    std::this_thread::sleep_for(50ms);
-  }
-  return std::nullopt;
-}
-
-std::string key_held_by(const settled_view& v, const std::string& node, const std::string& stem) {
-  for (int i = 0;; ++i) {
-    const std::string key = fmt::format("agent:main:{}-{}", stem, i);
-    if (v.holder.at(shard_of(key).index) == node) return key;
-  }
-}
-
-std::unique_ptr<gateway::gateway_client> client_of(const settled_view& v, const std::string& node) {
-  auto where = gateway::parse_address(v.address.at(node));
-  REQUIRE(where);
-  gateway::gateway_client_options o;
-  o.host = where->host;
-  o.port = where->port;
-  o.identity.token = k_token;
-  o.identity.scopes = {"operator.admin"};
-  auto c = gateway::gateway_client::connect(o);
+std::unique_ptr<gateway::gateway_client> client_of(const testing::placement_view& v, const std::string& node) {
+  auto c = testing::admin_client(v, node, k_token);
   INFO((c ? std::string() : c.error().message()));
   REQUIRE(c.ok());
   return std::move(*c);
@@ -148,10 +106,10 @@ TEST_CASE("forwarding: a client on node A chats, reads, patches and resets a ses
   testing::node_processes nodes({k_cluster, k_token, 2, false});
   nodes.start("a", etcd->endpoint());
   nodes.start("b", etcd->endpoint());
-  auto v = wait_settled(*client, 60s);
+  auto v = testing::wait_placement(*client, k_cluster, {{"a", 128}, {"b", 128}}, 60s);
   INFO(nodes.logs());
   REQUIRE(v);
-  const std::string remote = key_held_by(*v, "b", "fwd"), local = key_held_by(*v, "a", "here");
+  const std::string remote = testing::key_held_by(*v, "b", "fwd"), local = testing::key_held_by(*v, "a", "here");
   auto on_a = client_of(*v, "a");
   auto on_b = client_of(*v, "b");
 
@@ -219,18 +177,18 @@ TEST_CASE("forwarding: added latency of a turn through another node", "[.][forwa
   testing::node_processes nodes({k_cluster, k_token, 2, false});
   nodes.start("a", etcd->endpoint());
   nodes.start("b", etcd->endpoint());
-  auto v = wait_settled(*client, 60s);
+  auto v = testing::wait_placement(*client, k_cluster, {{"a", 128}, {"b", 128}}, 60s);
   REQUIRE(v);
   const char* env = std::getenv("SESSIONRT_FORWARD_TURNS");
   const int turns = env ? std::max(1, std::atoi(env)) : 200;
   auto on_a = client_of(*v, "a");
   std::map<std::string, std::vector<double>> ms;
   // Alternating, so both see the same machine load; one key each, a fresh run id per turn.
-  (void)turn(*on_a, key_held_by(*v, "b", "warm"), "warm", "warm-b");
-  (void)turn(*on_a, key_held_by(*v, "a", "warm"), "warm", "warm-a");
+  (void)turn(*on_a, testing::key_held_by(*v, "b", "warm"), "warm", "warm-b");
+  (void)turn(*on_a, testing::key_held_by(*v, "a", "warm"), "warm", "warm-a");
   for (int i = 0; i < turns; ++i) {
     for (const std::string where : {"local", "forwarded"}) {
-      const std::string key = key_held_by(*v, where == "local" ? "a" : "b", "lat");
+      const std::string key = testing::key_held_by(*v, where == "local" ? "a" : "b", "lat");
       const auto t0 = steady::now();
       auto t = turn(*on_a, key, "turn " + std::to_string(i), fmt::format("{}-{}", where, i));
       REQUIRE(t.state == "final");
