@@ -55,25 +55,18 @@ void hold_queue::put_back(entry e) {
 }
 
 std::vector<hold_queue::entry> hold_queue::expired(time_point now) {
-  std::vector<entry> out;
-  std::vector<std::string> emptied;
-  for (auto& [key, l] : keys_) {
-    auto keep = std::stable_partition(l.waiting.begin(), l.waiting.end(), [now](const entry& e) { return e.deadline > now; });
-    for (auto it = keep; it != l.waiting.end(); ++it) out.push_back(std::move(*it));
-    l.waiting.erase(keep, l.waiting.end());
-    if (l.waiting.empty() && !l.taken) emptied.push_back(key);
-  }
-  for (const auto& key : emptied) keys_.erase(key);
-  held_ -= std::min(held_, out.size());
-  std::sort(out.begin(), out.end(), [](const entry& a, const entry& b) { return a.seq < b.seq; });
-  return out;
+  return take_waiting([now](const entry& e) { return e.deadline <= now; });
 }
 
 std::vector<hold_queue::entry> hold_queue::drop_conn(std::uint64_t conn) {
+  return take_waiting([conn](const entry& e) { return e.conn == conn; });
+}
+
+std::vector<hold_queue::entry> hold_queue::take_waiting(const std::function<bool(const entry&)>& leaves) {
   std::vector<entry> out;
   std::vector<std::string> emptied;
   for (auto& [key, l] : keys_) {
-    auto keep = std::stable_partition(l.waiting.begin(), l.waiting.end(), [conn](const entry& e) { return e.conn != conn; });
+    auto keep = std::stable_partition(l.waiting.begin(), l.waiting.end(), [&](const entry& e) { return !leaves(e); });
     for (auto it = keep; it != l.waiting.end(); ++it) out.push_back(std::move(*it));
     l.waiting.erase(keep, l.waiting.end());
     if (l.waiting.empty() && !l.taken) emptied.push_back(key);

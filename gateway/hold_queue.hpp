@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -70,6 +71,8 @@ class hold_queue {
   };
   void insert(lane& l, entry e);
   void forget_if_empty(const std::string& key);
+  // The waiting calls `leaves` picks, removed, in arrival order.
+  std::vector<entry> take_waiting(const std::function<bool(const entry&)>& leaves);
 
   hold_limits limits_;
   std::uint64_t seq_ = 0;
