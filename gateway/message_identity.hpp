@@ -16,18 +16,13 @@
 #include <string>
 #include <vector>
 
-namespace sessionrt::gateway {
+#include "messages/user_run_identity.hpp"
 
-// The run a stored user message names ("" when none): idempotencyKey "<runId>:user", else
-// __openclaw.runId.
-std::string run_of_user_message(const boost::json::object& message);
+namespace sessionrt::gateway {
 
 // Gives messages[i] the id ids[i] and the seq seqs[i] (runtime::session_history's); `run` carries
 // the run id across calls (pass "" for a page that starts a turn unknown).
 void attach_identities(boost::json::array& messages, const std::vector<std::string>& ids,
                        const std::vector<std::int64_t>& seqs, std::string& run);
-
-// What chat.send stores on the user's message: {idempotencyKey: "<runId>:user", __openclaw: {runId}}.
-boost::json::object user_message_fields(const std::string& run_id);
 
 }  // namespace sessionrt::gateway

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "messages/user_run_identity.hpp"
+
 namespace sessionrt::actors {
 namespace {
 
@@ -13,7 +15,7 @@ std::string_view role_of(const boost::json::object& m) {
 // The run id of a user message in the context ("" for anything else).
 std::string user_run_id(const boost::json::value& v) {
   if (!v.is_object() || role_of(v.get_object()) != "user") return {};
-  return run_id_of_user_message(v.get_object());
+  return run_of_user_message(v.get_object());
 }
 
 }  // namespace
@@ -34,18 +36,6 @@ void run_ids_seen::add_from_context(const boost::json::array& messages) {
   for (auto it = messages.rbegin(); it != messages.rend() && recent.size() < capacity_; ++it)
     if (std::string id = user_run_id(*it); !id.empty()) recent.push_back(std::move(id));
   for (auto it = recent.rbegin(); it != recent.rend(); ++it) add(*it);
-}
-
-std::string run_id_of_user_message(const boost::json::object& m) {
-  if (const auto* k = m.if_contains("idempotencyKey"); k && k->is_string()) {
-    const std::string_view key = k->get_string();
-    constexpr std::string_view suffix = ":user";
-    if (key.size() > suffix.size() && key.substr(key.size() - suffix.size()) == suffix)
-      return std::string(key.substr(0, key.size() - suffix.size()));
-  }
-  if (const auto* meta = m.if_contains("__openclaw"); meta && meta->is_object())
-    if (const auto* r = meta->get_object().if_contains("runId"); r && r->is_string()) return std::string(r->get_string());
-  return {};
 }
 
 const boost::json::object* stored_reply_of_run(const boost::json::array& messages, const std::string& run_id) {

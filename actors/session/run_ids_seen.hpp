@@ -38,10 +38,6 @@ class run_ids_seen {
   std::size_t oldest_ = 0;  // where the ring's oldest id is once it is full
 };
 
-// The run a stored user message names ("" when none): idempotencyKey "<runId>:user", else
-// __openclaw.runId (the same reading as gateway/message_identity.hpp's).
-std::string run_id_of_user_message(const boost::json::object& message);
-
 // The answer the run got, as stored: the last assistant message after the run's (last) user
 // line and before the next user line, unless that one stopped for a tool call (the loop did
 // not finish). nullptr when the run's line is not in `messages` or nothing answered it.

@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include "actors/session/run_ids_seen.hpp"
+#include "messages/user_run_identity.hpp"
 
 using namespace sessionrt::actors;
 namespace bj = boost::json;
@@ -29,11 +30,11 @@ bj::object reply_line(const std::string& text, const std::string& stop = "stop")
 }  // namespace
 
 TEST_CASE("run_ids_seen: the run a user line names, by idempotencyKey or __openclaw.runId", "[session][run_ids_seen]") {
-  CHECK(run_id_of_user_message(user_line("hi", "r1")) == "r1");
-  CHECK(run_id_of_user_message(bj::object{{"role", "user"}, {"__openclaw", bj::object{{"runId", "r2"}}}}) == "r2");
-  CHECK(run_id_of_user_message(bj::object{{"role", "user"}, {"idempotencyKey", "r3:user"}}) == "r3");
-  CHECK(run_id_of_user_message(bj::object{{"role", "user"}, {"idempotencyKey", ":user"}}).empty());
-  CHECK(run_id_of_user_message(user_line("plain")).empty());
+  CHECK(sessionrt::run_of_user_message(user_line("hi", "r1")) == "r1");
+  CHECK(sessionrt::run_of_user_message(bj::object{{"role", "user"}, {"__openclaw", bj::object{{"runId", "r2"}}}}) == "r2");
+  CHECK(sessionrt::run_of_user_message(bj::object{{"role", "user"}, {"idempotencyKey", "r3:user"}}) == "r3");
+  CHECK(sessionrt::run_of_user_message(bj::object{{"role", "user"}, {"idempotencyKey", ":user"}}).empty());
+  CHECK(sessionrt::run_of_user_message(user_line("plain")).empty());
 }
 
 TEST_CASE("run_ids_seen: filled from the context's user lines and by add, \"\" never seen", "[session][run_ids_seen]") {
