@@ -17,6 +17,8 @@
 // sessions.list: this node's answer merged with every other member's (each lists the shards it
 // holds; session_list_merge.hpp). A keyless sessions.create gets its key drawn here, preferring
 // one of this node's shards (a fork: one of its parent's owner).
+// Files: shard_forward.cpp (routing, forwarding, sessions.list), shard_forward_hold.cpp (the hold),
+// shard_forward_events.cpp (the relay of other nodes' events).
 // Contract:
 //   - owner_of (from the cluster layer, which the gateway does not include) maps a store key to
 //     its shard's owner; it must be cheap and thread-safe (a lookup in a snapshot).
