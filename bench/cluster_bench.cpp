@@ -68,6 +68,7 @@
 #include "gateway/forward_rule.hpp"
 #include "gateway/gateway_client.hpp"
 #include "messages/json_access.hpp"
+#include "tests/cluster/cluster_view.hpp"
 #include "tests/cluster/etcd_process.hpp"
 #include "tests/cluster/logged_child.hpp"
 
@@ -221,81 +222,11 @@ class etcd_server {
   pid_t pid_ = -1;
 };
 
-struct view {
-  std::map<std::string, std::string> address;  // member -> host:port
-  std::map<std::string, std::int64_t> lease;   // member -> its lease
-  bool any_draining = false;
-  cluster::shard_table table;
-  std::vector<cluster::shard_claim> claims;
-  std::string leader;
-
-  std::set<std::string> members() const {
-    std::set<std::string> s;
-    for (const auto& [id, a] : address) s.insert(id);
-    return s;
-  }
-  std::string holder(int shard) const {
-    for (const auto& c : claims)
-      if (c.shard.index == shard) return c.node;
-    return "";
-  }
-};
-
-// The members, the table and the owner keys at one time; with 2 s leases and 256 shards
-// this is 4 small ranges.
-std::optional<view> read_view(const cluster::blocking_etcd& etcd) {
-  using namespace cluster;
-  auto nodes = await_call<result<std::vector<node_record>>>(
-      [&](etcd_client::done<std::vector<node_record>> cb) { list_nodes(etcd.async(), k_cluster, std::move(cb)); });
-  auto table = await_call<result<shard_table>>([&](etcd_client::done<shard_table> cb) {
-    shard_table_store(etcd.async(), k_cluster).read("main", k_shards, std::move(cb));
-  });
-  auto claims = await_call<result<std::vector<shard_claim>>>([&](etcd_client::done<std::vector<shard_claim>> cb) {
-    shard_claims(etcd.async(), k_cluster).list(std::move(cb));
-  });
-  auto leader = etcd.range(leader_key(k_cluster));
-  if (!nodes || !table || !claims || !leader) return std::nullopt;
-  view v;
-  for (const auto& n : *nodes) {
-    v.address[n.id] = n.address;
-    v.lease[n.id] = n.lease;
-    v.any_draining = v.any_draining || n.draining;
-  }
-  v.table = std::move(*table);
-  v.claims = std::move(*claims);
-  if (!leader->kvs.empty()) {
-    std::error_code ec;
-    auto j = bj::parse(leader->kvs[0].value, ec);
-    if (!ec && j.is_object()) v.leader = std::string(json::get_string(j.get_object(), "node").value_or(""));
-  }
-  return v;
-}
-
-// Settled on exactly `ids`: a balanced table on them, every shard held by its table owner under
-// that owner's current lease (the harness's rule).
-bool settled(const view& v, const std::set<std::string>& ids) {
-  if (v.members() != ids || v.any_draining || v.table.shards() != k_shards || v.claims.size() != std::size_t(k_shards))
-    return false;
-  std::map<std::string, int> count;
-  for (const auto& o : v.table.owners) {
-    if (!ids.count(o)) return false;
-    ++count[o];
-  }
-  const int n = static_cast<int>(ids.size()), lo = k_shards / n, hi = lo + (k_shards % n ? 1 : 0);
-  for (const auto& id : ids)
-    if (count[id] < lo || count[id] > hi) return false;
-  for (const auto& c : v.claims)
-    if (c.node != v.table.owners[std::size_t(c.shard.index)] || c.lease != v.lease.at(c.node)) return false;
-  return true;
-}
-
-// Every shard held by a live member of `ids`, under its current lease (not necessarily balanced).
-bool all_held_by(const view& v, const std::set<std::string>& ids) {
-  if (v.claims.size() != std::size_t(k_shards)) return false;
-  for (const auto& c : v.claims)
-    if (!ids.count(c.node) || !v.lease.count(c.node) || c.lease != v.lease.at(c.node)) return false;
-  return true;
-}
+// etcd's picture and the states waited for: the harness's rules (tests/cluster/cluster_view.hpp).
+using view = testing::cluster_view;
+std::optional<view> read_view(const cluster::blocking_etcd& etcd) { return testing::read_cluster_view(etcd, k_cluster, k_shards); }
+bool settled(const view& v, const std::set<std::string>& ids) { return testing::settled_on(v, ids, k_shards); }
+bool all_held_by(const view& v, const std::set<std::string>& ids) { return testing::all_held_by(v, ids, k_shards); }
 
 class cluster_run {
  public:
@@ -580,7 +511,7 @@ std::string key_held_by(const view& v, const std::string& holder, const std::str
 // C connections over the members in id order: connection i on node i % N for a session held by
 // node (i % N + i / N) % N, so 1/N of them are owner turns (exactly, when N*N divides C).
 std::vector<conn_plan> spread(const view& v, int connections, const std::string& tag) {
-  const auto members = v.members();
+  const auto members = v.members;
   const std::vector<std::string> ids(members.begin(), members.end());
   const std::size_t n = ids.size();
   std::vector<conn_plan> plans;
@@ -662,7 +593,7 @@ result<double> measure_turns(cluster_run& run, const options& o, int nodes) {
 status measure_forward_latency(cluster_run& run, const options& o, int nodes) {
   auto v = read_view(run.etcd());
   if (!v) return status(errc::io_error, "etcd did not answer");
-  const auto members = v->members();
+  const auto members = v->members;
   const std::vector<std::string> ids(members.begin(), members.end());
   std::vector<std::unique_ptr<gateway::gateway_client>> conns;
   std::vector<std::string> own_key, fwd_key;
@@ -720,7 +651,7 @@ status measure_rebalance(cluster_run& run, const options& o, double rate) {
   if (!before) return status(errc::io_error, "etcd did not answer");
   const std::int64_t version_before = table_version(run.etcd());
   std::vector<conn_plan> plans;
-  const auto members = before->members();
+  const auto members = before->members;
   const std::vector<std::string> ids(members.begin(), members.end());
   for (int i = 0; i < o.connections; ++i) {
     conn_plan p;

@@ -48,6 +48,7 @@
 #include "cluster/shard_layout.hpp"
 #include "cluster/shard_table_store.hpp"
 #include "tests/cluster/cluster_processes.hpp"
+#include "tests/cluster/cluster_view.hpp"
 #include "tests/cluster/etcd_process.hpp"
 #include "tests/cluster/tcp_proxy.hpp"
 #include "tests/cluster/turn_history.hpp"
@@ -109,59 +110,10 @@ class cluster_run {
   testing::node_processes nodes_;  // stopped before etcd goes
 };
 
-struct view {
-  std::set<std::string> members;
-  bool any_draining = false;
-  std::map<std::string, std::int64_t> member_lease;
-  shard_table table;
-  std::vector<shard_claim> claims;
-};
-
-std::optional<view> read_view(const blocking_etcd& etcd) {
-  view v;
-  auto nodes = await_call<result<std::vector<node_record>>>(
-      [&](etcd_client::done<std::vector<node_record>> cb) { list_nodes(etcd.async(), k_cluster, std::move(cb)); });
-  auto table = await_call<result<shard_table>>([&](etcd_client::done<shard_table> cb) {
-    shard_table_store(etcd.async(), k_cluster).read("main", k_shards, std::move(cb));
-  });
-  auto claims = await_call<result<std::vector<shard_claim>>>(
-      [&](etcd_client::done<std::vector<shard_claim>> cb) { shard_claims(etcd.async(), k_cluster).list(std::move(cb)); });
-  if (!nodes || !table || !claims) return std::nullopt;
-  for (const auto& n : *nodes) {
-    v.members.insert(n.id);
-    v.member_lease[n.id] = n.lease;
-    v.any_draining = v.any_draining || n.draining;
-  }
-  v.table = std::move(*table);
-  v.claims = std::move(*claims);
-  return v;
-}
-
-// Settled on exactly `ids`: balanced table on them, every shard held by its table owner under
-// that owner's current lease.
-bool settled(const view& v, const std::set<std::string>& ids) {
-  if (v.members != ids || v.any_draining || v.table.shards() != k_shards || v.claims.size() != std::size_t(k_shards))
-    return false;
-  std::map<std::string, int> count;
-  for (const auto& o : v.table.owners) {
-    if (!ids.count(o)) return false;
-    ++count[o];
-  }
-  const int lo = k_shards / static_cast<int>(ids.size()), hi = lo + (k_shards % static_cast<int>(ids.size()) ? 1 : 0);
-  for (const auto& id : ids)
-    if (count[id] < lo || count[id] > hi) return false;
-  for (const auto& c : v.claims)
-    if (c.node != v.table.owners[std::size_t(c.shard.index)] || c.lease != v.member_lease.at(c.node)) return false;
-  return true;
-}
-
-// Every shard held by a member of `ids` (not necessarily balanced yet).
-bool all_held_by(const view& v, const std::set<std::string>& ids) {
-  if (v.claims.size() != std::size_t(k_shards)) return false;
-  for (const auto& c : v.claims)
-    if (!ids.count(c.node) || !v.members.count(c.node) || c.lease != v.member_lease.at(c.node)) return false;
-  return true;
-}
+using view = testing::cluster_view;
+std::optional<view> read_view(const blocking_etcd& etcd) { return testing::read_cluster_view(etcd, k_cluster, k_shards); }
+bool settled(const view& v, const std::set<std::string>& ids) { return testing::settled_on(v, ids, k_shards); }
+bool all_held_by(const view& v, const std::set<std::string>& ids) { return testing::all_held_by(v, ids, k_shards); }
 
 template <class Pred>
 std::optional<view> wait_for(const blocking_etcd& etcd, Pred pred, std::chrono::seconds bound) {
@@ -523,7 +475,7 @@ TEST_CASE("ownership harness: 3 gateway processes on etcd under traffic, rebalan
       const std::string victim = pick_victim();
       auto before = read_view(etcd);
       REQUIRE(before);
-      const std::int64_t old_lease = before->member_lease.at(victim);
+      const std::int64_t old_lease = before->lease.at(victim);
       const pid_t pid = run.node(victim).pid;
       random_pause();
       load.begin("SIGSTOP past the TTL");
@@ -540,7 +492,7 @@ TEST_CASE("ownership harness: 3 gateway processes on etcd under traffic, rebalan
       load.end();
       auto after = read_view(etcd);
       REQUIRE(after);
-      CHECK(after->member_lease.at(victim) != old_lease);
+      CHECK(after->lease.at(victim) != old_lease);
       CHECK(testing::read_all(run.node(victim).log).find("lost its lease") != std::string::npos);
     }
 
@@ -611,7 +563,7 @@ TEST_CASE("ownership harness: a node cut off from etcd by a paused proxy under t
   for (int round = 0; round < rounds; ++round) {
     // Random timing: where in the traffic the cut lands (not a wait for anything).
     std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 1000)(rng)));
-    const std::int64_t old_lease = read_view(etcd)->member_lease.at("n1");
+    const std::int64_t old_lease = read_view(etcd)->lease.at("n1");
     load.begin("the partition", "round " + std::to_string(round + 1));
     const auto t = steady::now();
     proxy.pause(true);
@@ -628,7 +580,7 @@ TEST_CASE("ownership harness: a node cut off from etcd by a paused proxy under t
       auto v = wait_for(etcd, [&](const view& x) { return settled(x, {"n1", "n2", "n3"}); }, std::chrono::seconds(60));
       INFO(run.logs());
       REQUIRE(v);
-      CHECK(v->member_lease.at("n1") != old_lease);
+      CHECK(v->lease.at("n1") != old_lease);
     }
     rejoins.push_back(seconds_since(t));
     load.end();
