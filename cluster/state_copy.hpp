@@ -10,11 +10,12 @@
 
 #include "messages/status.hpp"
 #include "storage/fs.hpp"
+#include "storage/session_store_file.hpp"
 
 namespace sessionrt::cluster::state_copy {
 
-// The largest sessions.json either reads.
-inline constexpr std::size_t max_store_bytes = std::size_t(1) << 30;
+// The largest sessions.json either reads (the store loader's bound).
+inline constexpr std::size_t max_store_bytes = storage::max_store_file_bytes;
 
 std::string without_trailing_slash(std::string p);
 

@@ -52,8 +52,11 @@
 
 namespace sessionrt::storage {
 
+// The largest sessions.json read (1 GiB): the loader's bound, and any reader's that holds it whole.
+inline constexpr std::size_t max_store_file_bytes = std::size_t(1) << 30;
+
 struct store_file_options {
-  std::size_t max_bytes = std::size_t(1) << 30;  // 1 GiB
+  std::size_t max_bytes = max_store_file_bytes;
   std::size_t max_depth = 64;                    // JSON nesting
   bool durable = true;                           // fsync file and directory on save
   // shed_rows() spills rows to their place in the file last written only once that file is at

@@ -3,15 +3,10 @@
 #include <boost/json.hpp>
 
 #include "storage/durable_file.hpp"
+#include "storage/session_paths.hpp"
+#include "storage/session_store_file.hpp"
 
 namespace sessionrt::actors {
-namespace {
-
-// A store larger than this is not counted (the census would hold it in memory whole).
-constexpr std::size_t max_store_bytes = std::size_t{1} << 30;
-
-}  // namespace
-
 shard_reading read_shard_load(storage::fs& files, const std::string& sessions_dir) {
   shard_reading out;
   auto names = files.list_dir(sessions_dir);
@@ -28,7 +23,8 @@ shard_reading read_shard_load(storage::fs& files, const std::string& sessions_di
     if (info.ok() && info->is_regular()) bytes += static_cast<std::int64_t>(info->size);
   }
   out.load.bytes = bytes;
-  auto text = storage::read_file(files, storage::path_join(sessions_dir, "sessions.json"), max_store_bytes);
+  auto text = storage::read_file(files, storage::path_join(sessions_dir, storage::store_file_name),
+                                 storage::max_store_file_bytes);
   if (!text.ok()) {
     if (text.error().code() == errc::not_found)
       out.missing = true;
