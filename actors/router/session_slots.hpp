@@ -8,6 +8,8 @@
 // A key can be held (session administration: a row rewritten while no actor has it): a live
 // actor is passivated, and until the last release the key gets no actor; what arrives waits in
 // its slot (phase held) and is admitted, in order, after the release.
+// The settle memo (settled_idle, known_idle) lets a settle count a live key idle without asking
+// its actor, while the actor was idle at its last answer and nothing was sent to it since.
 // No CAF: every call returns what the caller must do in a plan (keys to activate, to
 // passivate, to trim) and the events it must deliver or refuse; the caller owns the actors.
 // `Actor` is the handle of a live key's actor, `Event` what waits for it; both movable.
@@ -58,6 +60,11 @@ class session_slots {
     bool trimmed = false;                    // asked to trim since its last event
     std::list<std::string>::iterator lru{};  // position in lru_ while live
     std::vector<std::string> routes;         // route memo keys that resolved to this key
+    // The settle memo (settled_idle()): what the router sent the actor that may give it work
+    // (events, a trim) since the slot was made, and that count when the actor last answered a
+    // settle idle (never: ~0).
+    std::uint64_t sends = 0;
+    std::uint64_t idle_at = ~std::uint64_t(0);
   };
 
   // cap: session.maxLiveSessions (at least 1 is used).
@@ -194,6 +201,7 @@ class session_slots {
         if (now - s.last_active_ms < trim_idle_ms) break;
         if (s.trimmed) continue;
         s.trimmed = true;
+        ++s.sends;
         drop_routes(s, out);
         out.trim.push_back(*it);
       }
@@ -317,10 +325,30 @@ class session_slots {
     return c;
   }
 
+  // The settle memo. An actor that answered a settle idle (nothing running, queued, awaited or
+  // armed: session_wait::idle) gets work again only from the router (events, a trim, a
+  // passivation): other actors answer what it asked, and it asks nothing while idle. So while
+  // nothing was sent to it since, a settle may count it idle without asking. Take the ticket
+  // when a settle asks; settled_idle() records an idle answer given for that ticket (nothing
+  // sent after the ask; the same actor: a new one was handed its events, which counts). A
+  // settle that reaches the actor among other events (those that waited for it to be live)
+  // has no ticket: one send counts them all.
+  static std::uint64_t settle_ticket(const slot& s) { return s.sends; }
+  void settled_idle(const std::string& key, std::uint64_t ticket) {
+    auto it = slots_.find(key);
+    if (it != slots_.end() && it->second.state == slot_phase::live && it->second.sends == ticket)
+      it->second.idle_at = ticket;
+  }
+  // A live key whose actor is known idle (see above).
+  static bool known_idle(const slot& s) { return s.state == slot_phase::live && s.idle_at == s.sends; }
+
  private:
+  // The key got an event (its actor is handed it, or the ones that waited): also a send for
+  // the settle memo.
   static void touch(slot& s, std::int64_t now) {
     s.last_active_ms = now;
     s.trimmed = false;
+    ++s.sends;
   }
   static void drop_routes(slot& s, slot_plan& out) {
     for (auto& r : s.routes) out.dropped_routes.push_back(std::move(r));

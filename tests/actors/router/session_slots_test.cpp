@@ -254,3 +254,61 @@ TEST_CASE("session_slots: a declined passivation makes the key live again with w
   CHECK(passivated_keys(d2) == std::vector<std::string>{"a:admin"});
   CHECK(s.find("a")->state == slot_phase::passivating);
 }
+
+TEST_CASE("session_slots: the settle memo holds an idle answer until the router sends the actor anything") {
+  slots_t s(4);
+  slot_plan p;
+  arrive(s, "a", "a1", 0, p);
+  CHECK_FALSE(slots_t::known_idle(*s.find("a")));  // activating: never known idle
+  s.activated("a", 1, 0, p);
+  CHECK_FALSE(slots_t::known_idle(*s.find("a")));  // live, never asked
+
+  // An idle answer for the ticket taken at the ask: known idle.
+  std::uint64_t t = slots_t::settle_ticket(*s.find("a"));
+  s.settled_idle("a", t);
+  CHECK(slots_t::known_idle(*s.find("a")));
+
+  // An event handed over ends it; an idle answer to an ask made before that event does not
+  // bring it back (the actor answered before it handled the event).
+  const std::uint64_t before = slots_t::settle_ticket(*s.find("a"));
+  CHECK(arrive(s, "a", "a2", 1, p) == 1);
+  CHECK_FALSE(slots_t::known_idle(*s.find("a")));
+  s.settled_idle("a", before);
+  CHECK_FALSE(slots_t::known_idle(*s.find("a")));
+  s.settled_idle("a", slots_t::settle_ticket(*s.find("a")));
+  CHECK(slots_t::known_idle(*s.find("a")));
+
+  // A trim ends it.
+  slot_plan tp;
+  s.sweep(100, 0, 50, tp);
+  CHECK(tp.trim == std::vector<std::string>{"a"});
+  CHECK_FALSE(slots_t::known_idle(*s.find("a")));
+  s.settled_idle("a", slots_t::settle_ticket(*s.find("a")));
+
+  // Passivating: not live, so not known idle; declined, it is live again with an event.
+  slot_plan m;
+  s.passivate("a", "maintenance", m, true);
+  CHECK_FALSE(slots_t::known_idle(*s.find("a")));
+  const std::uint64_t during = slots_t::settle_ticket(*s.find("a"));
+  s.settled_idle("a", during);  // an answer while passivating is not recorded
+  slot_plan d;
+  s.declined("a", 101, d);
+  CHECK_FALSE(slots_t::known_idle(*s.find("a")));
+
+  // A new actor for the key (passivated, then events came): never known idle from the old one.
+  s.settled_idle("a", slots_t::settle_ticket(*s.find("a")));
+  CHECK(slots_t::known_idle(*s.find("a")));
+  slot_plan m2;
+  s.passivate("a", "idle", m2);
+  CHECK(arrive(s, "a", "a3", 102, m2) == 0);
+  const std::uint64_t old = slots_t::settle_ticket(*s.find("a"));
+  slot_plan q;
+  s.passivated("a", q);
+  s.activated("a", 2, 103, q);
+  s.settled_idle("a", old);
+  CHECK_FALSE(slots_t::known_idle(*s.find("a")));
+
+  // The no-ticket answer (~0) is never recorded.
+  s.settled_idle("a", ~std::uint64_t(0));
+  CHECK_FALSE(slots_t::known_idle(*s.find("a")));
+}
