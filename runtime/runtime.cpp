@@ -118,28 +118,47 @@ bool runtime::unsubscribe(std::uint64_t id) { return impl_->hub->unsubscribe(id)
 // Issue #36 (helper-node): events of a layer above, the cluster node's shard.* events.
 void runtime::publish(lifecycle_event e) { actors::publish(impl_->actors.bus, *impl_->hub, std::move(e)); }
 
+namespace {
+// Asks every store (the agents', and with sessions per shard the open shards' "<agent>/<nnn>",
+// whose rows are the agent's) `msg`, and hands each answer to on_rows(agent, answer). No
+// timeout here nor in session(): a store answers every request from its mailbox.
+template <class Answer, class OnRows, class... Msg>
+status ask_every_store(runtime_impl& impl, const char* what, OnRows on_rows, Msg... msg) {
+  host_self self{*impl.sys};
+  status failed;
+  auto stores = impl.actors.stores;
+  for (auto& [unit, store] : shard_store_actors(impl)) stores[unit] = store;
+  for (auto& [unit, store] : stores)
+    self->request(store, caf::infinite, msg...)
+        .receive([&, agent = unit.substr(0, unit.find('/'))](Answer& a) { on_rows(agent, a); },
+                 [&, agent = unit](caf::error& e) {
+                   if (failed.ok())
+                     failed = status(errc::io_error,
+                                     fmt::format("{} of {}: {}", what, agent, self->system().render(e)));
+                 });
+  return failed;
+}
+}  // namespace
+
 result<std::vector<session_row>> runtime::sessions() {
   std::vector<session_row> out;
   if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
-  host_self self{*impl_->sys};
-  status failed;
-  // No timeout here nor in session(): a store answers every request from its mailbox. With
-  // sessions per shard, the open shards' stores ("<agent>/<nnn>"), whose rows are the agent's.
-  auto stores = impl_->actors.stores;
-  for (auto& [unit, store] : shard_store_actors(*impl_)) stores[unit] = store;
-  for (auto& [unit, store] : stores)
-    self->request(store, caf::infinite, list_atom::value)
-        .receive(
-            [&, agent = unit.substr(0, unit.find('/'))](entry_rows& rows) {
-              for (auto& [k, e] : rows) out.push_back({agent, k, std::move(e)});
-            },
-            [&, agent = unit](caf::error& e) {
-              if (failed.ok())
-                failed = status(errc::io_error, fmt::format("listing the sessions of {}: {}", agent,
-                                                            self->system().render(e)));
-            });
-  if (!failed.ok()) return failed;
+  SRT_RETURN_IF_ERROR(ask_every_store<entry_rows>(
+      *impl_, "listing the sessions",
+      [&](const std::string& agent, entry_rows& rows) {
+        for (auto& [k, e] : rows) out.push_back({agent, k, std::move(e)});
+      },
+      list_atom::value));
   return out;
+}
+
+result<std::size_t> runtime::session_count() {
+  if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
+  std::size_t n = 0;
+  SRT_RETURN_IF_ERROR(ask_every_store<std::size_t>(
+      *impl_, "counting the sessions", [&](const std::string&, std::size_t rows) { n += rows; }, list_atom::value,
+      actors::count_atom::value));
+  return n;
 }
 
 result<std::optional<session_entry>> runtime::session(const std::string& key, const std::string& agent_id) {

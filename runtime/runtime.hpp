@@ -153,6 +153,8 @@ class runtime {
   void publish(lifecycle_event e);
 
   result<std::vector<session_row>> sessions();
+  // How many rows sessions() would list (no row is read).
+  result<std::size_t> session_count();
   result<std::optional<session_entry>> session(const std::string& key, const std::string& agent_id = "");
   // The router's, the timers' and the model gate's counters (runtime_stats.hpp; to_text() for
   // the line diagnostics print); stopped set once the runtime is.

@@ -105,7 +105,7 @@ void clock_driver::sample(bool force) {
   for (const auto& c : p_.model.take_calls()) p_.figs->model_call(c.at_ms);
   if (force || now >= next_sample_) {
     if (p_.rt) {
-      if (auto rows = p_.rt->sessions()) p_.figs->sample_rows(now, static_cast<std::int64_t>(rows->size()));
+      if (auto rows = p_.rt->session_count()) p_.figs->sample_rows(now, static_cast<std::int64_t>(*rows));
     }
     p_.figs->sample_disk(now, disk_bytes());
     const std::int64_t b = bucket_size_for(p_.end_ms - p_.sc.start_ms);

@@ -394,6 +394,10 @@ store_actor_type::behavior_type store_actor(self_ptr self, std::shared_ptr<stora
       },
       [self](list_atom) { return list_rows(self); },
       [self](list_atom, changes_atom) { return list_changes(self); },
+      [self](list_atom, count_atom) {
+        take_hand_edits(self);
+        return self->state.file->store().size();
+      },
       [self](flush_atom) {
         self->state.window_scheduled = false;
         (void)write_now(self);

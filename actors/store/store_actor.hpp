@@ -11,6 +11,7 @@
 //   (put, key, entry, flush) -> bool     (list) -> entry_rows
 //   (list, changes) -> row_changes       the rows changed since the previous ask (row_change_log:
 //                                        one reader per store, the maintenance actor)
+//   (list, count) -> size_t              how many rows (none is read: spilled rows stay so)
 //   (put, key, row_text[, flush])        the row as session_store::append_row_text wrote it
 //   (flush, stop) -> bool                write now (shutdown, runtime::flush)
 //   (erase, keys, updatedAts) -> size_t  removes the rows whose updatedAt is still the one
@@ -67,6 +68,7 @@ namespace sessionrt::actors {
 
 using erase_atom = caf::atom_constant<caf::atom("erase")>;
 using high_water_atom = caf::atom_constant<caf::atom("highwater")>;
+using count_atom = caf::atom_constant<caf::atom("count")>;
 inline constexpr std::int64_t erase_no_updated_at = std::numeric_limits<std::int64_t>::min();
 
 // What a store needs of the maintenance actor (maintenance_actor.hpp, whose handle converts to
@@ -112,6 +114,7 @@ using store_actor_type = caf::typed_actor<
     caf::replies_to<put_atom, std::string, std::string, flush_atom>::with<bool>,
     caf::replies_to<list_atom>::with<entry_rows>,
     caf::replies_to<list_atom, changes_atom>::with<row_changes>,
+    caf::replies_to<list_atom, count_atom>::with<std::size_t>,
     caf::reacts_to<flush_atom>,                          // the coalescing window closed (its own)
     caf::reacts_to<write_now_atom>,                      // durable acks wait: write now (its own)
     caf::replies_to<flush_atom, stop_atom>::with<bool>,
