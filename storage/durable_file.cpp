@@ -82,6 +82,12 @@ status create_file_exclusive(fs& f, const std::string& path, std::string_view da
 }
 
 status replace_file_atomic(fs& f, const std::string& path, std::string_view data, const replace_options& opt) {
+  return replace_file_atomic(
+      f, path, [data](const piece_writer& write) { return write(data); }, opt);
+}
+
+status replace_file_atomic(fs& f, const std::string& path, const std::function<status(const piece_writer&)>& produce,
+                           const replace_options& opt) {
   const std::string dir = path_dirname(path);
   const std::string prefix = opt.temp_prefix.empty() ? path_basename(path) : opt.temp_prefix;
   const std::string tmp = path_join(dir, fmt::format("{}.{}.{}.tmp", prefix, ::getpid(), new_uuid_v4()));
@@ -93,7 +99,8 @@ status replace_file_atomic(fs& f, const std::string& path, std::string_view data
     (void)f.unlink(tmp);
     return st.with_context("writing " + path);
   };
-  if (status st = write_all(f, *fd, data.data(), data.size()); !st.ok()) return fail(st);
+  const piece_writer write = [&](std::string_view piece) { return write_all(f, *fd, piece.data(), piece.size()); };
+  if (status st = produce(write); !st.ok()) return fail(st);
   if (opt.durable) {
     if (status st = f.fsync(*fd); !st.ok()) return fail(st);
   }

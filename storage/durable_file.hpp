@@ -1,12 +1,13 @@
 // Durable file primitives over fs (SPEC §1.1 Decision, durability):
 // - replace_file_atomic: temp file "<dir>/<prefix>.<pid>.<uuid>.tmp" opened
-//   O_CREAT|O_EXCL|O_NOFOLLOW with the target mode, written fully, fsync'd, renamed over the
-//   target, then the directory fsync'd. On any failure the temp is removed and the old file is
-//   untouched; the error names the path.
+//   O_CREAT|O_EXCL|O_NOFOLLOW with the target mode, written fully (given whole, or in pieces by
+//   a producer), fsync'd, renamed over the target, then the directory fsync'd. On any failure
+//   the temp is removed and the old file is untouched; the error names the path.
 // - ensure_dir: mkdir -p with mode 0700 for the directories it creates.
 // - read_file: whole file, refused above a byte limit with an error that names the limit.
 // Path helpers are plain string functions ('/' separated, no normalization beyond that).
 #pragma once
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,11 @@ struct replace_options {
 };
 
 status replace_file_atomic(fs& f, const std::string& path, std::string_view data, const replace_options& opt = {});
+// The same with the content written in pieces: produce(write) calls write(piece) for each piece,
+// in order, and returns the first error (write's or its own), which abandons the temp file.
+using piece_writer = std::function<status(std::string_view)>;
+status replace_file_atomic(fs& f, const std::string& path, const std::function<status(const piece_writer&)>& produce,
+                           const replace_options& opt = {});
 // Like replace_file_atomic, but fails with already_exists instead of replacing: the temp file
 // is hard-linked to `path` (atomic, exclusive), then unlinked. Readers never see a partial file.
 status create_file_exclusive(fs& f, const std::string& path, std::string_view data, const replace_options& opt = {});

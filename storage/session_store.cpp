@@ -367,17 +367,32 @@ std::uint64_t session_store::text_version() const {
   return version_;
 }
 
-status session_store::append_pretty(std::string& out) const {
+status session_store::append_pretty(std::string& out) const { return write_pretty(out, 0, nullptr); }
+
+status session_store::write_pretty(std::string& out, std::size_t piece_bytes, const text_sink& sink) const {
   refresh();
   if (!spill_error_.ok()) return spill_error_;
   if (index_.empty()) {
     out += "{}";
     return {};
   }
+  const bool streaming = sink && piece_bytes > 0;
   const std::size_t start = out.size();
-  std::size_t total = 3 + index_.size();
-  for (const slot& s : slots_) total += s.live ? text_size(s) : 0;
-  out.reserve(out.size() + total);
+  if (streaming) {
+    out.reserve(out.size() + piece_bytes + piece_bytes / 4);
+  } else {
+    std::size_t total = 3 + index_.size();
+    for (const slot& s : slots_) total += s.live ? text_size(s) : 0;
+    out.reserve(out.size() + total);
+  }
+  // Streaming: `out` goes to the sink whenever it holds a piece's worth (and a run of spilled
+  // rows is read about a piece at a time), so the text is never whole in memory.
+  auto drain = [&]() -> status {
+    if (!streaming || out.size() < piece_bytes) return {};
+    status st = sink(out);
+    out.clear();
+    return st;
+  };
   out += '{';
   bool first = true;
   // Spilled rows follow each other in the backing file as they do here (with a ',' between):
@@ -396,37 +411,35 @@ status session_store::append_pretty(std::string& out) const {
     run.clear();
     return st;
   };
+  auto failed = [&](const status& st) {
+    spill_error_ = st.with_context("reading back rows of the session store");
+    if (!streaming) out.resize(start);
+    return spill_error_;
+  };
   for (const slot& s : slots_) {
     if (!s.live) continue;
     if (s.mem) {
-      if (status st = flush_run(); !st.ok()) {
-        spill_error_ = st.with_context("reading back rows of the session store");
-        out.resize(start);
-        return spill_error_;
-      }
+      if (status st = flush_run(); !st.ok()) return failed(st);
       if (!first) out += ',';
       out += s.mem->text;
-    } else if (run_end != run_at && s.at == run_end + 1) {
+    } else if (run_end != run_at && s.at == run_end + 1 &&
+               (!streaming || run_end - run_at < piece_bytes)) {
       run_end = s.at + s.len;  // the ',' before it comes from the file too
       run.push_back(&s);
     } else {
-      if (status st = flush_run(); !st.ok()) {
-        spill_error_ = st.with_context("reading back rows of the session store");
-        out.resize(start);
-        return spill_error_;
-      }
+      if (status st = flush_run(); !st.ok()) return failed(st);
+      if (status st = drain(); !st.ok()) return st;
       if (!first) out += ',';
       run_at = s.at;
       run_end = s.at + s.len;
       run.push_back(&s);
     }
     first = false;
+    if (run_end == run_at) {
+      if (status st = drain(); !st.ok()) return st;
+    }
   }
-  if (status st = flush_run(); !st.ok()) {
-    spill_error_ = st.with_context("reading back rows of the session store");
-    out.resize(start);
-    return spill_error_;
-  }
+  if (status st = flush_run(); !st.ok()) return failed(st);
   out += "\n}";
   return {};
 }

@@ -167,14 +167,36 @@ result<store_load_report> session_store_file::quarantine_and_rebuild(std::string
   return report;
 }
 
-status session_store_file::write(const std::string& bytes, bool durable, int* keep_fd) {
+status session_store_file::write(const std::function<status(const piece_writer&)>& produce, bool durable,
+                                 int* keep_fd) {
   SRT_RETURN_IF_ERROR(ensure_dir(fs_, path_dirname(path_), 0700).with_context("saving " + path_));
   replace_options o;
   o.durable = durable;
   o.mode = 0600;
   o.temp_prefix = path_basename(path_);
   o.keep_fd = keep_fd;
-  return replace_file_atomic(fs_, path_, bytes, o);
+  return replace_file_atomic(fs_, path_, produce, o);
+}
+
+status session_store_file::write(const std::string& bytes, bool durable, int* keep_fd) {
+  return write([&](const piece_writer& w) { return w(bytes); }, durable, keep_fd);
+}
+
+status session_store_file::write_streamed(bool durable, int* keep_fd) {
+  // The text goes to the file a piece at a time from one small buffer kept between saves: a
+  // large store's text is never whole in memory (nor faulted into fresh pages at every save),
+  // and each piece is copied on while it is still in the cache.
+  std::string& piece = write_buffer_;
+  piece.clear();
+  return write(
+      [&](const piece_writer& w) -> status {
+        SRT_RETURN_IF_ERROR(store_.write_pretty(piece, kSavePieceBytes, w));
+        if (trailing_newline_) piece += '\n';
+        status st = w(piece);
+        piece.clear();
+        return st;
+      },
+      durable, keep_fd);
 }
 
 status session_store_file::save() {
@@ -187,21 +209,13 @@ status session_store_file::save() {
     auto now = fs_.stat(path_);
     if (now.ok() || now.error().code() != errc::not_found) return unusable_->why;
   }
-  // The text is built in the buffer the previous save used: its pages are already mapped, so a
-  // large store is not faulted in (and handed back to the kernel) at every write.
-  std::string& bytes = write_buffer_;
-  bytes.clear();
-  SRT_RETURN_IF_ERROR(store_.append_pretty(bytes).with_context("saving " + path_));
-  if (trailing_newline_) bytes += '\n';
-  // A store that spills its rows to the file (shed_rows) keeps no copy of its text either.
-  struct release_if_spilling {
-    std::string& buffer;
-    std::size_t limit;
-    ~release_if_spilling() {
-      if (buffer.size() >= limit) std::string().swap(buffer);
-    }
-  } release{bytes, options_.spill_min_bytes};
+  int fd = -1;
   if (loaded_fingerprint_) {
+    // The first save after a load that changed nothing: the bytes read may be these (other
+    // writers format differently), which takes the whole text.
+    std::string bytes;
+    SRT_RETURN_IF_ERROR(store_.append_pretty(bytes).with_context("saving " + path_));
+    if (trailing_newline_) bytes += '\n';
     const bool same = *loaded_fingerprint_ == std::make_pair(bytes.size(), fingerprint_hash(bytes));
     loaded_fingerprint_.reset();
     if (same) {
@@ -209,9 +223,10 @@ status session_store_file::save() {
       unsaved_.clear();
       return {};
     }
+    SRT_RETURN_IF_ERROR(write(bytes, options_.durable, &fd));
+  } else {
+    SRT_RETURN_IF_ERROR(write_streamed(options_.durable, &fd));
   }
-  int fd = -1;
-  SRT_RETURN_IF_ERROR(write(bytes, options_.durable, &fd));
   saved_version_ = version;
   unsaved_.clear();
   unusable_.reset();

@@ -12,8 +12,8 @@
 //   the fsyncs), mode 0600, creating the directory 0700. Skipped when the bytes would equal
 //   what this object last read or wrote. A failed save leaves the previous file in place.
 //   Only rows changed since the last save are serialized again (session_store's per-row text);
-//   the file's text is assembled in a buffer kept from one save to the next while the file is
-//   under spill_min_bytes, so a large store is not faulted into fresh pages at every write.
+//   the file's text is written a piece (256 KiB) at a time from a buffer kept from one save to
+//   the next, so a large store is never whole in memory nor faulted into fresh pages per write.
 // - load_from_text() is the pure part of load() (no I/O; store_migration.hpp, included here);
 //   check_store_file() reports what load would change without changing anything;
 //   rewrite_store_file() is load + save. The rebuild after a corrupt file is store_salvage.hpp.
@@ -36,6 +36,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +46,7 @@
 #include "messages/clock.hpp"
 #include "messages/json_reader.hpp"
 #include "messages/status.hpp"
+#include "storage/durable_file.hpp"
 #include "storage/fs.hpp"
 #include "storage/session_store.hpp"
 #include "storage/store_backing.hpp"
@@ -158,7 +160,12 @@ class session_store_file {
   status refused_edit() const { return unusable_ ? unusable_->why : status(); }
 
  private:
+  // The file replaced atomically (replace_file_atomic) by what `produce` writes, or by `bytes`.
+  status write(const std::function<status(const piece_writer&)>& produce, bool durable, int* keep_fd);
   status write(const std::string& bytes, bool durable, int* keep_fd = nullptr);
+  // write() of the store's text, produced a piece of kSavePieceBytes at a time into write_buffer_.
+  status write_streamed(bool durable, int* keep_fd);
+  static constexpr std::size_t kSavePieceBytes = std::size_t(256) << 10;
   result<store_load_report> quarantine_and_rebuild(std::string corrupt_text, const status& cause);
 
   fs& fs_;
@@ -186,8 +193,7 @@ class session_store_file {
   };
   std::optional<unusable_edit> unusable_;
   std::unordered_set<std::string> unsaved_;  // note_changed since the last save
-  // save()'s text, kept between saves (its capacity) while the file is under spill_min_bytes:
-  // a store that does not spill its rows keeps their text in memory anyway.
+  // save()'s piece of text (write_streamed), kept between saves (its capacity, about a piece).
   std::string write_buffer_;
 };
 

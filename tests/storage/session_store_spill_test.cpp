@@ -221,3 +221,50 @@ TEST_CASE("spilled rows: a store smaller than spill_min_bytes keeps its rows' te
   }
   CHECK_FALSE(file.store().lookup("k3").ok());
 }
+
+TEST_CASE("spilled rows: the text written in pieces is the text whole, for any piece size") {
+  temp_dir dir;
+  manual_clock clk(1789041600000);
+  session_store_file file(posix_fs(), clk, dir.file("sessions.json"), spill_at_any_size());
+  for (int i = 0; i < 60; ++i) file.store().upsert(fmt::format("agent:main:telegram:direct:{}", i), row_for(i, 0));
+  REQUIRE(file.save().ok());
+  REQUIRE(file.shed_rows() == 60);
+  // Some rows in memory again (changed, or read), between runs of spilled ones.
+  for (int i : {3, 4, 17, 40, 59}) file.store().upsert(fmt::format("agent:main:telegram:direct:{}", i), row_for(i, 1));
+  REQUIRE(file.store().find(fmt::format("agent:main:telegram:direct:{}", 30)) != nullptr);
+  const std::string whole = file.store().to_pretty();
+  for (std::size_t piece : {std::size_t(1), std::size_t(7), std::size_t(150), std::size_t(1000), whole.size(),
+                            whole.size() * 2}) {
+    std::string out = "prefix";  // what the buffer held before stays in front
+    std::string written;
+    std::size_t pieces = 0;
+    REQUIRE(file.store()
+                .write_pretty(out, piece,
+                              [&](std::string_view p) {
+                                CHECK(p.size() >= piece);  // a piece goes only once it is whole
+                                // and holds at most two pieces' worth and a row: the text is
+                                // never whole in memory (a run of spilled rows is read piece-wise)
+                                CHECK(p.size() < 2 * piece + 1024);
+                                written += p;
+                                ++pieces;
+                                return status();
+                              })
+                .ok());
+    written += out;
+    CHECK(written == "prefix" + whole);
+    if (piece >= whole.size() + 6) CHECK(pieces == 0);
+  }
+  // The sink's error ends the text there and is returned as it is.
+  std::string out;
+  int calls = 0;
+  status st = file.store().write_pretty(out, 100, [&](std::string_view) {
+    ++calls;
+    return status(errc::no_space, "disk full");
+  });
+  CHECK(st.code() == errc::no_space);
+  CHECK(calls == 1);
+  CHECK(file.store().spill_error().ok());  // not a read-back failure
+  // And a save in pieces writes the same file.
+  REQUIRE(file.save().ok());
+  CHECK(read_text(file.path()) == whole + "\n");
+}
