@@ -65,7 +65,6 @@
 #include "cluster/shard_claims.hpp"
 #include "cluster/shard_id.hpp"
 #include "cluster/shard_table_store.hpp"
-#include "gateway/forward_rule.hpp"
 #include "gateway/gateway_client.hpp"
 #include "messages/json_access.hpp"
 #include "tests/cluster/cluster_view.hpp"
@@ -400,14 +399,7 @@ std::pair<std::string, std::string> failure_kinds(const std::vector<turn_record>
 }
 
 result<std::unique_ptr<gateway::gateway_client>> connect_to(const std::string& address) {
-  auto where = gateway::parse_address(address);
-  if (!where) return status(errc::invalid_argument, "a node's address does not parse: " + address);
-  gateway::gateway_client_options o;
-  o.host = where->host;
-  o.port = where->port;
-  o.identity.token = k_token;
-  o.identity.scopes = {"operator.write"};
-  return gateway::gateway_client::connect(o);
+  return testing::client_at(address, k_token, {"operator.write"});
 }
 
 // How drive() runs its connections.

@@ -5,6 +5,7 @@
 #include "cluster/cluster_keys.hpp"
 #include "cluster/cluster_nodes.hpp"
 #include "cluster/shard_table_store.hpp"
+#include "gateway/forward_rule.hpp"
 #include "messages/json_access.hpp"
 
 namespace sessionrt::testing {
@@ -65,6 +66,18 @@ bool all_held_by(const cluster_view& v, const std::set<std::string>& ids, int sh
   for (const auto& c : v.claims)
     if (!ids.count(c.node) || !v.lease.count(c.node) || c.lease != v.lease.at(c.node)) return false;
   return true;
+}
+
+result<std::unique_ptr<gateway::gateway_client>> client_at(const std::string& address, const std::string& token,
+                                                           std::vector<std::string> scopes) {
+  auto where = gateway::parse_address(address);
+  if (!where) return status(errc::invalid_argument, "a node's address does not parse: " + address);
+  gateway::gateway_client_options o;
+  o.host = where->host;
+  o.port = where->port;
+  o.identity.token = token;
+  o.identity.scopes = std::move(scopes);
+  return gateway::gateway_client::connect(o);
 }
 
 }  // namespace sessionrt::testing

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -12,6 +13,8 @@
 #include "cluster/blocking_etcd.hpp"
 #include "cluster/shard_claims.hpp"
 #include "cluster/shard_table.hpp"
+#include "gateway/gateway_client.hpp"
+#include "messages/status.hpp"
 
 namespace sessionrt::testing {
 
@@ -36,5 +39,10 @@ bool settled_on(const cluster_view& v, const std::set<std::string>& ids, int sha
 
 // Every shard held by a live member of `ids`, under its current lease (not necessarily balanced).
 bool all_held_by(const cluster_view& v, const std::set<std::string>& ids, int shards);
+
+// A gateway client connected to a node at `address` ("host:port", as the node registers it) with
+// `token` and `scopes`.
+result<std::unique_ptr<gateway::gateway_client>> client_at(const std::string& address, const std::string& token,
+                                                           std::vector<std::string> scopes);
 
 }  // namespace sessionrt::testing

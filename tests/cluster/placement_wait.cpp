@@ -8,6 +8,7 @@
 #include "cluster/cluster_nodes.hpp"
 #include "cluster/shard_claims.hpp"
 #include "cluster/shard_id.hpp"
+#include "tests/cluster/cluster_view.hpp"
 #include "tests/test_support.hpp"
 
 namespace sessionrt::testing {
@@ -48,14 +49,7 @@ std::string key_held_by(const placement_view& v, const std::string& node, const 
 
 result<std::unique_ptr<gateway::gateway_client>> admin_client(const placement_view& v, const std::string& node,
                                                               const std::string& token) {
-  auto where = gateway::parse_address(v.address.at(node));
-  if (!where) return status(errc::invalid_argument, "no address of node " + node + ": " + v.address.at(node));
-  gateway::gateway_client_options o;
-  o.host = where->host;
-  o.port = where->port;
-  o.identity.token = token;
-  o.identity.scopes = {"operator.admin"};
-  return gateway::gateway_client::connect(o);
+  return client_at(v.address.at(node), token, {"operator.admin"});
 }
 
 }  // namespace sessionrt::testing
