@@ -117,6 +117,7 @@ status transcript_reader::read_header() {
     }
   }
   stats_.torn_tail_bytes = size - end;
+  if (limits_.end_at < end) end = std::max(limits_.end_at, data_start_);
   data_end_ = end;
   covered_begin_ = end;
   return {};

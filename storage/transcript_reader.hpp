@@ -29,6 +29,9 @@ struct reader_limits {
   std::size_t max_legacy_bytes = 1u << 30;   // v1/v2 files are read whole
   std::size_t block_bytes = 256u << 10;      // backward scan granularity
   std::uint64_t max_cold_bytes = 4ull << 30;  // a compressed transcript inflating past this is refused
+  // Read the file as if it ended here (the offset of a line's start, as an index_record gives
+  // it): the lines from it on are not seen. Past the end: the whole file.
+  std::uint64_t end_at = UINT64_MAX;
 };
 
 struct reader_stats {

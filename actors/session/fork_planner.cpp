@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "actors/session/token_estimate.hpp"
+#include "messages/iso_time.hpp"
 #include "messages/json_access.hpp"
 #include "messages/json_writer.hpp"
 #include "storage/context_builder.hpp"
@@ -32,10 +33,53 @@ struct fork_body {
   fork_result result;
 };
 
-result<fork_body> copy_branch(storage::fs& files, const std::string& parent_path, std::int64_t max_tokens) {
+// Where the parent's file ends for a thread's fork at `at_ms`: before the lines of a turn the
+// parent has not finished and that wrote in this very millisecond (under virtual time, this
+// instant). Such a turn is concurrent with the fork: whether its user line was written before
+// the read depended only on which actor a scheduler ran first. Of the trailing lines stamped
+// at or after `at_ms`, those up to the last assistant message that ends a turn (a stopReason
+// other than toolUse) are kept: a turn finished in the same instant came before the fork.
+// Lines without a readable timestamp count as earlier.
+result<std::uint64_t> end_before(storage::transcript_reader& reader, std::int64_t at_ms) {
+  std::uint64_t end = reader.data_end();
+  auto last = reader.last_entry();
+  if (!last.ok()) return last.error();
+  if (!*last) return end;
+  auto& index = reader.index();
+  for (storage::transcript_reader::position p = **last;; --p) {
+    while (p < index.first_position()) {
+      auto more = reader.extend_backward();
+      if (!more.ok()) return more.error();
+      if (!*more) return end;
+    }
+    auto line = reader.entry(p);
+    if (!line.ok()) return line.error();
+    if (!*line) continue;
+    const auto ts = json::get_string(**line, "timestamp");
+    const auto ms = ts ? parse_iso_ms(*ts) : std::nullopt;
+    if (!ms || *ms < at_ms) return end;
+    if (index.at(p).assistant) {
+      const auto* message = json::get_object(**line, "message");
+      const auto stop = message ? json::get_string(*message, "stopReason") : std::nullopt;
+      if (stop != std::optional<std::string_view>("toolUse")) return end;
+    }
+    end = index.at(p).offset;
+  }
+}
+
+result<fork_body> copy_branch(storage::fs& files, const std::string& parent_path, std::int64_t max_tokens,
+                              std::optional<std::int64_t> before_ms) {
   fork_body body;
   auto reader = storage::transcript_reader::open(files, parent_path);
   if (!reader.ok()) return reader.error().with_context("reading the parent transcript to fork it");
+  auto end = before_ms ? end_before(**reader, *before_ms) : result<std::uint64_t>((*reader)->data_end());
+  if (!end.ok()) return end.error().with_context("reading the parent transcript to fork it");
+  if (*end < (*reader)->data_end()) {
+    storage::reader_limits limits;
+    limits.end_at = *end;
+    reader = storage::transcript_reader::open(files, parent_path, limits);
+    if (!reader.ok()) return reader.error().with_context("reading the parent transcript to fork it");
+  }
   auto leaf = (*reader)->active_leaf();
   if (!leaf.ok()) return leaf.error().with_context("reading the parent transcript to fork it");
   if (!*leaf) return body;  // an empty parent: nothing to start from
@@ -81,7 +125,7 @@ result<fork_result> write_fork(storage::fs& files, const fork_request& request) 
   fork_body body;
   const bool parent_exists = !request.parent_path.empty() && files.lstat(request.parent_path).ok();
   if (parent_exists) {
-    auto copied = copy_branch(files, request.parent_path, request.max_tokens);
+    auto copied = copy_branch(files, request.parent_path, request.max_tokens, request.before_ms);
     if (!copied.ok()) return copied.error();
     body = std::move(*copied);
     header.parent_session = request.parent_path;

@@ -12,9 +12,16 @@
 // with the parent's latest compaction summary alone when the branch has one (a compaction
 // entry whose firstKeptEntryId is itself), else with an empty context. Neither fails the spawn.
 // The parent's file is only read (no lock: its writer appends whole lines; a torn tail is not
-// read). The child's file is created exclusively and made durable before this returns.
+// read). A thread's fork leaves out a turn of the parent that is concurrent with it: one not
+// finished whose lines are stamped at or after the fork's instant (fork_request::before_ms;
+// the same millisecond, under virtual time the same instant). Whether such a turn's user line
+// was written before the read depended only on which actor ran first, so a simulation's fork
+// is the same in every run; a turn that finished in that instant is kept. A sub-agent's fork
+// takes the whole file: its parent wrote what it spawned from before spawning it. The child's
+// file is created exclusively and made durable before this returns.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -35,6 +42,8 @@ struct fork_request {
   std::string child_path;      // the child's transcript; must not exist
   header_fields child_header;  // id, timestamp, cwd, session key (parent_session is set here)
   std::int64_t max_tokens = kForkMaxTokensCap;
+  // Leave out the parent's unfinished turn stamped at or after this (see above); unset: none.
+  std::optional<std::int64_t> before_ms;
 };
 
 struct fork_result {

@@ -259,6 +259,7 @@ status session_core::start_new_session(const std::string& old_id, core_effects& 
     fr.child_path = transcript_path_for(id);
     fr.child_header.id = id;
     fr.child_header.timestamp_ms = deps_->time->now_ms();
+    fr.before_ms = fr.child_header.timestamp_ms;  // the parent's work of this very instant is concurrent
     fr.child_header.cwd = deps_->settings->workspace_dir.empty() ? deps_->sessions_dir : deps_->settings->workspace_dir;
     fr.child_header.session_key = key_;
     const std::int64_t window = model().context_window;

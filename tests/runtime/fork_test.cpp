@@ -12,6 +12,7 @@
 #include "storage/fs.hpp"
 #include "storage/transcript_reader.hpp"
 #include "tests/runtime/lifecycle_harness.hpp"
+#include "tests/test_support.hpp"
 
 using namespace sessionrt;
 using sessionrt::testing::inbound;
@@ -178,4 +179,76 @@ TEST_CASE("fork: a thread's first session starts from its channel's branch") {
   REQUIRE(rt->send(thread).get().st.ok());
   CHECK(h.model->calls().back().messages == parent.messages.size() + 3);
   REQUIRE(rt->stop().ok());
+}
+
+namespace {
+
+boost::json::object message_of_role(const std::string& role, const std::string& text, const char* stop = nullptr) {
+  boost::json::object m{{"role", role}, {"content", boost::json::array{boost::json::object{{"type", "text"}, {"text", text}}}}};
+  if (stop) m["stopReason"] = stop;
+  return m;
+}
+
+// A parent transcript: one finished turn at 10 s before `t`, then `tail` (entries stamped `t`).
+std::string parent_file(const testing::temp_dir& dir, std::int64_t t, const std::vector<boost::json::object>& tail) {
+  header_fields h;
+  h.id = "parent";
+  h.timestamp_ms = t - 20000;
+  h.cwd = dir.path();
+  std::string text = json::to_compact(make_header(h)) + "\n";
+  text += json::to_compact(make_message_entry("u1", std::nullopt, t - 10000, message_of_role("user", "earlier"))) + "\n";
+  text += json::to_compact(make_message_entry("a1", "u1", t - 10000, message_of_role("assistant", "ok", "stop"))) + "\n";
+  std::string parent = "a1";
+  int n = 0;
+  for (const auto& m : tail) {
+    const std::string id = "t" + std::to_string(++n);
+    text += json::to_compact(make_message_entry(id, parent, t, m)) + "\n";
+    parent = id;
+  }
+  const std::string path = dir.file("parent.jsonl");
+  testing::write_text(path, text);
+  return path;
+}
+
+std::size_t forked_entries(const testing::temp_dir& dir, const std::string& parent, std::int64_t t,
+                           std::optional<std::int64_t> before_ms) {
+  static int child = 0;
+  actors::fork_request fr;
+  fr.parent_path = parent;
+  fr.child_path = dir.file("child" + std::to_string(++child) + ".jsonl");
+  fr.child_header.id = "child";
+  fr.child_header.timestamp_ms = t;
+  fr.child_header.cwd = dir.path();
+  fr.before_ms = before_ms;
+  auto out = actors::write_fork(storage::posix_fs(), fr);
+  REQUIRE(out.ok());
+  CHECK(testing::split_lines(testing::read_text(fr.child_path)).size() == out->entries + 1);
+  return out->entries;
+}
+
+}  // namespace
+
+// A thread's first message and its channel's message in one instant (the simulated month's
+// 10 s grid): the channel's turn may or may not have written its user line when the thread
+// forks, whichever actor ran first. The fork leaves out a turn of that instant not finished, so
+// it is the same either way; a turn finished in the instant is kept.
+TEST_CASE("fork: a thread leaves out its channel's turn of the same instant that has not finished") {
+  testing::temp_dir dir;
+  const std::int64_t t = 1791629180000;
+  const auto user_now = message_of_role("user", "concurrent");
+  SECTION("the channel's user line of this instant, unanswered, is not copied") {
+    const auto p = parent_file(dir, t, {user_now});
+    CHECK(forked_entries(dir, p, t, t) == 2);
+    CHECK(forked_entries(dir, p, t, std::nullopt) == 3);  // a sub-agent's fork takes it all
+    CHECK(forked_entries(dir, p, t + 1, t + 1) == 3);     // written a millisecond before the fork
+  }
+  SECTION("nor one waiting on its tool's result") {
+    const auto p = parent_file(dir, t, {user_now, message_of_role("assistant", "calling", "toolUse")});
+    CHECK(forked_entries(dir, p, t, t) == 2);
+  }
+  SECTION("a turn finished in the same instant is kept, a later one of that instant not") {
+    const auto p = parent_file(
+        dir, t, {user_now, message_of_role("assistant", "done", "stop"), message_of_role("user", "another")});
+    CHECK(forked_entries(dir, p, t, t) == 4);
+  }
 }
