@@ -2,6 +2,7 @@
 // SPEC's defaults. It is composed of the rule modules' own config structs; runtime/config.hpp
 // reads it from a JSON file (naming bad keys) and writes it back out; docs/config.md lists the keys.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "actors/session/model_catalog_settings.hpp"
 #include "actors/session/queue_settings.hpp"
 #include "actors/session/reset_policy.hpp"
+#include "actors/store/write_pace.hpp"
 #include "storage/transcript_file.hpp"
 #include "storage/write_lock.hpp"
 
@@ -36,6 +38,10 @@ struct storage_settings {
   // batch (the commit log holds every row change durably, so the file is rewritten lazily),
   // kStoreFlushWindowMs otherwise (the file is the only copy).
   std::optional<std::int64_t> store_flush_window_ms;
+  // storage.storeRewriteBytesPerSec (durability batch only): sessions.json, rewritten whole, waits
+  // at least its size / this rate between writes, at most 60 s (actors/store/write_pace.hpp).
+  // 0: the window alone.
+  std::uint64_t store_rewrite_bytes_per_sec = kStoreRewriteBytesPerSec;
   // storage.storeDurableAck: acknowledge a turn only once its row is durable: with durability
   // batch always so, at no cost (the row is a record of the turn's commit log append); otherwise
   // the store writes sessions.json at once for it, sharing the write with every durable put
@@ -80,6 +86,14 @@ struct storage_settings {
 inline std::int64_t store_flush_window(const storage_settings& s) {
   return s.store_flush_window_ms.value_or(s.durability == storage::durability::batch ? kStoreMaxAgeBatchMs
                                                                                       : kStoreFlushWindowMs);
+}
+
+// When sessions.json is written (the window, and with durability batch the rewrite rate).
+inline write_pace store_write_pace(const storage_settings& s) {
+  write_pace p;
+  p.window_ms = std::max<std::int64_t>(0, store_flush_window(s));
+  if (s.durability == storage::durability::batch) p.rewrite_bytes_per_sec = s.store_rewrite_bytes_per_sec;
+  return p;
 }
 
 struct model_settings {

@@ -466,6 +466,9 @@ const table<actors::storage_settings>& storage_table() {
                "the longest a row change waits for sessions.json: the age of the file readers see (SPEC §1.1; "
                "unset: 5000 with durability batch, whose commit log holds the changes, else 50)")
           .unset_as(nullptr),
+      k::field("storeRewriteBytesPerSec", &T::store_rewrite_bytes_per_sec, bytes{0},
+               "durability batch: sessions.json, rewritten whole, waits at least its size at this rate between "
+               "writes, at most 60 s (the commit log holds the rows meanwhile); 0: the window alone"),
       k::field("storeDurableAck", &T::store_durable_ack, boolean{},
                "ack a turn once its row is durable (always so with durability batch: the row is in its log record)"),
       k::field("storeSpillMinBytes", &T::store_spill_min_bytes, bytes{0},

@@ -323,7 +323,7 @@ actors::store_actor_type spawn_store_actor(runtime_impl& st, std::shared_ptr<sto
                                            const std::string& agent, const actors::commit_log_actor& log,
                                            const actors::maintenance_actor_type& maintenance, int shards) {
   store_actor_config sc;
-  sc.flush_window_ms = actors::store_flush_window(st.settings.storage);
+  sc.pace = actors::store_write_pace(st.settings.storage);
   sc.commit_log = log;  // batch: row changes are log records, the file is written lazily
   sc.agent_id = agent;
   sc.bus = st.actors.bus;

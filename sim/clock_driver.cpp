@@ -30,7 +30,9 @@ std::vector<std::string> names_in(storage::fs& files, const std::string& dir) {
 }  // namespace
 
 clock_driver::clock_driver(parts p)
-    : p_(std::move(p)), store_window_ms_(std::max<std::int64_t>(0, actors::store_flush_window(p_.sc.settings.storage))) {}
+    : p_(std::move(p)),
+      pace_(actors::store_write_pace(p_.sc.settings.storage)),
+      store_window_ms_(pace_.wait_ms(largest_store_bytes())) {}
 
 void clock_driver::note_row_changes() {
   const std::uint64_t n = p_.ledger.rows_touched();
@@ -44,7 +46,9 @@ void clock_driver::write_store_if_due() {
   const std::int64_t now = p_.clk.now_ms();
   if (!p_.rt || !unwritten_since_ || now - *unwritten_since_ < store_window_ms_) return;
   unwritten_since_.reset();
-  if (p_.rt->flush().ok()) return;
+  const status written = p_.rt->flush();
+  store_window_ms_ = pace_.wait_ms(largest_store_bytes());
+  if (written.ok()) return;
   // The store keeps the rows and retries at its next window.
   p_.spans.store_write_failed(now);
   unwritten_since_ = now;
@@ -202,6 +206,15 @@ std::int64_t clock_driver::disk_bytes() const {
         total += static_cast<std::int64_t>(info->size);
   }
   return total;
+}
+
+std::uint64_t clock_driver::largest_store_bytes() const {
+  std::uint64_t largest = 0;
+  const std::string agents = p_.state_dir + "/agents";
+  for (const auto& agent : names_in(p_.base, agents))
+    if (auto info = p_.base.lstat(agents + "/" + agent + "/sessions/sessions.json"); info.ok() && info->is_regular())
+      largest = std::max<std::uint64_t>(largest, info->size);
+  return largest;
 }
 
 }  // namespace sessionrt::sim

@@ -12,7 +12,10 @@
 //   lock's backoff) is waited for; only a turn no session accounts for falls back to waiting
 //   for progress on the wall clock (1 s, counted: tally().fallback_stalls).
 // - sessions.json: under virtual time the store has no window of its own; the driver keeps
-//   storage.storeFlushWindowMs in virtual time instead, as the store keeps it in real time:
+//   its pace in virtual time instead (actors/store/write_pace.hpp: storage.storeFlushWindowMs,
+//   and with durability batch the file's size at storage.storeRewriteBytesPerSec, taken from
+//   the largest sessions.json after each write: every store is written at once), as the store
+//   keeps it in real time:
 //   a step whose answers or events may have changed a row starts the window (the changes are
 //   at the step's end time, where the clock stood while they happened), the clock stops at
 //   its end (on the scenario's resolution grid, when it has one), and the file is written (runtime::flush) at the first step end at which the
@@ -30,6 +33,7 @@
 #include <optional>
 #include <string>
 
+#include "actors/store/write_pace.hpp"
 #include "runtime/runtime.hpp"
 #include "sim/crash_drill.hpp"
 #include "sim/fault_spans.hpp"
@@ -88,12 +92,14 @@ class clock_driver {
   void dispatch_workload();
   bool maintain_if_due();  // false when the runtime failed
   std::int64_t disk_bytes() const;
+  std::uint64_t largest_store_bytes() const;  // the largest sessions.json now
   // sessions.json's window in virtual time (see above).
   void note_row_changes();
   void write_store_if_due();
 
   parts p_;
-  std::int64_t store_window_ms_;  // storage.storeFlushWindowMs as the runtime reads it
+  actors::write_pace pace_;     // storage.storeFlushWindowMs and the rewrite rate, as the runtime reads them
+  std::int64_t store_window_ms_;  // pace_'s wait for the largest sessions.json the last write left
   std::optional<workload_generator> workload_;
   std::optional<generated_event> next_event_;
   std::int64_t next_sample_ = 0, next_progress_ = 0;

@@ -156,6 +156,8 @@ class session_store_file {
   // missing, or does not parse and is waited on, or was already reported). Errors: the file
   // could not be read or stat'ed.
   result<std::optional<store_merge_report>> reload_if_changed();
+  // The size of the file as this object last read or wrote it (0: none yet, or missing).
+  std::uint64_t bytes_on_disk() const { return on_disk_ ? on_disk_->size : 0; }
   // Why save() refuses: the file on disk is a hand edit that does not parse (ok() when none).
   status refused_edit() const { return unusable_ ? unusable_->why : status(); }
 

@@ -34,10 +34,8 @@ namespace {
 
 using self_ptr = store_actor_type::stateful_pointer<store_state>;
 
-// The window stretches with the cost of a write: a store whose write takes 30 ms is written
-// at most every 120 ms, so writing never takes more than a fifth of the time however large
-// sessions.json grows (a 100,000-row store is ~60 MB).
-std::int64_t window_ms(const store_state& st) { return std::max(st.cfg.flush_window_ms, 4 * st.last_write_ms); }
+// The window stretches with the cost of a write and the size of the file (write_pace.hpp).
+std::int64_t window_ms(const store_state& st) { return st.cfg.pace.wait_ms(st.file->bytes_on_disk(), st.last_write_ms); }
 
 void schedule_window(self_ptr self) {
   auto& st = self->state;
@@ -154,10 +152,13 @@ void on_log_answer(self_ptr self, std::uint64_t seq, const std::string& error) {
 // The log waits to drop a log holding this store's rows: the next write records it; with
 // nothing to write, sessions.json holds them already.
 void on_log_checkpoint(self_ptr self) {
-  if (self->state.dirty)
-    schedule_window(self);
-  else
-    log_written(self);
+  auto& st = self->state;
+  if (!st.dirty) return log_written(self);
+  schedule_window(self);
+  // Not the rewrite rate's longer wait: the log's file stays on disk until this write.
+  if (st.checkpoint_write_scheduled || !st.cfg.self_flushing) return;
+  st.checkpoint_write_scheduled = true;
+  self->delayed_send(self, std::chrono::milliseconds(st.cfg.pace.window_wait_ms(st.last_write_ms)), write_now_atom::value);
 }
 
 // Writes the file if dirty and answers the durable waiters. Returns the write's status.
@@ -404,6 +405,7 @@ store_actor_type::behavior_type store_actor(self_ptr self, std::shared_ptr<stora
       },
       [self](write_now_atom) {
         self->state.immediate_scheduled = false;
+        self->state.checkpoint_write_scheduled = false;
         (void)write_now(self);
       },
       [self](flush_atom, stop_atom) { return write_for_stop(self); },

@@ -1,7 +1,8 @@
 // store_actor: the one writer of a sessions.json (SPEC §1.1). Every mutation of the store goes
 // through its mailbox; writes are coalesced: a put marks the store dirty and the file is
 // written once per window (storage.storeFlushWindowMs, default 50 ms, stretched to 4x the last
-// write's duration so a large store is not rewritten back to back). A put that asks for a
+// write's duration so a large store is not rewritten back to back, and with durability batch to
+// the file's size at storage.storeRewriteBytesPerSec: write_pace.hpp). A put that asks for a
 // durable ack is answered after the write that includes it, which then happens at once (all
 // durable puts already queued share it). A failed write keeps the rows dirty, is retried at
 // the next window and fails the durable acks waiting on it. Spawn it detached: a write
@@ -38,7 +39,8 @@
 // Durability batch (cfg.commit_log set): every row change is a record of the state dir's commit
 // log, durable before it is acknowledged, so sessions.json is written lazily — with the window
 // (storage.storeFlushWindowMs: the longest a change waits for the file, so the age of the file
-// readers see), at (flush, stop), and when the log asks before a checkpoint (checkpt) — never
+// readers see; stretched for a large file by the rewrite rate), at (flush, stop), and when the
+// log asks before a checkpoint (checkpt: with the window alone, not the rate's wait) — never
 // at once for a durable put. A session's rows come from the log (logrows: already recorded, in
 // their sequence). The store's own changes (puts from others than sessions: admin, subagents,
 // maintenance's archive; erases) are sent to the log as its records, placed after the last
@@ -62,6 +64,7 @@
 #include "actors/events/event_bus.hpp"
 #include "actors/store/archived_rows.hpp"
 #include "actors/store/row_change_log.hpp"
+#include "actors/store/write_pace.hpp"
 #include "storage/session_store_file.hpp"
 
 namespace sessionrt::actors {
@@ -76,7 +79,9 @@ inline constexpr std::int64_t erase_no_updated_at = std::numeric_limits<std::int
 using high_water_port = caf::typed_actor<caf::reacts_to<high_water_atom, std::string>>;
 
 struct store_actor_config {
-  std::int64_t flush_window_ms = 50;
+  // When the file is written: storage.storeFlushWindowMs, and with durability batch the rewrite
+  // rate (write_pace.hpp). Real time only; stretched to 4x the last write's duration.
+  write_pace pace{50};
   std::string agent_id;
   event_bus_actor bus;
   std::shared_ptr<event_hub> hub;
@@ -133,6 +138,7 @@ struct store_state {
   bool dirty = false;
   bool window_scheduled = false;
   bool immediate_scheduled = false;
+  bool checkpoint_write_scheduled = false;  // a (checkpt)'s write, with the window alone
   std::vector<caf::typed_response_promise<bool>> durable_waiters;
   std::int64_t last_write_ms = 0;  // how long the last write took (real time)
   bool high_water_told = false;

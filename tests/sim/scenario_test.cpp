@@ -217,3 +217,32 @@ TEST_CASE("scenario: sessions.json follows the store's flush window in virtual t
     CHECK(out.failed == 0);
   }
 }
+
+// With durability batch the pace also follows the file's size (actors/store/write_pace.hpp):
+// sessions.json waits its size at storage.storeRewriteBytesPerSec between writes. A one-row
+// file (~1 KB) at 100 bytes a second waits at least 10 s, not the 5 s window.
+TEST_CASE("scenario: a larger sessions.json is written less often, at the rewrite rate, in virtual time") {
+  auto scenario = [](const std::string& rate, const std::string& second_count, const std::string& third_count) {
+    return R"({"name": "t", "start": "2026-03-28T20:00:00+01:00", "timeZone": "Europe/Berlin",
+               "config": {"session": {"dmScope": "per-peer"}, "storage": {"storeRewriteBytesPerSec": )" +
+           rate + R"(}},
+               "model": {"latency": {"kind": "fixed", "ms": 500}}, "steps": [
+      {"id": "a", "send": {"channel": "telegram", "peer": "1", "text": "hello"}},
+      {"id": "b", "advance": "6s", "expect": {"eventCounts": {"store.flushed": 1}}},
+      {"id": "c", "send": {"channel": "telegram", "peer": "2", "text": "hello"}},
+      {"id": "d", "advance": "7s", "expect": {"eventCounts": {"store.flushed": )" +
+           second_count + R"(}}},
+      {"id": "e", "advance": "30s", "expect": {"eventCounts": {"store.flushed": )" +
+           third_count + R"(}}}]})";
+  };
+  SECTION("at 100 bytes a second the second write waits past the 5 s window") {
+    auto out = run(scenario("100", "0", "1"));
+    for (const auto& f : out.failures) UNSCOPED_INFO(f);
+    CHECK(out.failed == 0);
+  }
+  SECTION("without a rate it follows the window") {
+    auto out = run(scenario("0", "1", "0"));
+    for (const auto& f : out.failures) UNSCOPED_INFO(f);
+    CHECK(out.failed == 0);
+  }
+}

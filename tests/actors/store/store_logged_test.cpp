@@ -65,7 +65,7 @@ struct harness {
   caf::actor store, log;
   std::shared_ptr<log_view> view = std::make_shared<log_view>();
 
-  harness() {
+  explicit harness(std::uint64_t rewrite_bytes_per_sec = 0) {
     REQUIRE(storage::ensure_dir(mem, "/s").ok());
     cfg.set("scheduler.policy", caf::atom("testing"));
     cfg.set("logger.verbosity", caf::atom("quiet"));
@@ -78,7 +78,8 @@ struct harness {
     sc.agent_id = "main";
     sc.hub = std::make_shared<event_hub>();
     sc.time = &clk;
-    sc.flush_window_ms = 5000;
+    sc.pace.window_ms = 5000;
+    sc.pace.rewrite_bytes_per_sec = rewrite_bytes_per_sec;
     sc.watch_edits = false;
     sc.commit_log = caf::actor_cast<commit_log_actor>(log);
     store = caf::actor_cast<caf::actor>(sys->spawn(store_actor, file, sc));
@@ -178,4 +179,42 @@ TEST_CASE("store actor, durability batch: asked by the log, it records a write a
   CHECK(h.files.store_writes == 1);
   REQUIRE(h.written_records().size() == 2);
   CHECK(h.written_records()[1]->store_order == 77);
+}
+
+// The rewrite rate (write_pace.hpp) stretches the window for a large file, but a log that waits
+// to be dropped gets its write after the window alone. At 1 byte a second any written file
+// waits the 60 s cap.
+TEST_CASE("store actor, durability batch: the rewrite rate spaces the writes, a checkpoint's write keeps the window") {
+  harness h(/*rewrite_bytes_per_sec=*/1);
+  auto put_row = [&](const std::string& key, std::uint64_t order) {
+    row_batch b;
+    b.rows.push_back({key, row_text(key, order), order});
+    caf::anon_send(h.store, log_rows_atom::value, std::move(b));
+    h.sched->run();
+  };
+  auto advance = [&](int seconds) {
+    h.sched->clock().advance_time(std::chrono::seconds(seconds));
+    h.sched->run();
+  };
+  put_row("agent:main:a", 10);
+  advance(5);  // no file yet: the window
+  REQUIRE(h.files.store_writes == 1);
+  put_row("agent:main:b", 11);
+  advance(30);
+  CHECK(h.files.store_writes == 1);  // the file has bytes now: 60 s
+  advance(30);
+  CHECK(h.files.store_writes == 2);
+  put_row("agent:main:c", 12);
+  advance(1);
+  caf::anon_send(h.store, checkpoint_atom::value);
+  h.sched->run();
+  const std::size_t records = h.written_records().size();
+  advance(4);
+  CHECK(h.files.store_writes == 2);
+  advance(1);  // 5 s after the log asked
+  CHECK(h.files.store_writes == 3);
+  REQUIRE(h.written_records().size() == records + 1);
+  CHECK(h.written_records().back()->store_order == 12);
+  advance(60);  // the rate's timer finds nothing left to write
+  CHECK(h.files.store_writes == 3);
 }
