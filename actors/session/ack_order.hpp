@@ -20,9 +20,14 @@ class ack_order {
     std::uint64_t sync_seq = 0;   // 0: nothing to wait for from the syncer
     std::uint64_t sync_file = 0;  // ... in the transcript with this id
     bool store = false;           // a durable store write is outstanding
+    // 0: none; else also a row-only append of the session's, answered as (0, seq): the turn's
+    // rows when its bytes record repeats one already in flight (session_machine::apply).
+    std::uint64_t rows_seq = 0;
+    bool ready() const { return sync_seq == 0 && rows_seq == 0 && !store; }
   };
   void push(sink s, turn_outcome outcome, waits w);
-  // The syncer made `file` durable up to `seq`, or failed to (error: the outcome fails).
+  // The syncer made `file` durable up to `seq`, or failed to (error: the outcome fails). File 0:
+  // the session's row-only appends up to `seq`.
   void synced(std::uint64_t file, std::uint64_t seq, const std::string& error);
   // The oldest outstanding durable store write finished (error: its outcome fails).
   void stored(const std::string& error);

@@ -83,7 +83,10 @@ std::optional<model_answer> session_machine::start_model_call(std::shared_ptr<mo
 // failed record fails no turn by itself: the turn's final record carries its bytes again.
 void session_machine::log_while_waiting() {
   if (!turn_ || !opts_.commit_log) return;
-  if (auto rec = core_->log_record_while_waiting()) step(plan_log{std::move(*rec)});
+  if (auto rec = core_->log_record_while_waiting()) {
+    waiting_record_ = {core_->transcript_file_id(), rec->seq};
+    step(plan_log{std::move(*rec)});
+  }
 }
 
 std::optional<result<std::string>> session_machine::start_summary(std::shared_ptr<compaction_provider> provider,
@@ -181,7 +184,21 @@ void session_machine::apply(core_effects& fx, outcome_fn sink, turn_outcome out)
   if (fx.log_append) {
     w.sync_seq = fx.log_append->seq;
     w.sync_file = fx.log_append->file ? core_->transcript_file_id() : 0;
-    step(plan_log{std::move(*fx.log_append)});
+    if (w.sync_file != 0 && std::make_pair(w.sync_file, w.sync_seq) == waiting_record_ && !fx.log_append->rows.empty()) {
+      // Nothing was written since the record sent while the model ran (a turn that failed or
+      // was cancelled): that record's answer, for the same (file, seq), would release this ack
+      // before these rows are written. They go as a row-only append, and the ack waits for it too.
+      commit_log_append rows;
+      rows.agent = fx.log_append->agent;
+      rows.rows = std::move(fx.log_append->rows);
+      fx.log_append->rows.clear();
+      rows.seq = w.rows_seq = ++rows_only_seq_;
+      step(plan_log{std::move(*fx.log_append)});
+      step(plan_log{std::move(rows)});
+    } else {
+      step(plan_log{std::move(*fx.log_append)});
+    }
+    waiting_record_ = {};
   }
   if (fx.stale_at != scheduled_stale_at_ && opts_.timers) {
     scheduled_stale_at_ = fx.stale_at;

@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "actors/session/ack_order.hpp"
 #include "actors/session/call_port.hpp"
@@ -190,6 +191,8 @@ class session_machine final : private turn_io {
   bool passivated_ = false;  // session.passivated and quit were planned: never twice
   std::string passivate_why_;
   std::uint64_t rows_only_seq_ = 0;  // batch: the row-only appends sent (answered as (0, seq))
+  // batch: (transcript id, seq) of the record log_while_waiting() sent for the turn running.
+  std::pair<std::uint64_t, std::uint64_t> waiting_record_{0, 0};
 };
 
 }  // namespace sessionrt::actors

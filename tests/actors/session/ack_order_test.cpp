@@ -27,3 +27,33 @@ TEST_CASE("ack_order: a later turn's ack never overtakes an earlier one, a faile
   CHECK(order == std::vector<int>{1, 2});
   CHECK(acks.empty());
 }
+
+// A failed turn writes nothing after the record sent while the model ran, so its final record
+// repeats that record's (file, seq): the first answer must not release the ack before the
+// turn's rows, sent as a row-only append, are written (it waits for (0, rows_seq) too).
+TEST_CASE("ack_order: an ack that also waits for a row-only append is released once both are answered") {
+  ack_order acks;
+  turn_outcome ok;
+  ack_order::waits w;
+  w.sync_seq = 3;
+  w.sync_file = 7;
+  w.rows_seq = 2;
+  acks.push([](turn_outcome) {}, ok, w);
+  CHECK(acks.waiting_on_sync() == 1);
+  acks.synced(7, 3, "");  // the record sent while waiting: the bytes are durable
+  CHECK(acks.take_ready().empty());
+  acks.synced(0, 1, "");  // an earlier row-only append
+  CHECK(acks.take_ready().empty());
+  acks.synced(0, 2, "");
+  auto ready = acks.take_ready();
+  REQUIRE(ready.size() == 1);
+  CHECK(ready[0].second.st.ok());
+  SECTION("a failed row-only append fails the outcome") {
+    acks.push([](turn_outcome) {}, ok, w);
+    acks.synced(7, 3, "");
+    acks.synced(0, 2, "ENOSPC");
+    auto failed = acks.take_ready();
+    REQUIRE(failed.size() == 1);
+    CHECK(failed[0].second.st.code() == errc::io_error);
+  }
+}
