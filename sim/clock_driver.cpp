@@ -196,11 +196,16 @@ bool clock_driver::maintain_if_due() {
   return true;
 }
 
+std::vector<std::string> clock_driver::sessions_dirs() const {
+  std::vector<std::string> dirs;
+  const std::string agents = p_.state_dir + "/agents";
+  for (const auto& agent : names_in(p_.base, agents)) dirs.push_back(agents + "/" + agent + "/sessions");
+  return dirs;
+}
+
 std::int64_t clock_driver::disk_bytes() const {
   std::int64_t total = 0;
-  const std::string agents = p_.state_dir + "/agents";
-  for (const auto& agent : names_in(p_.base, agents)) {
-    const std::string dir = agents + "/" + agent + "/sessions";
+  for (const auto& dir : sessions_dirs()) {
     for (const auto& name : names_in(p_.base, dir))
       if (auto info = p_.base.lstat(dir + "/" + name); info.ok() && info->is_regular())
         total += static_cast<std::int64_t>(info->size);
@@ -210,9 +215,8 @@ std::int64_t clock_driver::disk_bytes() const {
 
 std::uint64_t clock_driver::largest_store_bytes() const {
   std::uint64_t largest = 0;
-  const std::string agents = p_.state_dir + "/agents";
-  for (const auto& agent : names_in(p_.base, agents))
-    if (auto info = p_.base.lstat(agents + "/" + agent + "/sessions/sessions.json"); info.ok() && info->is_regular())
+  for (const auto& dir : sessions_dirs())
+    if (auto info = p_.base.lstat(dir + "/sessions.json"); info.ok() && info->is_regular())
       largest = std::max<std::uint64_t>(largest, info->size);
   return largest;
 }

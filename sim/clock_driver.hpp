@@ -32,6 +32,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "actors/store/write_pace.hpp"
 #include "runtime/runtime.hpp"
@@ -91,6 +92,7 @@ class clock_driver {
   std::size_t unexplained_turns() const;
   void dispatch_workload();
   bool maintain_if_due();  // false when the runtime failed
+  std::vector<std::string> sessions_dirs() const;  // <state>/agents/<agent>/sessions, each agent
   std::int64_t disk_bytes() const;
   std::uint64_t largest_store_bytes() const;  // the largest sessions.json now
   // sessions.json's window in virtual time (see above).

@@ -153,9 +153,26 @@ void session_machine::rows_to_log(core_effects& fx, ack_order::waits& w) {
   else if (fx.store_put && core_->entry())
     put_durably(fx, false, w);
   if (rows.empty()) return;
-  if (!fx.log_append) {  // nothing new in the transcript: the rows alone, answered for (0, seq)
-    fx.log_append.emplace();
-    fx.log_append->seq = ++rows_only_seq_;
+  // The rows alone, answered for (0, seq).
+  auto row_only = [&] {
+    commit_log_append a;
+    a.seq = ++rows_only_seq_;
+    a.agent = deps_->agent_id;
+    a.rows = std::move(rows);
+    return a;
+  };
+  if (!fx.log_append) {  // nothing new in the transcript
+    fx.log_append = row_only();
+    return;
+  }
+  if (fx.log_append->file && std::make_pair(core_->transcript_file_id(), fx.log_append->seq) == waiting_record_) {
+    // Nothing was written since the record sent while the model ran (a turn that failed or was
+    // cancelled): that record's answer, for the same (file, seq), would release the ack before
+    // a record carrying these rows is written. They go alone, and the ack waits for them too.
+    commit_log_append apart = row_only();
+    w.rows_seq = apart.seq;
+    step(plan_log{std::move(apart)});
+    return;
   }
   fx.log_append->agent = deps_->agent_id;
   fx.log_append->rows = std::move(rows);
@@ -184,20 +201,7 @@ void session_machine::apply(core_effects& fx, outcome_fn sink, turn_outcome out)
   if (fx.log_append) {
     w.sync_seq = fx.log_append->seq;
     w.sync_file = fx.log_append->file ? core_->transcript_file_id() : 0;
-    if (w.sync_file != 0 && std::make_pair(w.sync_file, w.sync_seq) == waiting_record_ && !fx.log_append->rows.empty()) {
-      // Nothing was written since the record sent while the model ran (a turn that failed or
-      // was cancelled): that record's answer, for the same (file, seq), would release this ack
-      // before these rows are written. They go as a row-only append, and the ack waits for it too.
-      commit_log_append rows;
-      rows.agent = fx.log_append->agent;
-      rows.rows = std::move(fx.log_append->rows);
-      fx.log_append->rows.clear();
-      rows.seq = w.rows_seq = ++rows_only_seq_;
-      step(plan_log{std::move(*fx.log_append)});
-      step(plan_log{std::move(rows)});
-    } else {
-      step(plan_log{std::move(*fx.log_append)});
-    }
+    step(plan_log{std::move(*fx.log_append)});
     waiting_record_ = {};
   }
   if (fx.stale_at != scheduled_stale_at_ && opts_.timers) {

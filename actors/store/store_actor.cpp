@@ -154,10 +154,10 @@ void on_log_answer(self_ptr self, std::uint64_t seq, const std::string& error) {
 void on_log_checkpoint(self_ptr self) {
   auto& st = self->state;
   if (!st.dirty) return log_written(self);
-  schedule_window(self);
-  // Not the rewrite rate's longer wait: the log's file stays on disk until this write.
-  if (st.checkpoint_write_scheduled || !st.cfg.self_flushing) return;
-  st.checkpoint_write_scheduled = true;
+  // The window alone, not the rewrite rate's longer wait: the log's file stays on disk until
+  // this write. (Under virtual time the host writes.)
+  if (st.write_now_scheduled || !st.cfg.self_flushing) return;
+  st.write_now_scheduled = true;
   self->delayed_send(self, std::chrono::milliseconds(st.cfg.pace.window_wait_ms(st.last_write_ms)), write_now_atom::value);
 }
 
@@ -231,8 +231,8 @@ caf::typed_response_promise<bool> changed_durably(self_ptr self, const std::stri
   st.dirty = true;
   check_high_water(self);
   st.durable_waiters.push_back(self->make_response_promise<bool>());
-  if (!st.immediate_scheduled) {
-    st.immediate_scheduled = true;
+  if (!st.write_now_scheduled) {
+    st.write_now_scheduled = true;
     self->send(self, write_now_atom::value);
   }
   return st.durable_waiters.back();
@@ -404,8 +404,7 @@ store_actor_type::behavior_type store_actor(self_ptr self, std::shared_ptr<stora
         (void)write_now(self);
       },
       [self](write_now_atom) {
-        self->state.immediate_scheduled = false;
-        self->state.checkpoint_write_scheduled = false;
+        self->state.write_now_scheduled = false;
         (void)write_now(self);
       },
       [self](flush_atom, stop_atom) { return write_for_stop(self); },

@@ -137,8 +137,9 @@ struct store_state {
   store_actor_config cfg;
   bool dirty = false;
   bool window_scheduled = false;
-  bool immediate_scheduled = false;
-  bool checkpoint_write_scheduled = false;  // a (checkpt)'s write, with the window alone
+  // A (write_now) to itself is on its way: at once for durable puts (no commit log), after the
+  // window alone for a (checkpt) (with one; the two never meet).
+  bool write_now_scheduled = false;
   std::vector<caf::typed_response_promise<bool>> durable_waiters;
   std::int64_t last_write_ms = 0;  // how long the last write took (real time)
   bool high_water_told = false;
