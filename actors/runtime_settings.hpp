@@ -92,7 +92,10 @@ inline std::int64_t store_flush_window(const storage_settings& s) {
 inline write_pace store_write_pace(const storage_settings& s) {
   write_pace p;
   p.window_ms = std::max<std::int64_t>(0, store_flush_window(s));
-  if (s.durability == storage::durability::batch) p.rewrite_bytes_per_sec = s.store_rewrite_bytes_per_sec;
+  if (s.durability == storage::durability::batch) {
+    p.rewrite_bytes_per_sec = s.store_rewrite_bytes_per_sec;
+    p.max_lazy_ms = s.commit_log_checkpoint_interval_ms;  // the log holds the rows that long anyway
+  }
   return p;
 }
 

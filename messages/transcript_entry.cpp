@@ -58,6 +58,11 @@ std::optional<std::string_view> role_of(const boost::json::object& line) {
   return m ? json::get_string(*m, "role") : std::nullopt;
 }
 
+bool ends_turn(const boost::json::object& message) {
+  return json::get_string(message, "role") == std::optional<std::string_view>("assistant") &&
+         json::get_string(message, "stopReason") != std::optional<std::string_view>("toolUse");
+}
+
 boost::json::object make_header(const header_fields& h) {
   boost::json::object o;
   o["type"] = "session";

@@ -38,6 +38,9 @@ std::optional<std::string_view> id_of(const boost::json::object& line);
 std::optional<std::string_view> parent_id_of(const boost::json::object& line);
 const boost::json::object* message_of(const boost::json::object& line);  // "message" of a message entry
 std::optional<std::string_view> role_of(const boost::json::object& line);  // message.role
+// `message` (a message entry's "message") is the model's last word of a turn: an assistant
+// message whose stopReason is not toolUse (a toolUse reply waits for its tool results).
+bool ends_turn(const boost::json::object& message);
 
 // --- Builders (key order as pi writes them) ---
 struct header_fields {

@@ -468,7 +468,8 @@ const table<actors::storage_settings>& storage_table() {
           .unset_as(nullptr),
       k::field("storeRewriteBytesPerSec", &T::store_rewrite_bytes_per_sec, bytes{0},
                "durability batch: sessions.json, rewritten whole, waits at least its size at this rate between "
-               "writes, at most 60 s (the commit log holds the rows meanwhile); 0: the window alone"),
+               "writes, at most storage.commitLogCheckpointIntervalMs (the commit log holds the rows "
+               "meanwhile); 0: the window alone"),
       k::field("storeDurableAck", &T::store_durable_ack, boolean{},
                "ack a turn once its row is durable (always so with durability batch: the row is in its log record)"),
       k::field("storeSpillMinBytes", &T::store_spill_min_bytes, bytes{0},

@@ -6,6 +6,7 @@
 #include "messages/iso_time.hpp"
 #include "messages/json_access.hpp"
 #include "messages/json_writer.hpp"
+#include "messages/transcript_entry.hpp"
 #include "storage/context_builder.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/transcript_reader.hpp"
@@ -58,11 +59,8 @@ result<std::uint64_t> end_before(storage::transcript_reader& reader, std::int64_
     const auto ts = json::get_string(**line, "timestamp");
     const auto ms = ts ? parse_iso_ms(*ts) : std::nullopt;
     if (!ms || *ms < at_ms) return end;
-    if (index.at(p).assistant) {
-      const auto* message = json::get_object(**line, "message");
-      const auto stop = message ? json::get_string(*message, "stopReason") : std::nullopt;
-      if (stop != std::optional<std::string_view>("toolUse")) return end;
-    }
+    if (index.at(p).assistant)
+      if (const auto* message = message_of(**line); message && ends_turn(*message)) return end;
     end = index.at(p).offset;
   }
 }

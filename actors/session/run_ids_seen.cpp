@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "messages/transcript_entry.hpp"
 #include "messages/user_run_identity.hpp"
 
 namespace sessionrt::actors {
@@ -55,10 +56,7 @@ const boost::json::object* stored_reply_of_run(const boost::json::array& message
     if (role == "user") break;
     if (role == "assistant") last = &m;
   }
-  if (!last) return nullptr;
-  if (const auto* stop = last->if_contains("stopReason"); stop && stop->is_string() && stop->get_string() == "toolUse")
-    return nullptr;
-  return last;
+  return last && ends_turn(*last) ? last : nullptr;
 }
 
 }  // namespace sessionrt::actors

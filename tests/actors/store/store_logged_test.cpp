@@ -80,6 +80,7 @@ struct harness {
     sc.time = &clk;
     sc.pace.window_ms = 5000;
     sc.pace.rewrite_bytes_per_sec = rewrite_bytes_per_sec;
+    sc.pace.max_lazy_ms = 60000;  // the commit log's checkpoint interval, as store_write_pace sets it
     sc.watch_edits = false;
     sc.commit_log = caf::actor_cast<commit_log_actor>(log);
     store = caf::actor_cast<caf::actor>(sys->spawn(store_actor, file, sc));
@@ -183,7 +184,7 @@ TEST_CASE("store actor, durability batch: asked by the log, it records a write a
 
 // The rewrite rate (write_pace.hpp) stretches the window for a large file, but a log that waits
 // to be dropped gets its write after the window alone. At 1 byte a second any written file
-// waits the 60 s cap.
+// waits the 60 s cap (the checkpoint interval).
 TEST_CASE("store actor, durability batch: the rewrite rate spaces the writes, a checkpoint's write keeps the window") {
   harness h(/*rewrite_bytes_per_sec=*/1);
   auto put_row = [&](const std::string& key, std::uint64_t order) {

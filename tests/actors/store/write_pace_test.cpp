@@ -15,6 +15,7 @@ TEST_CASE("write_pace: a small file follows the window, a large one waits its si
   write_pace p;
   p.window_ms = 5000;
   p.rewrite_bytes_per_sec = 256u << 10;
+  p.max_lazy_ms = 60000;
   CHECK(p.wait_ms(0) == 5000);
   CHECK(p.wait_ms(1u << 20) == 5000);              // 4 s at the rate: the window is longer
   CHECK(p.wait_ms(12u << 20) == 48000);            // 12 MiB at 256 KiB/s
@@ -45,6 +46,10 @@ TEST_CASE("write_pace: the rate applies with durability batch only, where the co
   CHECK(s.durability == storage::durability::batch);
   CHECK(store_write_pace(s).window_ms == kStoreMaxAgeBatchMs);
   CHECK(store_write_pace(s).rewrite_bytes_per_sec == kStoreRewriteBytesPerSec);
+  CHECK(store_write_pace(s).max_lazy_ms == 60000);  // the commit log's checkpoint interval
+  CHECK(store_write_pace(s).wait_ms(std::uint64_t(1) << 30) == 60000);
+  s.commit_log_checkpoint_interval_ms = 20000;
+  CHECK(store_write_pace(s).wait_ms(std::uint64_t(1) << 30) == 20000);
   s.store_rewrite_bytes_per_sec = 0;
   CHECK(store_write_pace(s).wait_ms(std::uint64_t(1) << 30) == kStoreMaxAgeBatchMs);
   s.store_rewrite_bytes_per_sec = 1000;
