@@ -206,6 +206,10 @@ std::vector<std::string> clock_driver::sessions_dirs() const {
 std::int64_t clock_driver::disk_bytes() const {
   std::int64_t total = 0;
   for (const auto& dir : sessions_dirs()) {
+    if (p_.mem) {  // the same sum without a path lookup per file (a sample sees 100,000s)
+      total += static_cast<std::int64_t>(p_.mem->bytes_in_dir(dir));
+      continue;
+    }
     for (const auto& name : names_in(p_.base, dir))
       if (auto info = p_.base.lstat(dir + "/" + name); info.ok() && info->is_regular())
         total += static_cast<std::int64_t>(info->size);

@@ -47,6 +47,7 @@
 #include "sim/step_checks.hpp"
 #include "sim/turn_ledger.hpp"
 #include "sim/workload.hpp"
+#include "storage/memory_fs.hpp"
 
 namespace sessionrt::sim {
 
@@ -66,6 +67,7 @@ class clock_driver {
     crash_drill& drill;
     step_checks& checks;
     storage::fs& base;
+    const storage::memory_fs* mem;  // base, when the files are in memory (null on disk)
     const std::string& state_dir;
     const std::int64_t& end_ms;  // the run's end (a workload may extend the scenario's)
     // Sends a workload's chat event as a turn (the engine's send_chat, no callback).

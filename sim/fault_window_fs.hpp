@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "messages/clock.hpp"
@@ -84,8 +85,8 @@ class fault_window_fs final : public storage::forwarding_fs {
   const bool stamp_;
   mutable std::mutex mu_;
   std::vector<window> windows_;
-  std::map<int, open_fd> fds_;
-  std::map<std::string, mtime_cell> mtimes_;  // with stamp_: path -> its file's virtual mtime
+  std::unordered_map<int, open_fd> fds_;                 // hashed: looked up at every call,
+  std::unordered_map<std::string, mtime_cell> mtimes_;  // never walked  // with stamp_: path -> its file's virtual mtime
   std::atomic<bool> any_{false};
   std::atomic<int> syncs_{0};
   struct syncing {

@@ -70,7 +70,7 @@ class engine {
         checks_(figs_, rt_, base(), state_dir_),
         drill_(clk_, power_, rt_, figs_, ledger_, checks_, base(), state_dir_,
                crash_drill::host{[this] { driver_.quiesce(); }, [this] { return start_runtime(); }}),
-        driver_(clock_driver::parts{sc_, opt_, clk_, rt_, figs_, *model_, faults_, spans_, ledger_, drill_, checks_, base(),
+        driver_(clock_driver::parts{sc_, opt_, clk_, rt_, figs_, *model_, faults_, spans_, ledger_, drill_, checks_, base(), mem_.get(),
                                     state_dir_, end_ms_, [this](const chat_event& ev) { send_chat(ev, {}); }}) {}
 
   ~engine() {

@@ -232,10 +232,16 @@ result<session_context> build_context(transcript_reader& rd, const leaf_selector
     }
     switch (type_of(*e)) {
       case entry_type::message:
-        if (const auto* msg = message_of(*e))
-          ctx.messages.emplace_back(*msg);
-        else
+        if (const auto* msg = message_of(*e)) {
+          // A line the reader parsed just now is owned by `got` alone (transcript_reader::entries
+          // makes it non-const and caches it nowhere): its message is moved, not copied.
+          if (e.use_count() == 1)
+            ctx.messages.emplace_back(std::move(const_cast<boost::json::value&>(e->at("message"))));
+          else
+            ctx.messages.emplace_back(*msg);
+        } else {
           ++ctx.unreadable_entries;
+        }
         break;
       case entry_type::custom_message: ctx.messages.emplace_back(custom_context_message(*e)); break;
       case entry_type::branch_summary: {

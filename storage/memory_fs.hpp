@@ -38,6 +38,9 @@ class memory_fs final : public fs {
 
   // Bytes held in regular files now (each file once, however many names it has).
   std::uint64_t bytes_held() const;
+  // The sizes of the regular files directly in `dir` summed (0 when it is not a directory):
+  // what list_dir + lstat of each name would add up, in one lookup.
+  std::uint64_t bytes_in_dir(const std::string& dir) const;
   // Large buffers allocated afresh / taken from a gone file's, since construction (for tests).
   struct buffer_counts {
     std::uint64_t fresh = 0, reused = 0;

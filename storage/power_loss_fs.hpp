@@ -26,6 +26,8 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "storage/killable_fs.hpp"
@@ -87,11 +89,16 @@ class power_loss_fs final : public killable_fs {
   mutable std::mutex mu_;
   std::uint64_t rng_;
   const bool forward_syncs_;
-  std::map<int, open_fd> fds_;
-  std::map<inode, file_state> files_;
-  std::set<inode> written_;  // files written since the last syncfs: what a syncfs makes durable
-  std::map<std::string, inode> by_name_;
-  std::map<std::string, std::set<std::string>> new_names_;  // dir -> names created since its sync
+  // Hashed (a simulated month looks names up in directories of 100,000s of files at every
+  // open); power_loss() sorts what it walks, so one seed still gives one outcome.
+  struct inode_hash {
+    std::size_t operator()(const inode& n) const noexcept { return std::hash<std::uint64_t>{}(n.first * 31 + n.second); }
+  };
+  std::unordered_map<int, open_fd> fds_;
+  std::unordered_map<inode, file_state, inode_hash> files_;
+  std::unordered_set<inode, inode_hash> written_;  // files written since the last syncfs: what a syncfs makes durable
+  std::unordered_map<std::string, inode> by_name_;
+  std::unordered_map<std::string, std::unordered_set<std::string>> new_names_;  // dir -> names created since its sync
 };
 
 }  // namespace sessionrt::storage

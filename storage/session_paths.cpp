@@ -194,7 +194,9 @@ result<std::string> confine_session_file(fs& files, const std::string& sessions_
 
   auto real_sessions = files.realpath(sessions_dir);
   if (!real_sessions.ok()) return real_sessions.error().with_context("resolving the sessions dir");
-  auto real_dir = files.realpath(path_dirname(full));
+  // The usual row names a file right in the sessions dir: one resolution serves both.
+  const std::string dir = path_dirname(full);
+  auto real_dir = dir == sessions_dir ? real_sessions : files.realpath(dir);
   if (!real_dir.ok()) return real_dir.error().with_context(fmt::format("resolving the directory of sessionFile '{}'", session_file));
 
   bool inside = *real_dir == *real_sessions;

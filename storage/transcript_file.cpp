@@ -1,5 +1,7 @@
 #include "storage/transcript_file.hpp"
 
+#include "storage/transcript_damage_scan.hpp"
+
 #include <fcntl.h>
 
 #include <fmt/format.h>
@@ -296,6 +298,20 @@ status transcript_file::flush() {
   written_seq_ = appended_seq_;
   if (opt_.mode == durability::none) durable_seq_ = written_seq_;
   return {};
+}
+
+std::optional<file_info> transcript_file::clean_stamp() {
+  if (!pending_.empty()) return std::nullopt;
+  auto info = fs_.fstat(reader_->fd());
+  if (!info.ok() || info->size != reader_->data_end()) return std::nullopt;
+  // Every byte this writer wrote went through flush(), which counts it: they are the file's last.
+  if (const std::uint64_t mine = stats_.bytes_written; mine > 0) {
+    if (mine > info->size) return std::nullopt;
+    auto text = pread_all(fs_, reader_->fd(), static_cast<std::size_t>(mine), info->size - mine);
+    if (!text.ok() || text->size() != mine) return std::nullopt;
+    if (scan_transcript_text(*text).needs_repair()) return std::nullopt;
+  }
+  return *info;
 }
 
 status transcript_file::sync() {

@@ -111,6 +111,13 @@ class transcript_file {
   const shared_fd_ptr& shared_fd() const { return reader_->shared(); }
   std::size_t pending_bytes() const { return pending_.size(); }
 
+  // The file's fstat when it ends at this writer's last complete line, nothing is buffered,
+  // and the lines this writer appended pass the damage scan (scan_transcript_text: the open
+  // checked the rest), else nullopt: what verified_transcripts::note asks. Reads back what
+  // this writer wrote (an error turn or a blank block it stored is something the next open's
+  // repair must still see).
+  std::optional<file_info> clean_stamp();
+
   // The model context (flushes first so the reader sees every append).
   result<session_context> context(const leaf_selector& leaf = leaf_selector::active());
 

@@ -29,7 +29,10 @@ result<opened_transcript> open_or_create_transcript(fs& f, clock& c, const std::
   auto keep = [&](repair_report rep) {
     if (rep.changed()) out.repair = std::move(rep);
   };
-  if (check.scan_for_damage) {
+  const bool known_clean = check.verified && exists.ok() && check.verified->take(path, *exists);
+  if (known_clean) {
+    // As this runtime left it: whole lines it wrote itself after the check of its last open.
+  } else if (check.scan_for_damage) {
     auto scan = scan_transcript_for_damage(f, path, check.repair);
     if (!scan.ok()) return scan.error();
     out.checked_bytes = scan->bytes_read;

@@ -16,7 +16,8 @@
 //   naming it, and nothing is created in its place;
 // - then opened with transcript_file::open (legacy versions are migrated there).
 // The check runs at open only: the writer's own appends afterwards are trusted, so a turn
-// never rescans the file. The caller holds the write lock.
+// never rescans the file, nor a reopen of a file that has not changed since this runtime
+// closed it clean (open_check::verified). The caller holds the write lock.
 #pragma once
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "storage/cold_transcript.hpp"
 #include "storage/transcript_file.hpp"
 #include "storage/transcript_repair.hpp"
+#include "storage/verified_transcripts.hpp"
 
 namespace sessionrt::storage {
 
@@ -38,6 +40,9 @@ struct opened_transcript {
 struct open_check {
   bool scan_for_damage = true;  // false: only the tail is checked (the old behaviour)
   repair_options repair;
+  // Files this runtime closed clean: one unchanged since is not checked again (its entry is
+  // taken; transcript_file::open still refuses a torn last line). Null: every open checks.
+  verified_transcripts* verified = nullptr;
 };
 
 result<opened_transcript> open_or_create_transcript(fs& f, clock& c, const std::string& path,

@@ -274,7 +274,8 @@ result<std::vector<std::shared_ptr<const boost::json::object>>> transcript_reade
     }
     ++stats_.lines_parsed;
     auto parsed = json::parse_object(line, json::parse_limits{limits_.max_line_bytes, 64});
-    if (parsed.ok()) out[i] = std::make_shared<const boost::json::object>(std::move(*parsed));
+    // Not const, and held by `out` alone: build_context moves messages out of such lines.
+    if (parsed.ok()) out[i] = std::make_shared<boost::json::object>(std::move(*parsed));
   }
   return out;
 }

@@ -83,7 +83,9 @@ class transcript_reader {
   // The parsed line of an indexed entry (cached for parsed records, read otherwise).
   result<std::shared_ptr<const boost::json::object>> entry(position p);
   // Reads several entries with as few reads as possible (one pread covering them all when
-  // they are close). Positions must be indexed. Lines that fail to parse give nullptr.
+  // they are close). Positions must be indexed. Lines that fail to parse give nullptr. A line
+  // not cached comes as a fresh non-const object that only the returned pointer owns
+  // (use_count() == 1), which its caller may move from.
   result<std::vector<std::shared_ptr<const boost::json::object>>> entries(const std::vector<position>& ps);
 
   // The last entries of the file, oldest first: at most `max_entries`, reading at most

@@ -147,6 +147,7 @@ std::shared_ptr<const session_actor_deps> deps_of(router_state& st, const std::s
     deps->commit_log = st.cfg.commit_log;
   }
   core->wants_event = [hub = st.cfg.hub](std::string_view type) { return hub->wants(type); };
+  core->verified = std::make_shared<storage::verified_transcripts>();
   deps->core = std::move(core);
   deps->bus = st.cfg.bus;
   deps->timers = st.cfg.timers;

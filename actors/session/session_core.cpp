@@ -126,7 +126,9 @@ status session_core::open_current(core_effects& fx) {
   h.timestamp_ms = deps_->time->now_ms();
   h.cwd = deps_->settings->workspace_dir.empty() ? deps_->sessions_dir : deps_->settings->workspace_dir;
   h.session_key = key_;
-  auto opened = storage::open_or_create_transcript(*deps_->files, *deps_->time, path, h, transcript_opts());
+  storage::open_check check;
+  check.verified = deps_->verified.get();
+  auto opened = storage::open_or_create_transcript(*deps_->files, *deps_->time, path, h, transcript_opts(), check);
   auto drop_fresh_lock = [&] {  // a lock taken for a file that did not open is not kept
     if (!fresh_lock) return;
     (void)lock_->release();
@@ -197,10 +199,16 @@ status session_core::settle_transcript() {
   return deps_->settings->storage.durability == storage::durability::none ? transcript_->flush() : transcript_->sync();
 }
 
+void session_core::note_closed_clean() {
+  if (!deps_->verified) return;
+  if (auto stamp = transcript_->clean_stamp()) deps_->verified->note(transcript_->path(), *stamp);
+}
+
 status session_core::close_transcript() {
   status st;
   if (transcript_) {
     st = settle_transcript();
+    if (st.ok()) note_closed_clean();
     transcript_.reset();
   }
   log_.reset();
@@ -218,6 +226,7 @@ status session_core::close() { return close_transcript(); }
 bool session_core::trim() {
   if (!transcript_) return false;
   if (!settle_transcript().ok()) return false;  // kept open: the next turn's commit reports the error
+  note_closed_clean();
   transcript_.reset();
   log_.reset();
   context_ = boost::json::array();  // clear() would keep the capacity

@@ -53,6 +53,7 @@
 #include "storage/context_counts.hpp"
 #include "storage/process_probe.hpp"
 #include "storage/transcript_file.hpp"
+#include "storage/verified_transcripts.hpp"
 #include "storage/write_lock.hpp"
 
 namespace date {
@@ -79,6 +80,9 @@ struct session_core_deps {
   std::string agent_id;
   const compaction_providers* providers = nullptr;  // registered compaction providers
   session_ids ids;                                  // new session ids: random unless seeded
+  // Transcripts the agent's sessions closed clean, so that a reopen of one left as it was
+  // skips the damage scan (null: every open scans).
+  std::shared_ptr<storage::verified_transcripts> verified;
   // Whether anyone subscribed to an event type; events nobody wants are not built.
   std::function<bool(std::string_view type)> wants_event;
 };
@@ -204,6 +208,7 @@ class session_core {
   storage::transcript_options transcript_opts() const;
   status start_new_session(const std::string& new_id, core_effects& fx);
   status close_transcript();
+  void note_closed_clean();    // the open transcript, settled, to deps_->verified
   status settle_transcript();  // the open transcript durable (written only, with durability none)
   void note_new_session(const std::string& old_id, const rollover_result& roll, turn_outcome& out,
                         core_effects& fx);

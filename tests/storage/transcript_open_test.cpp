@@ -1,17 +1,28 @@
-// Opening a session's transcript: creation, and repair of what a crash mid-write leaves.
+// Opening a session's transcript: creation, repair of what a crash mid-write leaves, and no
+// second check of a file this runtime closed clean and nobody changed since.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
+#include <boost/json.hpp>
+
 #include "messages/json_reader.hpp"
+#include "messages/transcript_entry.hpp"
 #include "storage/archive_names.hpp"
 #include "storage/durable_file.hpp"
 #include "storage/faulty_fs.hpp"
 #include "storage/transcript_open.hpp"
+#include "storage/verified_transcripts.hpp"
 #include "tests/test_support.hpp"
 
 using namespace sessionrt;
 using namespace sessionrt::storage;
 
 namespace {
+void append_text(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::app | std::ios::binary) << text;
+}
+
 header_fields header() {
   header_fields h;
   h.id = "s";
@@ -229,4 +240,101 @@ TEST_CASE("damage scan: no false negatives against the per-line rules, on the ve
     }
   }
   CHECK(rule_hits > 20);
+}
+
+TEST_CASE("open for a run: a transcript closed clean and unchanged is not read again, a changed one is scanned") {
+  testing::temp_dir dir;
+  manual_clock clk(1796000000000);
+  const auto path = dir.file("s.jsonl");
+  verified_transcripts verified;
+  open_check check;
+  check.verified = &verified;
+  auto close_clean = [&](opened_transcript& t) {
+    REQUIRE(t.file->sync().ok());  // as a session settles its file before it closes it
+    auto s = t.file->clean_stamp();
+    REQUIRE(s.has_value());
+    verified.note(path, *s);
+    t.file.reset();
+  };
+  auto a = open_or_create_transcript(posix_fs(), clk, path, header(), {}, check);
+  REQUIRE(a.ok());
+  REQUIRE(a->file->append_message(user_message("hi", 1)).ok());
+  REQUIRE(a->file->commit().ok());
+  close_clean(*a);
+
+  auto b = open_or_create_transcript(posix_fs(), clk, path, header(), {}, check);
+  REQUIRE(b.ok());
+  CHECK(b->checked_bytes == 0);  // not scanned
+  CHECK_FALSE(b->repair.has_value());
+  REQUIRE(b->file->append_message(user_message("again", 2)).ok());
+  REQUIRE(b->file->commit().ok());
+  close_clean(*b);
+
+  SECTION("another program appends a malformed line: scanned and repaired") {
+    append_text(path, "{not json}\n");
+    auto c = open_or_create_transcript(posix_fs(), clk, path, header(), {}, check);
+    REQUIRE(c.ok());
+    CHECK(c->checked_bytes > 0);
+    REQUIRE(c->repair.has_value());
+    CHECK(testing::read_text(path).find("{not json}") == std::string::npos);
+  }
+  SECTION("a torn tail left by a crashed writer: scanned and cut") {
+    append_text(path, R"({"type":"message","id":"zz")");
+    auto c = open_or_create_transcript(posix_fs(), clk, path, header(), {}, check);
+    REQUIRE(c.ok());
+    CHECK(c->checked_bytes > 0);
+    REQUIRE(c->repair.has_value());
+    CHECK(c->repair->torn_tail_bytes > 0);
+  }
+  SECTION("taken once: the open after one that skipped the scan scans again unless noted again") {
+    auto c = open_or_create_transcript(posix_fs(), clk, path, header(), {}, check);
+    REQUIRE(c.ok());
+    CHECK(c->checked_bytes == 0);
+    c->file.reset();  // closed without a note
+    auto d = open_or_create_transcript(posix_fs(), clk, path, header(), {}, check);
+    REQUIRE(d.ok());
+    CHECK(d->checked_bytes > 0);
+  }
+  SECTION("without the memo every open scans") {
+    auto c = open_or_create_transcript(posix_fs(), clk, path, header(), {});
+    REQUIRE(c.ok());
+    CHECK(c->checked_bytes > 0);
+  }
+}
+
+TEST_CASE("clean_stamp: nothing while lines are buffered or the file does not end where the writer does") {
+  testing::temp_dir dir;
+  manual_clock clk(1796000000000);
+  const auto path = dir.file("s.jsonl");
+  transcript_options o;
+  o.mode = durability::batch;
+  auto t = open_or_create_transcript(posix_fs(), clk, path, header(), o);
+  REQUIRE(t.ok());
+  REQUIRE(t->file->append_message(user_message("buffered", 1)).ok());
+  REQUIRE(t->file->pending_bytes() > 0);
+  CHECK_FALSE(t->file->clean_stamp().has_value());
+  REQUIRE(t->file->flush().ok());
+  auto s = t->file->clean_stamp();
+  REQUIRE(s.has_value());
+  CHECK(s->size == testing::read_text(path).size());
+  append_text(path, "x");  // someone else's byte after the writer's end
+  CHECK_FALSE(t->file->clean_stamp().has_value());
+}
+
+TEST_CASE("clean_stamp: nothing when the writer itself stored a line the open's repair would change") {
+  testing::temp_dir dir;
+  manual_clock clk(1796000000000);
+  const auto path = dir.file("s.jsonl");
+  auto t = open_or_create_transcript(posix_fs(), clk, path, header(), {});
+  REQUIRE(t.ok());
+  REQUIRE(t->file->append_message(user_message("hi", 1)).ok());
+  REQUIRE(t->file->sync().ok());
+  CHECK(t->file->clean_stamp().has_value());
+  // A failed call's error turn: the repair rules look at those, so the next open must scan.
+  auto error_turn = boost::json::parse(
+                        R"({"role":"assistant","content":[{"type":"text","text":"x"}],"stopReason":"error","timestamp":2})")
+                        .as_object();
+  REQUIRE(t->file->append_message(error_turn).ok());
+  REQUIRE(t->file->sync().ok());
+  CHECK_FALSE(t->file->clean_stamp().has_value());
 }

@@ -4,6 +4,8 @@
 // sent as the object. trim() leaves a row the store was sent to the store (restore_row).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <boost/json.hpp>
 
 #include "actors/session/session_core.hpp"
@@ -139,4 +141,57 @@ TEST_CASE("session_core: trim keeps a row the store was not sent as it is") {
   CHECK_FALSE(core.needs_row());
   REQUIRE(core.entry().has_value());
   CHECK(core.entry()->session_id() == row.session_id());
+}
+
+TEST_CASE("session_core: a transcript it closed clean is reopened without a check, one changed meanwhile is checked") {
+  core_harness h;
+  auto deps = h.deps();
+  auto verified = std::make_shared<storage::verified_transcripts>();
+  deps.verified = verified;
+  session_core core(kKey, std::nullopt, deps);
+  core.set_io(&h.io);
+  core_effects fx1;
+  turn_outcome t1 = testing::drive(core.chat(testing::dm("1", "hello"), testing::direct_route(), fx1));
+  REQUIRE(t1.st.ok());
+  CHECK(verified->size() == 0);  // open: nothing noted
+  REQUIRE(core.trim());
+  CHECK(verified->size() == 1);  // closed clean by trim()
+  const std::string path = h.dir.file("sessions") + "/" + t1.session_id + ".jsonl";
+  REQUIRE(storage::posix_fs().lstat(path).ok());
+
+  auto again = [&](const std::string& text, core_effects& fx) {
+    auto stored = storage::session_store::parse_row_text(kKey, fx1.store_text);
+    REQUIRE(stored.ok());
+    core.restore_row(std::move(*stored));
+    h.clk.advance(1000);
+    return testing::drive(core.chat(testing::dm("1", text), testing::direct_route(), fx));
+  };
+  auto repaired = [](const core_effects& fx) {
+    return std::count_if(fx.events.begin(), fx.events.end(),
+                         [](const lifecycle_event& e) { return e.type == payloads::transcript_repaired::type; });
+  };
+  SECTION("unchanged: the entry is taken, nothing repaired, the context read back whole") {
+    core_effects fx2;
+    turn_outcome t2 = again("again", fx2);
+    REQUIRE(t2.st.ok());
+    CHECK(*t2.reply == "ok 3");
+    CHECK(repaired(fx2) == 0);
+    CHECK(verified->size() == 0);
+  }
+  SECTION("another program appended a malformed line: checked, repaired, reported") {
+    std::string text = testing::read_text(path);
+    testing::write_text(path, text + "{not json}\n");
+    core_effects fx2;
+    turn_outcome t2 = again("again", fx2);
+    REQUIRE(t2.st.ok());
+    CHECK(repaired(fx2) == 1);
+    CHECK(*t2.reply == "ok 3");
+    CHECK(testing::read_text(path).find("{not json}") == std::string::npos);
+  }
+  SECTION("close() notes it too") {
+    core_effects fx2;
+    REQUIRE(again("again", fx2).st.ok());
+    REQUIRE(core.close().ok());
+    CHECK(verified->size() == 1);
+  }
 }
