@@ -134,7 +134,9 @@ TEST_CASE("forwarding: the other session calls of a shard node B owns are answer
   SESSIONRT_TEST_ETCD(etcd);
   auto client = blocking_etcd::connect({etcd->endpoint(), 2000});
   REQUIRE(client);
-  testing::node_processes nodes({k_cluster, k_token});
+  // No failover here: a 6 s lease gives B 3 s of scheduling slack before its own fence refuses
+  // its writes (with 2 s a renewal 2 ms past TTL/2 on the loaded CI machine failed the test).
+  testing::node_processes nodes({k_cluster, k_token, 6});
   nodes.start("a", etcd->endpoint());
   nodes.start("b", etcd->endpoint());
   auto v = testing::wait_placement(*client, k_cluster, {{"a", 128}, {"b", 128}}, 60s);
