@@ -1,5 +1,7 @@
 #include "sim/clock_driver.hpp"
 
+#include "storage/memory_fs.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>

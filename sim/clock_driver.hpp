@@ -47,7 +47,10 @@
 #include "sim/step_checks.hpp"
 #include "sim/turn_ledger.hpp"
 #include "sim/workload.hpp"
-#include "storage/memory_fs.hpp"
+
+namespace sessionrt::storage {
+class memory_fs;
+}
 
 namespace sessionrt::sim {
 

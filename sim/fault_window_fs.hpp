@@ -85,8 +85,9 @@ class fault_window_fs final : public storage::forwarding_fs {
   const bool stamp_;
   mutable std::mutex mu_;
   std::vector<window> windows_;
-  std::unordered_map<int, open_fd> fds_;                 // hashed: looked up at every call,
-  std::unordered_map<std::string, mtime_cell> mtimes_;  // never walked  // with stamp_: path -> its file's virtual mtime
+  // Hashed: looked up at every call, never walked.
+  std::unordered_map<int, open_fd> fds_;
+  std::unordered_map<std::string, mtime_cell> mtimes_;  // with stamp_: path -> its file's virtual mtime
   std::atomic<bool> any_{false};
   std::atomic<int> syncs_{0};
   struct syncing {

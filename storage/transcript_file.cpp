@@ -306,7 +306,6 @@ std::optional<file_info> transcript_file::clean_stamp() {
   if (!info.ok() || info->size != reader_->data_end()) return std::nullopt;
   // Every byte this writer wrote went through flush(), which counts it: they are the file's last.
   if (const std::uint64_t mine = stats_.bytes_written; mine > 0) {
-    if (mine > info->size) return std::nullopt;
     auto text = pread_all(fs_, reader_->fd(), static_cast<std::size_t>(mine), info->size - mine);
     if (!text.ok() || text->size() != mine) return std::nullopt;
     if (scan_transcript_text(*text).needs_repair()) return std::nullopt;
