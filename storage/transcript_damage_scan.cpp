@@ -11,6 +11,7 @@
 
 #include "messages/base64_rule.hpp"
 #include "messages/js_text.hpp"
+#include "messages/json_reader.hpp"
 #include "storage/durable_file.hpp"
 
 namespace sessionrt::storage {
@@ -41,6 +42,15 @@ namespace {
 
 bool is_js_blank(std::string_view s) { return js_trim(s).empty(); }
 
+// A media type the image rule reads as an image ("image/...", any case, trimmed).
+bool image_mime(std::string_view v) {
+  v = js_trim(v);
+  if (v.size() < 6) return false;
+  for (std::size_t k = 0; k < 6; ++k)
+    if (static_cast<char>(std::tolower(static_cast<unsigned char>(v[k]))) != "image/"[k]) return false;
+  return true;
+}
+
 // SAX handler for one line: validates the JSON (the parser does) and records the few field
 // values the per-line rules look at. Depth 1 is the entry, 2 the message, 3 its content
 // array, 4 a content block.
@@ -65,7 +75,6 @@ class scan_handler {
     key_.clear();
     value_.clear();
     value_blank_ = true;
-    value_long_ = false;
   }
 
   bool on_document_begin(boost::system::error_code&) { return true; }
@@ -112,7 +121,6 @@ class scan_handler {
     string_done();
     value_.clear();
     value_blank_ = true;
-    value_long_ = false;
     return true;
   }
   bool on_number_part(std::string_view, boost::system::error_code&) { return true; }
@@ -125,7 +133,7 @@ class scan_handler {
   bool on_comment(std::string_view, boost::system::error_code&) { return true; }
 
  private:
-  static constexpr std::size_t kKeep = 64;  // value bytes kept (the values compared are short)
+  static constexpr std::size_t kKeep = 64;  // value bytes kept once visible (the values compared are short)
 
   void push(bool object) {
     if (depth_ < kinds_.size()) kinds_[depth_] = object;
@@ -146,24 +154,20 @@ class scan_handler {
   }
   void take(std::string_view s) {
     if (in_block() && current_key_ == "data") base64_part(s);
-    if (value_.size() < kKeep) value_.append(s.substr(0, kKeep - value_.size()));
-    if (value_.size() + s.size() > kKeep) value_long_ = true;
-    for (char c : s) {
-      const auto u = static_cast<unsigned char>(c);
-      if (u >= 0x80) {
-        value_blank_ = value_blank_ && !value_long_;  // decided on the kept bytes below
-        continue;
-      }
-      if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') value_blank_ = false;
-    }
+    if (value_blank_)
+      for (char c : s)
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' &&
+            static_cast<unsigned char>(c) < 0x80) {
+          value_blank_ = false;
+          break;
+        }
+    // A value with no visible ASCII character yet is kept whole (JavaScript's trim decides on
+    // it, Unicode spaces included: CJK text is not blank); any other only as far as the short
+    // values compared need.
+    if (value_blank_) value_.append(s);
+    else if (value_.size() < kKeep) value_.append(s.substr(0, kKeep - value_.size()));
   }
-  // Blank as JavaScript's trim() sees it (for values short enough to keep; a long value with
-  // non-ASCII bytes and no other visible character counts as blank, a false positive at most).
-  bool blank_value() const {
-    if (!value_blank_) return false;
-    if (value_long_) return true;
-    return js_trim(value_).empty();
-  }
+  bool blank_value() const { return value_blank_ && js_trim(value_).empty(); }
   void string_done() {
     if (depth_ == 1) {
       if (current_key_ == "type") {
@@ -191,13 +195,6 @@ class scan_handler {
     }
   }
   bool in_block() const { return depth_ == 4 && in_message_content() && !kinds_[2] && kinds_[3]; }
-  static bool image_mime(std::string_view v) {
-    v = js_trim(v);
-    if (v.size() < 6) return false;
-    for (std::size_t k = 0; k < 6; ++k)
-      if (static_cast<char>(std::tolower(static_cast<unsigned char>(v[k]))) != "image/"[k]) return false;
-    return true;
-  }
   // OpenClaw's base64 acceptance rule, over the parts of a string (is_valid_base64).
   void base64_part(std::string_view s) {
     for (char ch : s) {
@@ -231,7 +228,7 @@ class scan_handler {
   std::array<bool, 8> kinds_{};  // object (true) or array per depth (first 8 levels)
   std::string key_, key1_, key2_, current_key_;
   std::string value_;
-  bool value_blank_ = true, value_long_ = false;
+  bool value_blank_ = true;  // no visible ASCII character so far
 };
 
 class line_scanner {
@@ -283,7 +280,79 @@ class line_scanner {
   boost::json::basic_parser<scan_handler> parser_;
 };
 
+// --- the same rules on values (message_line_passes_scan) ---
+
+constexpr std::string_view kMimeKeys[] = {"mimeType", "mediaType", "media_type"};
+
+// Whether v nests no deeper than `room` more levels of objects and arrays (a scalar needs none).
+bool nests_within(const boost::json::value& v, std::size_t room);
+bool nests_within(const boost::json::object& o, std::size_t room) {
+  if (room == 0) return false;
+  for (const auto& kv : o)
+    if (!nests_within(kv.value(), room - 1)) return false;
+  return true;
+}
+bool nests_within(const boost::json::value& v, std::size_t room) {
+  if (const auto* o = v.if_object()) return nests_within(*o, room);
+  if (const auto* a = v.if_array()) {
+    if (room == 0) return false;
+    for (const auto& e : *a)
+      if (!nests_within(e, room - 1)) return false;
+  }
+  return true;
+}
+
+// One level short of the parser's limit: the boundary is not worth a rule of its own.
+constexpr std::size_t kNestingRoom = json::parse_limits{}.max_depth - 1;
+
+// A content block (an object in the message's content array): what scan_handler's in_block
+// rules read.
+bool block_passes(const boost::json::object& block) {
+  bool image = false, image_mime_seen = false;
+  const boost::json::string* data = nullptr;
+  for (const auto& kv : block) {
+    const auto* str = kv.value().if_string();
+    if (!str) continue;
+    const std::string_view key = kv.key(), value = *str;
+    if (key == "type" && value == "image") image = true;
+    if (key == "text" && is_js_blank(value)) return false;
+    if (key == "data") data = str;
+    for (auto m : kMimeKeys)
+      if (key == m && image_mime(value)) image_mime_seen = true;
+  }
+  return !(image && image_mime_seen && data && !is_valid_base64(*data));
+}
+
 }  // namespace
+
+bool message_line_passes_scan(const boost::json::object& message) {
+  if (!nests_within(message, kNestingRoom - 1)) return false;  // the entry around it is a level
+  bool role_ok = false;
+  for (const auto& kv : message) {
+    const std::string_view key = kv.key();
+    const boost::json::value& v = kv.value();
+    if (key == "role") {
+      const auto* role = v.if_string();
+      role_ok = role && !is_js_blank(*role);
+    } else if (const auto* str = v.if_string()) {
+      if (key == "content" && is_js_blank(*str)) return false;
+      if (key == "stopReason" && *str == "error") return false;
+      if (key == "api" && *str == "openai-chatgpt-responses") return false;  // a whole-file rule
+      if (key == "provider" && js_trim(*str) == "openclaw") return false;    // a whole-file rule
+    } else if (const auto* content = v.if_array(); content && key == "content") {
+      if (content->empty()) return false;
+      for (const auto& b : *content)
+        if (const auto* block = b.if_object(); block && !block_passes(*block)) return false;
+    }
+  }
+  return role_ok;
+}
+
+bool entry_line_passes_scan(const boost::json::object& entry) {
+  const auto* type = entry.if_contains("type");
+  if (type && type->is_string() && type->get_string() == "message") return false;
+  return !entry.contains("message") && nests_within(entry, kNestingRoom);
+}
 
 damage_scan scan_transcript_text(std::string_view text, const json::parse_limits& line_limits) {
   damage_scan out;

@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+#include <boost/json/fwd.hpp>
+
 #include "messages/json_reader.hpp"
 #include "messages/status.hpp"
 #include "storage/fs.hpp"
@@ -48,6 +50,17 @@ struct damage_scan {
 
 // Pure: the scan of text already in memory (`text` is the whole file).
 damage_scan scan_transcript_text(std::string_view text, const json::parse_limits& line_limits = {});
+// The scan's verdict on a line this process writes, from the values it serializes instead of
+// their text (a writer's own lines need no read-back): true only when the line
+// json::append_compact makes of the entry passes the per-line rules (not suspect, no whole-file
+// rule, nesting within json::parse_limits{}.max_depth). `message` is a "message" entry's
+// message; `entry` any other entry (one with a "message" member is refused, conservatively).
+// The caller still refuses a line it had to fix (invalid UTF-8) or one over the line limit.
+// Same rules as the scan, in one file; tests/storage/transcript_damage_scan_test.cpp holds them to
+// the scan on generated entries.
+bool message_line_passes_scan(const boost::json::object& message);
+bool entry_line_passes_scan(const boost::json::object& entry);
+
 // One sequential read of `path` in blocks of `block_bytes`.
 result<damage_scan> scan_transcript_for_damage(fs& f, const std::string& path, const repair_options& options = {},
                                                std::size_t block_bytes = 256u << 10);

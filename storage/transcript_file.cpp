@@ -133,9 +133,11 @@ status transcript_file::set_leaf(std::optional<std::string> id) {
   return {};
 }
 
-result<std::string> transcript_file::push(std::size_t start, const std::string& id, entry_type type, bool assistant) {
+result<std::string> transcript_file::push(std::size_t start, const std::string& id, entry_type type, bool assistant,
+                                          bool passes_scan) {
   std::string_view line(pending_.data() + start, pending_.size() - start);
   if (!is_valid_utf8(line)) {
+    passes_scan = false;  // the values judged are not the text written
     std::size_t replaced = 0;
     std::string fixed = to_valid_utf8(line, &replaced);
     stats_.invalid_utf8_replaced += replaced;
@@ -150,6 +152,7 @@ result<std::string> transcript_file::push(std::size_t start, const std::string& 
                                                     "(storage.maxLineBytes)",
                                                     entry_type_name(type), size, opt_.max_line_bytes));
   }
+  if (!passes_scan || line.size() > json::parse_limits{}.max_bytes) own_lines_pass_scan_ = false;
   if (pending_entries_ == 0) leaf_before_pending_ = leaf_;
   if (oldest_unsynced_ms_ == 0) oldest_unsynced_ms_ = clock_.now_ms();
   index_record r;
@@ -176,7 +179,7 @@ result<std::string> transcript_file::push_entry(boost::json::object entry) {
   const bool assistant = type == entry_type::message && role_of(entry) == std::optional<std::string_view>("assistant");
   const std::size_t start = pending_.size();
   json::append_compact(pending_, entry);
-  return push(start, id, type, assistant);
+  return push(start, id, type, assistant, entry_line_passes_scan(entry));
 }
 
 result<std::string> transcript_file::append_message(const boost::json::object& message) {
@@ -197,7 +200,7 @@ result<std::string> transcript_file::append_message(const boost::json::object& m
   json::append_compact(line, message);
   line += '}';
   auto role = json::get_string(message, "role");
-  return push(start, id, entry_type::message, role && *role == "assistant");
+  return push(start, id, entry_type::message, role && *role == "assistant", message_line_passes_scan(message));
 }
 
 result<std::string> transcript_file::append_compaction(std::string_view summary, std::string_view first_kept_entry_id,
@@ -301,15 +304,9 @@ status transcript_file::flush() {
 }
 
 std::optional<file_info> transcript_file::clean_stamp() {
-  if (!pending_.empty()) return std::nullopt;
+  if (!pending_.empty() || !own_lines_pass_scan_) return std::nullopt;
   auto info = fs_.fstat(reader_->fd());
   if (!info.ok() || info->size != reader_->data_end()) return std::nullopt;
-  // Every byte this writer wrote went through flush(), which counts it: they are the file's last.
-  if (const std::uint64_t mine = stats_.bytes_written; mine > 0) {
-    auto text = pread_all(fs_, reader_->fd(), static_cast<std::size_t>(mine), info->size - mine);
-    if (!text.ok() || text->size() != mine) return std::nullopt;
-    if (scan_transcript_text(*text).needs_repair()) return std::nullopt;
-  }
   return *info;
 }
 

@@ -112,10 +112,10 @@ class transcript_file {
   std::size_t pending_bytes() const { return pending_.size(); }
 
   // The file's fstat when it ends at this writer's last complete line, nothing is buffered,
-  // and the lines this writer appended pass the damage scan (scan_transcript_text: the open
-  // checked the rest), else nullopt: what verified_transcripts::note asks. Reads back what
-  // this writer wrote (an error turn or a blank block it stored is something the next open's
-  // repair must still see).
+  // and every line this writer appended passes the damage scan's rules (judged at the append
+  // from the values serialized: message_line_passes_scan; the open checked the rest), else
+  // nullopt: what verified_transcripts::note asks. An error turn or a blank block the writer
+  // stored itself is something the next open's repair must still see.
   std::optional<file_info> clean_stamp();
 
   // The model context (flushes first so the reader sees every append).
@@ -127,7 +127,8 @@ class transcript_file {
   std::string unique_id();
   // Indexes the line just serialized at pending_[start..] (without '\n'), after checking its
   // size and UTF-8; on refusal the bytes are taken back out of the buffer.
-  result<std::string> push(std::size_t start, const std::string& id, entry_type type, bool assistant);
+  // `passes_scan`: the line's values pass the damage scan's rules (clean_stamp).
+  result<std::string> push(std::size_t start, const std::string& id, entry_type type, bool assistant, bool passes_scan);
   result<std::string> push_entry(boost::json::object entry);
   std::optional<std::string_view> parent() const;
 
@@ -144,6 +145,7 @@ class transcript_file {
   std::uint64_t unsynced_bytes_ = 0;
   bool fully_indexed_for_write_ = false;
   bool dir_unsynced_ = false;
+  bool own_lines_pass_scan_ = true;  // every line appended so far (clean_stamp)
   writer_stats stats_;
 };
 

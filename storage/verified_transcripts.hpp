@@ -5,7 +5,7 @@
 // a simulated month, paid it at every turn).
 // - note(): the caller states the file ends where its own writer's last complete line ends,
 //   nothing is buffered, the whole file would pass the damage scan (the open checked it, and
-//   the writer's own lines were scanned: transcript_file::clean_stamp), and the stamp is the
+//   the writer judged its own lines by the same rules: transcript_file::clean_stamp), and the stamp is the
 //   file's fstat taken after its last write.
 // - take(): whether the file's stamp now equals the one noted; the entry is forgotten either
 //   way (the caller opens the file to write it). Any append, truncation, replace (a new
@@ -13,7 +13,7 @@
 //   writer that overwrites bytes in place, keeping the size, within the filesystem's
 //   timestamp granularity (a few ms on ext4) of this runtime's last write; no writer of
 //   OpenClaw's or ours does that (they append, or replace the file whole).
-// Memory is bounded: at most `capacity` entries (~80 B each: a hash of the path, not the path;
+// Memory is bounded: at most `capacity` entries (71 B each measured: a hash of the path, not the path;
 // two paths with one hash would also need one inode, size and times to be mistaken), kept as
 // two generations, the older dropped whole when the newer fills. Held per runtime, never on
 // disk: a restart scans every file again. Thread-safe.

@@ -338,3 +338,25 @@ TEST_CASE("clean_stamp: nothing when the writer itself stored a line the open's 
   REQUIRE(t->file->sync().ok());
   CHECK_FALSE(t->file->clean_stamp().has_value());
 }
+
+TEST_CASE("clean_stamp: the first line a writer appends to an existing file is judged like the others") {
+  // A read-back of the writer's bytes took its first line for the file's header and skipped
+  // the rules on it; the judgement at the append has no first line.
+  testing::temp_dir dir;
+  manual_clock clk(1796000000000);
+  const auto path = dir.file("s.jsonl");
+  {
+    auto t = open_or_create_transcript(posix_fs(), clk, path, header(), {});
+    REQUIRE(t.ok());
+    REQUIRE(t->file->append_message(user_message("hi", 1)).ok());
+    REQUIRE(t->file->sync().ok());
+  }
+  auto t = open_or_create_transcript(posix_fs(), clk, path, header(), {});
+  REQUIRE(t.ok());
+  CHECK(t->file->clean_stamp().has_value());  // nothing appended: the open checked the file
+  auto blank = boost::json::parse(R"({"role":"user","content":[{"type":"text","text":"  "}],"timestamp":2})").as_object();
+  REQUIRE(t->file->append_message(blank).ok());
+  REQUIRE(t->file->sync().ok());
+  CHECK_FALSE(t->file->clean_stamp().has_value());
+  CHECK(scan_transcript_for_damage(posix_fs(), path).value().needs_repair());
+}
