@@ -34,7 +34,7 @@ std::vector<std::string> names_in(storage::fs& files, const std::string& dir) {
 clock_driver::clock_driver(parts p)
     : p_(std::move(p)),
       pace_(actors::store_write_pace(p_.sc.settings.storage)),
-      store_window_ms_(pace_.wait_ms(largest_store_bytes())) {}
+      store_window_ms_(pace_.wait_ms(store_bytes().largest)) {}
 
 void clock_driver::note_row_changes() {
   const std::uint64_t n = p_.ledger.rows_touched();
@@ -49,8 +49,13 @@ void clock_driver::write_store_if_due() {
   if (!p_.rt || !unwritten_since_ || now - *unwritten_since_ < store_window_ms_) return;
   unwritten_since_.reset();
   const status written = p_.rt->flush();
-  store_window_ms_ = pace_.wait_ms(largest_store_bytes());
-  if (written.ok()) return;
+  const store_sizes sizes = store_bytes();
+  store_window_ms_ = pace_.wait_ms(sizes.largest);
+  if (written.ok()) {
+    ++store_writes_;
+    store_bytes_written_ += sizes.total;
+    return;
+  }
   // The store keeps the rows and retries at its next window.
   p_.spans.store_write_failed(now);
   unwritten_since_ = now;
@@ -125,7 +130,9 @@ void clock_driver::sample(bool force) {
                                 "stalls){}",
                                 day, format_iso_ms(now), turns, wall > 0 ? static_cast<double>(turns) / wall : 0.0,
                                 steps_, tally_.waited_for_work, tally_.fallback_stalls,
-                                force ? "; quiesce: " + tally_.line() : std::string()));
+                                force ? fmt::format("; quiesce: {}; sessions.json written {} times, {:.2f} GB",
+                                                    tally_.line(), store_writes_, store_bytes_written_ / 1e9)
+                                      : std::string()));
     next_progress_ = now + kHour;
   }
 }
@@ -219,12 +226,14 @@ std::int64_t clock_driver::disk_bytes() const {
   return total;
 }
 
-std::uint64_t clock_driver::largest_store_bytes() const {
-  std::uint64_t largest = 0;
+clock_driver::store_sizes clock_driver::store_bytes() const {
+  store_sizes out;
   for (const auto& dir : sessions_dirs())
-    if (auto info = p_.base.lstat(dir + "/sessions.json"); info.ok() && info->is_regular())
-      largest = std::max<std::uint64_t>(largest, info->size);
-  return largest;
+    if (auto info = p_.base.lstat(dir + "/sessions.json"); info.ok() && info->is_regular()) {
+      out.largest = std::max<std::uint64_t>(out.largest, info->size);
+      out.total += info->size;
+    }
+  return out;
 }
 
 }  // namespace sessionrt::sim

@@ -99,7 +99,10 @@ class clock_driver {
   bool maintain_if_due();  // false when the runtime failed
   std::vector<std::string> sessions_dirs() const;  // <state>/agents/<agent>/sessions, each agent
   std::int64_t disk_bytes() const;
-  std::uint64_t largest_store_bytes() const;  // the largest sessions.json now
+  struct store_sizes {
+    std::uint64_t largest = 0, total = 0;
+  };
+  store_sizes store_bytes() const;  // the sessions.json files now
   // sessions.json's window in virtual time (see above).
   void note_row_changes();
   void write_store_if_due();
@@ -119,6 +122,9 @@ class clock_driver {
   // the quiesces' tally.
   std::int64_t steps_ = 0;
   quiesce_tally tally_;
+  // sessions.json writes and the bytes they left (each write rewrites the file whole).
+  std::int64_t store_writes_ = 0;
+  std::uint64_t store_bytes_written_ = 0;
 };
 
 }  // namespace sessionrt::sim
