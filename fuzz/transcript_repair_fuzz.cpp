@@ -2,15 +2,23 @@
 // - an unchanged result is the input itself; a changed one ends in '\n' and has no blank line;
 // - every line of a changed output parses as JSON (with the limits the repair uses);
 // - repairing the output again changes nothing (idempotent);
-// - a first line that is a valid session header stays the first line.
+// - a first line that is a valid session header stays the first line;
+// - the open's damage scan has no false negatives: a text with lines whose repair changes it
+//   is one the scan sends to the repair (needs_repair, or no valid header);
+// - a message a writer would judge clean (message_line_passes_scan) is one the scan passes
+//   once serialized as the writer does.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include <boost/json.hpp>
+
 #include "messages/json_reader.hpp"
+#include "messages/json_writer.hpp"
 #include "messages/transcript_entry.hpp"
+#include "storage/transcript_damage_scan.hpp"
 #include "storage/transcript_repair.hpp"
 
 using namespace sessionrt;
@@ -40,6 +48,25 @@ bool is_header_line(std::string_view line, const json::parse_limits& limits) {
   return type_of(*v) == entry_type::session && id && !id->empty();
 }
 
+// Each line that is a message entry: the writer's verdict on its message against the scan's.
+void check_writer_verdicts(std::string_view text, const json::parse_limits& limits) {
+  static const std::string header =
+      R"({"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"})"
+      "\n";
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    auto v = json::parse_object(next_line(text, pos), limits);
+    if (!v.ok() || type_of(*v) != entry_type::message) continue;
+    const auto* m = v->if_contains("message");
+    if (!m || !m->is_object() || !storage::message_line_passes_scan(m->get_object())) continue;
+    std::string file = header + R"({"type":"message","id":"a","parentId":null,"timestamp":"t","message":)";
+    json::append_compact(file, m->get_object());
+    file += "}\n";
+    if (storage::scan_transcript_text(file, limits).needs_repair())
+      fail("a message the writer judges clean is one the scan does not pass");
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -65,6 +92,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (!json::parse(next_line(out, pos), opt.line_limits).ok()) fail("an output line does not parse");
     }
   }
+
+  const auto scan = storage::scan_transcript_text(text, opt.line_limits);
+  if (rep.changed() && scan.lines > 0 && !scan.needs_repair() && scan.header_ok)
+    fail("the repair changes a text the damage scan passes");
+  check_writer_verdicts(text, opt.line_limits);
 
   const auto second = storage::repair_transcript_text(out, kNow, opt);
   if (second.report.changed() || second.cleaned_text != out) fail("repair is not idempotent");
