@@ -43,13 +43,43 @@ namespace {
 bool is_js_blank(std::string_view s) { return js_trim(s).empty(); }
 
 // A media type the image rule reads as an image ("image/...", any case, trimmed).
-bool image_mime(std::string_view v) {
+bool is_image_mime(std::string_view v) {
   v = js_trim(v);
   if (v.size() < 6) return false;
   for (std::size_t k = 0; k < 6; ++k)
     if (static_cast<char>(std::tolower(static_cast<unsigned char>(v[k]))) != "image/"[k]) return false;
   return true;
 }
+
+// The per-line rules on a message's fields, read by both judges of a line: the SAX scan of its
+// text (scan_handler) and the writer's judgement of the values it serializes
+// (message_line_passes_scan). `value`: at least the string's first 64 bytes; `blank`:
+// JavaScript's trim leaves nothing of the whole string.
+// A string member of the message other than role: why the line is suspect, or null;
+// `whole_file` is set for the values the whole-file rules look at.
+const char* message_string_rule(std::string_view key, std::string_view value, bool blank, bool& whole_file) {
+  if (key == "content" && blank) return "blank string content";
+  if (key == "stopReason" && value == "error") return "an error turn";
+  if ((key == "api" && value == "openai-chatgpt-responses") || (key == "provider" && js_trim(value) == "openclaw"))
+    whole_file = true;
+  return nullptr;
+}
+
+// A content block (an object in the message's content array), from its string members.
+struct block_facts {
+  bool image = false, image_mime = false, data_string = false;
+  // Why the block is suspect, or null.
+  const char* note(std::string_view key, std::string_view value, bool blank) {
+    if (key == "type" && value == "image") image = true;
+    if (key == "text" && blank) return "a blank text block";
+    if (key == "data") data_string = true;
+    if ((key == "mimeType" || key == "mediaType" || key == "media_type") && is_image_mime(value)) image_mime = true;
+    return nullptr;
+  }
+  // The base64 rule applies: its data must pass is_valid_base64.
+  bool base64_ruled() const { return image && image_mime && data_string; }
+};
+constexpr const char* kCorruptImage = "a corrupted base64 image";
 
 // SAX handler for one line: validates the JSON (the parser does) and records the few field
 // values the per-line rules look at. Depth 1 is the entry, 2 the message, 3 its content
@@ -179,20 +209,11 @@ class scan_handler {
     }
     if (depth_ == 2 && key1_ == "message" && kinds_[1]) {
       if (current_key_ == "role") f.role_blank = blank_value();
-      else if (current_key_ == "content" && blank_value()) mark("blank string content");
-      else if (current_key_ == "stopReason" && value_ == "error") mark("an error turn");
-      else if (current_key_ == "api" && value_ == "openai-chatgpt-responses") f.whole_file = true;
-      else if (current_key_ == "provider" && js_trim(value_) == "openclaw") f.whole_file = true;
+      else if (const char* why = message_string_rule(current_key_, value_, blank_value(), f.whole_file)) mark(why);
       return;
     }
-    if (in_block()) {
-      if (current_key_ == "type" && value_ == "image") block_image_ = true;
-      if (current_key_ == "text" && blank_value()) mark("a blank text block");
-      if (current_key_ == "data") block_data_string_ = true;
-      if ((current_key_ == "mimeType" || current_key_ == "mediaType" || current_key_ == "media_type") &&
-          image_mime(value_))
-        block_image_mime_ = true;
-    }
+    if (in_block())
+      if (const char* why = block_.note(current_key_, value_, blank_value())) mark(why);
   }
   bool in_block() const { return depth_ == 4 && in_message_content() && !kinds_[2] && kinds_[3]; }
   // OpenClaw's base64 acceptance rule, over the parts of a string (is_valid_base64).
@@ -215,13 +236,15 @@ class scan_handler {
     return rem == 0 || (b64_pad_ == 0 && rem != 1);
   }
   void block_begin() {
-    block_image_ = block_image_mime_ = block_data_string_ = b64_bad_ = false;
+    block_ = {};
+    b64_bad_ = false;
     b64_len_ = b64_pad_ = 0;
   }
   void block_end() {
-    if (block_image_ && block_image_mime_ && block_data_string_ && !base64_ok()) mark("a corrupted base64 image");
+    if (block_.base64_ruled() && !base64_ok()) mark(kCorruptImage);
   }
-  bool block_image_ = false, block_image_mime_ = false, block_data_string_ = false, b64_bad_ = false;
+  block_facts block_;
+  bool b64_bad_ = false;
   std::size_t b64_len_ = 0, b64_pad_ = 0;
 
   std::size_t depth_ = 0;
@@ -282,8 +305,6 @@ class line_scanner {
 
 // --- the same rules on values (message_line_passes_scan) ---
 
-constexpr std::string_view kMimeKeys[] = {"mimeType", "mediaType", "media_type"};
-
 // Whether v nests no deeper than `room` more levels of objects and arrays (a scalar needs none).
 bool nests_within(const boost::json::value& v, std::size_t room);
 bool nests_within(const boost::json::object& o, std::size_t room) {
@@ -305,22 +326,16 @@ bool nests_within(const boost::json::value& v, std::size_t room) {
 // One level short of the parser's limit: the boundary is not worth a rule of its own.
 constexpr std::size_t kNestingRoom = json::parse_limits{}.max_depth - 1;
 
-// A content block (an object in the message's content array): what scan_handler's in_block
-// rules read.
 bool block_passes(const boost::json::object& block) {
-  bool image = false, image_mime_seen = false;
+  block_facts facts;
   const boost::json::string* data = nullptr;
   for (const auto& kv : block) {
     const auto* str = kv.value().if_string();
     if (!str) continue;
-    const std::string_view key = kv.key(), value = *str;
-    if (key == "type" && value == "image") image = true;
-    if (key == "text" && is_js_blank(value)) return false;
-    if (key == "data") data = str;
-    for (auto m : kMimeKeys)
-      if (key == m && image_mime(value)) image_mime_seen = true;
+    if (facts.note(kv.key(), *str, is_js_blank(*str))) return false;
+    if (kv.key() == "data") data = str;
   }
-  return !(image && image_mime_seen && data && !is_valid_base64(*data));
+  return !(facts.base64_ruled() && !is_valid_base64(*data));
 }
 
 }  // namespace
@@ -335,10 +350,8 @@ bool message_line_passes_scan(const boost::json::object& message) {
       const auto* role = v.if_string();
       role_ok = role && !is_js_blank(*role);
     } else if (const auto* str = v.if_string()) {
-      if (key == "content" && is_js_blank(*str)) return false;
-      if (key == "stopReason" && *str == "error") return false;
-      if (key == "api" && *str == "openai-chatgpt-responses") return false;  // a whole-file rule
-      if (key == "provider" && js_trim(*str) == "openclaw") return false;    // a whole-file rule
+      bool whole_file = false;
+      if (message_string_rule(key, *str, is_js_blank(*str), whole_file) || whole_file) return false;
     } else if (const auto* content = v.if_array(); content && key == "content") {
       if (content->empty()) return false;
       for (const auto& b : *content)

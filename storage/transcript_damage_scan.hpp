@@ -7,7 +7,9 @@
 //   message role / content / stopReason / api / provider, content block type / text). It has no
 //   false negatives with respect to the per-line rules of repair_transcript_text (a line it
 //   passes is one those rules keep as it is); a false positive only costs a repair pass that
-//   rewrites nothing. A rule added to the repair must be added here too.
+//   rewrites nothing. A rule added to the repair must be added here too: the per-field rules
+//   are written once in the .cpp (message_string_rule, block_facts) and read by the scan and by
+//   message_line_passes_scan.
 // Errors name the file: the open / read errors, limit_exceeded over options.max_file_bytes.
 #pragma once
 #include <cstddef>
@@ -56,8 +58,8 @@ damage_scan scan_transcript_text(std::string_view text, const json::parse_limits
 // rule, nesting within json::parse_limits{}.max_depth). `message` is a "message" entry's
 // message; `entry` any other entry (one with a "message" member is refused, conservatively).
 // The caller still refuses a line it had to fix (invalid UTF-8) or one over the line limit.
-// Same rules as the scan, in one file; tests/storage/transcript_damage_scan_test.cpp holds them to
-// the scan on generated entries.
+// The scan's own rule functions, applied to values; tests/storage/transcript_damage_scan_test.cpp
+// holds the two judges to one verdict on generated messages.
 bool message_line_passes_scan(const boost::json::object& message);
 bool entry_line_passes_scan(const boost::json::object& entry);
 

@@ -1,14 +1,17 @@
 // The damage scan's rules judged on values (message_line_passes_scan, what a writer knows of its
-// own lines) against the scan of the text (what an open reads), and the scan's blank rule on
-// text with no ASCII letter.
+// own lines) against the scan of the text the writer wrote (what an open reads), and the scan's
+// blank rule on text with no ASCII letter.
 #include <catch2/catch.hpp>
 
 #include <random>
 
 #include <boost/json.hpp>
 
-#include "messages/json_writer.hpp"
+#include "messages/transcript_entry.hpp"
+#include "storage/durable_file.hpp"
+#include "storage/memory_fs.hpp"
 #include "storage/transcript_damage_scan.hpp"
+#include "storage/transcript_file.hpp"
 #include "storage/transcript_repair.hpp"
 #include "tests/test_support.hpp"
 
@@ -17,17 +20,31 @@ using namespace sessionrt::storage;
 
 namespace {
 
-const std::string kHeader = R"({"type":"session","version":3,"id":"s","timestamp":"2026-12-06T00:00:00.000Z","cwd":"/w"})";
-
-// The line transcript_file::append_message writes for `message`, after a header.
-std::string file_with(const boost::json::object& message) {
-  std::string text = kHeader + "\n" + R"({"type":"message","id":"a1b2c3d4","parentId":null,)" +
-                     R"("timestamp":"2026-12-06T00:00:00.000Z","message":)";
-  json::append_compact(text, message);
-  return text + "}\n";
+// What the writer makes of `message` (transcript_file::append_message on a new file) and its
+// verdict on the lines it appended (clean_stamp: set when it judged them clean).
+struct written {
+  std::string text;
+  bool judged_clean = false;
+};
+written write(const boost::json::object& message) {
+  manual_clock clk(1796000000000);
+  memory_fs files(clk);
+  REQUIRE(ensure_dir(files, "/t").ok());
+  header_fields h;
+  h.id = "s";
+  h.timestamp_ms = clk.now_ms();
+  h.cwd = "/w";
+  auto t = transcript_file::create(files, clk, "/t/s.jsonl", h);
+  REQUIRE(t.ok());
+  REQUIRE((*t)->append_message(message).ok());
+  REQUIRE((*t)->flush().ok());
+  written out;
+  out.judged_clean = (*t)->clean_stamp().has_value();
+  out.text = read_file(files, "/t/s.jsonl", 64u << 20).value();
+  return out;
 }
 
-bool scan_passes(const boost::json::object& message) { return !scan_transcript_text(file_with(message)).needs_repair(); }
+bool scan_passes(const boost::json::object& message) { return !scan_transcript_text(write(message).text).needs_repair(); }
 
 boost::json::value nested(int levels) {
   boost::json::value v = 1;
@@ -89,8 +106,10 @@ TEST_CASE("message_line_passes_scan: the scan's verdict on the line the writer m
   std::size_t passed = 0, refused = 0;
   for (int i = 0; i < 5000; ++i) {
     const auto m = draw_message(rng);
-    const bool judged = message_line_passes_scan(m), scanned = scan_passes(m);
+    const auto w = write(m);
+    const bool judged = message_line_passes_scan(m), scanned = !scan_transcript_text(w.text).needs_repair();
     INFO(boost::json::serialize(m).substr(0, 400));
+    CHECK(w.judged_clean == judged);  // the writer asks the same judge
     // Never clean when the scan is not (the next open would skip a repair); the draws keep
     // away from the one place it is stricter (nesting one level short of the parser's limit).
     CHECK(judged == scanned);
@@ -104,13 +123,18 @@ TEST_CASE("message_line_passes_scan: the scan's verdict on the line the writer m
 TEST_CASE("message_line_passes_scan: one level of nesting short of the parser's limit is refused, the limit itself too") {
   const std::size_t limit = json::parse_limits{}.max_depth;
   // The entry is one level, the message another, the content array and the block two more.
+  std::size_t judged_clean = 0;
   for (std::size_t levels : {limit - 6, limit - 5, limit - 4, limit - 3, limit}) {
     boost::json::object m{{"role", "assistant"},
                           {"content", boost::json::array{boost::json::object{
                                           {"type", "toolCall"}, {"arguments", nested(static_cast<int>(levels))}}}}};
     INFO(levels);
-    if (message_line_passes_scan(m)) CHECK(scan_passes(m));
+    if (!message_line_passes_scan(m)) continue;
+    ++judged_clean;
+    CHECK(scan_passes(m));
+    CHECK(levels < limit);
   }
+  CHECK(judged_clean >= 1);  // the deepest clean line is near the limit, not far below it
   boost::json::object shallow{{"role", "assistant"}, {"content", boost::json::array{boost::json::object{
                                                                        {"type", "toolCall"}, {"arguments", nested(3)}}}}};
   CHECK(message_line_passes_scan(shallow));
@@ -137,12 +161,12 @@ TEST_CASE("damage scan: a value with no ASCII letter is blank only when JavaScri
     boost::json::object m{{"role", "user"}, {"content", boost::json::array{boost::json::object{{"type", "text"}, {"text", text}}}}};
     INFO(text);
     CHECK(scan_passes(m));
-    CHECK_FALSE(repair_transcript_text(file_with(m), 0).report.changed());
+    CHECK_FALSE(repair_transcript_text(write(m).text, 0).report.changed());
   }
   // U+3000 (ideographic space) and U+00A0 are JavaScript whitespace: blank, and repaired.
   for (const std::string& text : {std::string("\xe3\x80\x80\xe3\x80\x80"), std::string(40, ' ') + "\xc2\xa0"}) {
     boost::json::object m{{"role", "user"}, {"content", boost::json::array{boost::json::object{{"type", "text"}, {"text", text}}}}};
     CHECK_FALSE(scan_passes(m));
-    CHECK(repair_transcript_text(file_with(m), 0).report.changed());
+    CHECK(repair_transcript_text(write(m).text, 0).report.changed());
   }
 }

@@ -321,22 +321,30 @@ TEST_CASE("clean_stamp: nothing while lines are buffered or the file does not en
   CHECK_FALSE(t->file->clean_stamp().has_value());
 }
 
-TEST_CASE("clean_stamp: nothing when the writer itself stored a line the open's repair would change") {
-  testing::temp_dir dir;
-  manual_clock clk(1796000000000);
-  const auto path = dir.file("s.jsonl");
+namespace {
+// `path` opened (created when missing) with a user line appended and synced.
+opened_transcript open_and_say_hi(manual_clock& clk, const std::string& path) {
   auto t = open_or_create_transcript(posix_fs(), clk, path, header(), {});
   REQUIRE(t.ok());
   REQUIRE(t->file->append_message(user_message("hi", 1)).ok());
   REQUIRE(t->file->sync().ok());
-  CHECK(t->file->clean_stamp().has_value());
+  return std::move(*t);
+}
+}  // namespace
+
+TEST_CASE("clean_stamp: nothing when the writer itself stored a line the open's repair would change") {
+  testing::temp_dir dir;
+  manual_clock clk(1796000000000);
+  const auto path = dir.file("s.jsonl");
+  auto t = open_and_say_hi(clk, path);
+  CHECK(t.file->clean_stamp().has_value());
   // A failed call's error turn: the repair rules look at those, so the next open must scan.
   auto error_turn = boost::json::parse(
                         R"({"role":"assistant","content":[{"type":"text","text":"x"}],"stopReason":"error","timestamp":2})")
                         .as_object();
-  REQUIRE(t->file->append_message(error_turn).ok());
-  REQUIRE(t->file->sync().ok());
-  CHECK_FALSE(t->file->clean_stamp().has_value());
+  REQUIRE(t.file->append_message(error_turn).ok());
+  REQUIRE(t.file->sync().ok());
+  CHECK_FALSE(t.file->clean_stamp().has_value());
 }
 
 TEST_CASE("clean_stamp: the first line a writer appends to an existing file is judged like the others") {
@@ -345,12 +353,7 @@ TEST_CASE("clean_stamp: the first line a writer appends to an existing file is j
   testing::temp_dir dir;
   manual_clock clk(1796000000000);
   const auto path = dir.file("s.jsonl");
-  {
-    auto t = open_or_create_transcript(posix_fs(), clk, path, header(), {});
-    REQUIRE(t.ok());
-    REQUIRE(t->file->append_message(user_message("hi", 1)).ok());
-    REQUIRE(t->file->sync().ok());
-  }
+  (void)open_and_say_hi(clk, path);  // closed when it goes
   auto t = open_or_create_transcript(posix_fs(), clk, path, header(), {});
   REQUIRE(t.ok());
   CHECK(t->file->clean_stamp().has_value());  // nothing appended: the open checked the file
