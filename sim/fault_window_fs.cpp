@@ -104,6 +104,16 @@ result<std::size_t> fault_window_fs::write(int fd, const char* data, std::size_t
   return faulted_write(fd, n, [&](std::size_t len) { return inner_.write(fd, data, len); });
 }
 
+status fault_window_fs::write_gather(int fd, std::span<const std::string_view> pieces) {
+  if (any_.load()) return fs::write_gather(fd, pieces);
+  status st = inner_.write_gather(fd, pieces);
+  if (st.ok() && stamp_) {
+    std::lock_guard<std::mutex> g(mu_);
+    if (auto it = fds_.find(fd); it != fds_.end()) touch(it->second);
+  }
+  return st;
+}
+
 result<std::size_t> fault_window_fs::pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) {
   return faulted_write(fd, n, [&](std::size_t len) { return inner_.pwrite(fd, data, len, offset); });
 }

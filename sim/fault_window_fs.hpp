@@ -49,6 +49,8 @@ class fault_window_fs final : public storage::forwarding_fs {
   status close(int fd) override;
   result<std::size_t> write(int fd, const char* data, std::size_t n) override;
   result<std::size_t> pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) override;  // as write()
+  // With a window declared: joined and passed to write() (each meets the windows as before).
+  status write_gather(int fd, std::span<const std::string_view> pieces) override;
   status fsync(int fd) override;
   status fdatasync(int fd) override;
   status syncfs(int fd) override;

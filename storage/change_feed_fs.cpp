@@ -66,6 +66,12 @@ result<std::size_t> change_feed_fs::write(int fd, const char* data, std::size_t 
   return r;
 }
 
+status change_feed_fs::write_gather(int fd, std::span<const std::string_view> pieces) {
+  status st = inner_.write_gather(fd, pieces);
+  note_fd(fd);
+  return st;
+}
+
 result<std::size_t> change_feed_fs::pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) {
   auto r = forwarding_fs::pwrite(fd, data, n, offset);
   note_fd(fd);

@@ -32,6 +32,7 @@ class change_feed_fs final : public forwarding_fs {
   status close(int fd) override;
   result<std::size_t> write(int fd, const char* data, std::size_t n) override;
   result<std::size_t> pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) override;
+  status write_gather(int fd, std::span<const std::string_view> pieces) override;
   status ftruncate(int fd, std::uint64_t length) override;
   status rename(const std::string& from, const std::string& to) override;
   status link(const std::string& from, const std::string& to) override;

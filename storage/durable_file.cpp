@@ -99,7 +99,7 @@ status replace_file_atomic(fs& f, const std::string& path, const std::function<s
     (void)f.unlink(tmp);
     return st.with_context("writing " + path);
   };
-  const piece_writer write = [&](std::string_view piece) { return write_all(f, *fd, piece.data(), piece.size()); };
+  const piece_writer write(f, *fd);
   if (status st = produce(write); !st.ok()) return fail(st);
   if (opt.durable) {
     if (status st = f.fsync(*fd); !st.ok()) return fail(st);

@@ -25,9 +25,20 @@ struct replace_options {
 };
 
 status replace_file_atomic(fs& f, const std::string& path, std::string_view data, const replace_options& opt = {});
-// The same with the content written in pieces: produce(write) calls write(piece) for each piece,
-// in order, and returns the first error (write's or its own), which abandons the temp file.
-using piece_writer = std::function<status(std::string_view)>;
+// The same with the content written in pieces: produce(write) calls write(piece) (or
+// write(pieces), gathered: fs::write_gather) for each piece, in order, and returns the first
+// error (write's or its own), which abandons the temp file. size_hint: fs::size_hint.
+class piece_writer {
+ public:
+  piece_writer(fs& f, int fd) : f_(f), fd_(fd) {}
+  status operator()(std::string_view piece) const { return write_all(f_, fd_, piece.data(), piece.size()); }
+  status operator()(std::span<const std::string_view> pieces) const { return f_.write_gather(fd_, pieces); }
+  void size_hint(std::uint64_t bytes) const { f_.size_hint(fd_, bytes); }
+
+ private:
+  fs& f_;
+  int fd_;
+};
 status replace_file_atomic(fs& f, const std::string& path, const std::function<status(const piece_writer&)>& produce,
                            const replace_options& opt = {});
 // Like replace_file_atomic, but fails with already_exists instead of replacing: the temp file

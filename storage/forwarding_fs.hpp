@@ -30,6 +30,9 @@ class forwarding_fs : public fs {
   status chmod(const std::string& p, mode_t m) override { return inner_.chmod(p, m); }
   result<std::vector<std::string>> list_dir(const std::string& p) override { return inner_.list_dir(p); }
   result<std::string> realpath(const std::string& p) override { return inner_.realpath(p); }
+  // write_gather is not forwarded: fs's default joins the pieces and calls write(), which a
+  // subclass may have overridden. A final layer forwards it with its write()'s bookkeeping.
+  void size_hint(int fd, std::uint64_t bytes) override { inner_.size_hint(fd, bytes); }
 
  protected:
   fs& inner_;

@@ -7,7 +7,9 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "messages/status.hpp"
@@ -54,6 +56,20 @@ class fs {
   virtual status chmod(const std::string& path, mode_t mode) = 0;
   virtual result<std::vector<std::string>> list_dir(const std::string& path) = 0;  // names, no . / ..
   virtual result<std::string> realpath(const std::string& path) = 0;
+
+  // Writes `pieces` in order at the file position, all of them or an error (write_all's
+  // contract), so a caller holding many small texts (sessions.json's rows) writes them without
+  // first copying them into one buffer. This default joins them and calls write(), so a layer
+  // that overrides only write() (a fault injector, a counter) still sees every byte; only a
+  // final fs overrides it, with its own write()'s bookkeeping.
+  virtual status write_gather(int fd, std::span<const std::string_view> pieces);
+  // Says that about `bytes` will be written to fd from its start (a whole file written anew),
+  // so that a file held in memory takes a buffer of that size at once instead of growing to it
+  // by copies. Advisory: nothing visible changes, and the default does nothing.
+  virtual void size_hint(int fd, std::uint64_t bytes) {
+    (void)fd;
+    (void)bytes;
+  }
 };
 
 // The real filesystem.

@@ -217,25 +217,56 @@ void memory_fs::write_at(node& file, std::uint64_t offset, const char* data, std
   if (n > 0) touch(file);
 }
 
-result<std::size_t> memory_fs::write(int fd, const char* data, std::size_t n) {
-  std::lock_guard<std::mutex> g(mu_);
+result<memory_fs::open_file*> memory_fs::writable_descriptor(int fd) {
   auto f = descriptor(fd, "write");
   if (!f.ok()) return f.error();
+  if (!writable((*f)->flags) || (*f)->file->dir) return errno_status(EBADF, "write", "");
+  return *f;
+}
+
+result<std::size_t> memory_fs::write(int fd, const char* data, std::size_t n) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto f = writable_descriptor(fd);
+  if (!f.ok()) return f.error();
   open_file& of = **f;
-  if (!writable(of.flags) || of.file->dir) return errno_status(EBADF, "write", "");
   if (of.flags & O_APPEND) of.offset = of.file->data.size();
   write_at(*of.file, of.offset, data, n);
   of.offset += n;
   return n;
 }
 
-result<std::size_t> memory_fs::pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) {
+status memory_fs::write_gather(int fd, std::span<const std::string_view> pieces) {
   std::lock_guard<std::mutex> g(mu_);
-  auto f = descriptor(fd, "write");
+  auto f = writable_descriptor(fd);
   if (!f.ok()) return f.error();
   open_file& of = **f;
-  if (!writable(of.flags) || of.file->dir) return errno_status(EBADF, "write", "");
-  write_at(*of.file, offset, data, n);
+  if (of.flags & O_APPEND) of.offset = of.file->data.size();
+  std::size_t total = 0;
+  for (std::string_view p : pieces) total += p.size();
+  if (total == 0) return {};
+  std::string& bytes = of.file->data;
+  make_room(bytes, of.offset + total);
+  if (of.offset > bytes.size()) bytes.resize(of.offset, '\0');
+  for (std::string_view p : pieces) {
+    const std::size_t overlap = std::min<std::size_t>(p.size(), bytes.size() - of.offset);
+    bytes.replace(of.offset, overlap, p.data(), p.size());
+    of.offset += p.size();
+  }
+  touch(*of.file);
+  return {};
+}
+
+void memory_fs::size_hint(int fd, std::uint64_t bytes) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto f = writable_descriptor(fd);
+  if (f.ok()) make_room((*f)->file->data, bytes);
+}
+
+result<std::size_t> memory_fs::pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto f = writable_descriptor(fd);
+  if (!f.ok()) return f.error();
+  write_at(*(*f)->file, offset, data, n);
   return n;
 }
 

@@ -67,6 +67,8 @@ class memory_fs final : public fs {
   status chmod(const std::string& path, mode_t mode) override;
   result<std::vector<std::string>> list_dir(const std::string& path) override;
   result<std::string> realpath(const std::string& path) override;
+  status write_gather(int fd, std::span<const std::string_view> pieces) override;  // one lock, one grow
+  void size_hint(int fd, std::uint64_t bytes) override;  // a large file takes its buffer at once
 
  private:
   struct node;
@@ -93,6 +95,7 @@ class memory_fs final : public fs {
   std::int64_t now_ns() const;                                         // the clock's time, in ns
   status known_fd(int fd, const char* op);                            // EBADF unless open
   result<open_file*> descriptor(int fd, const char* op);               // under mu_
+  result<open_file*> writable_descriptor(int fd);                      // EBADF unless open for writing; under mu_
   file_info info_of(const node& n) const;
 
   const clock& time_;

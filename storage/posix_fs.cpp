@@ -1,5 +1,6 @@
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -45,6 +46,33 @@ class posix_fs_impl final : public fs {
     while (w < 0 && errno == EINTR);
     if (w < 0) return errno_status(errno, "write", "");
     return static_cast<std::size_t>(w);
+  }
+  // writev, IOV_MAX pieces at a time, resumed where a short write stopped.
+  status write_gather(int fd, std::span<const std::string_view> pieces) override {
+    std::size_t next = 0, skip = 0;  // the first piece not wholly written, and its bytes written
+    struct ::iovec iov[IOV_MAX];
+    while (next < pieces.size()) {
+      int n = 0;
+      for (std::size_t i = next; i < pieces.size() && n < IOV_MAX; ++i) {
+        const std::string_view p = i == next ? pieces[i].substr(skip) : pieces[i];
+        iov[n++] = {const_cast<char*>(p.data()), p.size()};
+      }
+      ssize_t w;
+      do w = ::writev(fd, iov, n);
+      while (w < 0 && errno == EINTR);
+      if (w < 0) return errno_status(errno, "write", "");
+      auto left = static_cast<std::size_t>(w);
+      bool progressed = left > 0;
+      while (next < pieces.size() && left >= pieces[next].size() - skip) {
+        left -= pieces[next].size() - skip;
+        skip = 0;
+        ++next;
+        progressed = true;
+      }
+      skip += left;
+      if (!progressed) return status(errc::io_error, "write: wrote 0 bytes");
+    }
+    return {};
   }
   result<std::size_t> pread(int fd, char* buf, std::size_t n, std::uint64_t offset) override {
     ssize_t r;
@@ -160,6 +188,16 @@ status write_all(fs& f, int fd, const char* data, std::size_t n) {
     n -= *w;
   }
   return {};
+}
+
+status fs::write_gather(int fd, std::span<const std::string_view> pieces) {
+  if (pieces.size() == 1) return write_all(*this, fd, pieces[0].data(), pieces[0].size());
+  std::string joined;
+  std::size_t total = 0;
+  for (std::string_view p : pieces) total += p.size();
+  joined.reserve(total);
+  for (std::string_view p : pieces) joined += p;
+  return write_all(*this, fd, joined.data(), joined.size());
 }
 
 status pwrite_all(fs& f, int fd, const char* data, std::size_t n, std::uint64_t offset) {

@@ -80,6 +80,34 @@ result<std::size_t> power_loss_fs::write(int fd, const char* data, std::size_t n
   return r;
 }
 
+status power_loss_fs::write_gather(int fd, std::span<const std::string_view> pieces) {
+  if (dead()) return refused("write");
+  status st = inner_.write_gather(fd, pieces);
+  std::uint64_t n = 0;
+  if (st.ok()) {
+    for (std::string_view p : pieces) n += p.size();
+  } else if (auto pos = inner_.fstat(fd); pos.ok()) {
+    // Failed part way: what reached the file counts, as a short write's bytes do. The file
+    // is written from its end (storage/ only appends), so its growth is what was written.
+    std::lock_guard<std::mutex> g(mu_);
+    auto it = fds_.find(fd);
+    auto f = it == fds_.end() ? files_.end() : files_.find(it->second.node);
+    if (f != files_.end() && pos->size > f->second.size) n = pos->size - f->second.size;
+  }
+  if (n == 0) return st;
+  bytes_written_.fetch_add(n);
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = fds_.find(fd);
+  if (it != fds_.end()) {
+    auto f = files_.find(it->second.node);
+    if (f != files_.end()) {
+      f->second.size += n;
+      written_.insert(f->first);
+    }
+  }
+  return st;
+}
+
 void power_loss_fs::grew_to(int fd, std::uint64_t end) {
   std::lock_guard<std::mutex> g(mu_);
   auto it = fds_.find(fd);

@@ -59,6 +59,7 @@ class power_loss_fs final : public killable_fs {
   status close(int fd) override;
   result<std::size_t> write(int fd, const char* data, std::size_t n) override;
   result<std::size_t> pwrite(int fd, const char* data, std::size_t n, std::uint64_t offset) override;
+  status write_gather(int fd, std::span<const std::string_view> pieces) override;
   status fallocate(int fd, std::uint64_t offset, std::uint64_t length) override;
   status fsync(int fd) override;
   status fdatasync(int fd) override;

@@ -367,33 +367,80 @@ std::uint64_t session_store::text_version() const {
   return version_;
 }
 
-status session_store::append_pretty(std::string& out) const { return write_pretty(out, 0, nullptr); }
+status session_store::append_pretty(std::string& out) const { return write_pretty(out, 0, {}, {}); }
 
-status session_store::write_pretty(std::string& out, std::size_t piece_bytes, const text_sink& sink) const {
+namespace {
+// write_pretty's text on its way out. Whole: appended to `out`. Streamed: a list of pieces,
+// handed to the sink as views once they hold a piece's worth; a piece is a row's own text (it
+// stays put while the store is not changed) or a range of `out` (rows read back from the
+// backing file), resolved only when handed on, as `out` may grow meanwhile.
+class pretty_text {
+ public:
+  pretty_text(std::string& out, std::size_t piece_bytes, const session_store::text_sink& sink)
+      : out_(out), piece_bytes_(piece_bytes), sink_(sink), streaming_(sink.write && piece_bytes > 0) {
+    if (streaming_) out_.clear();
+  }
+  bool streaming() const { return streaming_; }
+  void put(std::string_view stable) {
+    if (!streaming_) return (void)out_.append(stable);
+    pieces_.push_back({stable.data(), 0, stable.size()});
+    pending_ += stable.size();
+  }
+  // Bytes appended to `out` at [base, end) (rows read back) are part of the text.
+  void put_read(std::size_t base) {
+    if (!streaming_ || out_.size() == base) return;
+    pieces_.push_back({nullptr, base, out_.size() - base});
+    pending_ += out_.size() - base;
+  }
+  // At a row's end: streamed, what is held goes once it is a piece's worth.
+  status drain() { return streaming_ && pending_ >= piece_bytes_ ? hand_on() : status(); }
+  status hand_on() {
+    if (pieces_.empty()) return {};
+    views_.clear();
+    for (const piece& p : pieces_) views_.emplace_back(p.ext ? p.ext : out_.data() + p.at, p.len);
+    status st = sink_.write(views_);
+    pieces_.clear();
+    pending_ = 0;
+    out_.clear();
+    return st;
+  }
+
+ private:
+  struct piece {
+    const char* ext;  // a row's text, or nullptr: `at` in out_
+    std::size_t at, len;
+  };
+  std::string& out_;
+  const std::size_t piece_bytes_;
+  const session_store::text_sink& sink_;
+  const bool streaming_;
+  std::vector<piece> pieces_;
+  std::vector<std::string_view> views_;
+  std::size_t pending_ = 0;
+};
+}  // namespace
+
+status session_store::write_pretty(std::string& out, std::size_t piece_bytes, std::string_view trailer,
+                                   const text_sink& sink) const {
   refresh();
   if (!spill_error_.ok()) return spill_error_;
-  if (index_.empty()) {
-    out += "{}";
-    return {};
-  }
-  const bool streaming = sink && piece_bytes > 0;
+  pretty_text text(out, piece_bytes, sink);
   const std::size_t start = out.size();
-  if (streaming) {
-    out.reserve(out.size() + piece_bytes + piece_bytes / 4);
+  // "{", the rows with a ',' between, "\n}" ("{}" when empty), the trailer.
+  std::size_t total = 2 + index_.size() + trailer.size();
+  for (const slot& s : slots_) total += s.live ? text_size(s) : 0;
+  if (text.streaming()) {
+    if (sink.size_hint) sink.size_hint(total);
+    out.reserve(piece_bytes + piece_bytes / 4);
   } else {
-    std::size_t total = 3 + index_.size();
-    for (const slot& s : slots_) total += s.live ? text_size(s) : 0;
     out.reserve(out.size() + total);
   }
-  // Streaming: `out` goes to the sink whenever it holds a piece's worth (and a run of spilled
-  // rows is read about a piece at a time), so the text is never whole in memory.
-  auto drain = [&]() -> status {
-    if (!streaming || out.size() < piece_bytes) return {};
-    status st = sink(out);
-    out.clear();
-    return st;
-  };
-  out += '{';
+  if (index_.empty()) {
+    text.put("{}");
+    text.put(trailer);
+    return text.hand_on();
+  }
+  text.put("{");
   bool first = true;
   // Spilled rows follow each other in the backing file as they do here (with a ',' between):
   // a run of them is read in one call.
@@ -407,41 +454,43 @@ status session_store::write_pretty(std::string& out, std::size_t piece_bytes, co
       if (!st.ok()) break;
       st = check_read_back(r->key_view(), std::string_view(out).substr(base + (r->at - run_at), r->len), *backing_);
     }
+    if (st.ok()) text.put_read(base);
     run_at = run_end = 0;
     run.clear();
     return st;
   };
   auto failed = [&](const status& st) {
     spill_error_ = st.with_context("reading back rows of the session store");
-    if (!streaming) out.resize(start);
+    if (!text.streaming()) out.resize(start);
     return spill_error_;
   };
   for (const slot& s : slots_) {
     if (!s.live) continue;
     if (s.mem) {
       if (status st = flush_run(); !st.ok()) return failed(st);
-      if (!first) out += ',';
-      out += s.mem->text;
+      if (!first) text.put(",");
+      text.put(s.mem->text);
     } else if (run_end != run_at && s.at == run_end + 1 &&
-               (!streaming || run_end - run_at < piece_bytes)) {
+               (!text.streaming() || run_end - run_at < piece_bytes)) {
       run_end = s.at + s.len;  // the ',' before it comes from the file too
       run.push_back(&s);
     } else {
       if (status st = flush_run(); !st.ok()) return failed(st);
-      if (status st = drain(); !st.ok()) return st;
-      if (!first) out += ',';
+      if (status st = text.drain(); !st.ok()) return st;
+      if (!first) text.put(",");
       run_at = s.at;
       run_end = s.at + s.len;
       run.push_back(&s);
     }
     first = false;
     if (run_end == run_at) {
-      if (status st = drain(); !st.ok()) return st;
+      if (status st = text.drain(); !st.ok()) return st;
     }
   }
   if (status st = flush_run(); !st.ok()) return failed(st);
-  out += "\n}";
-  return {};
+  text.put("\n}");
+  text.put(trailer);
+  return text.hand_on();
 }
 
 std::string session_store::to_pretty() const {

@@ -27,6 +27,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <deque>
@@ -122,13 +123,18 @@ class session_store {
   // changed since the last serialization. Fails only when spilled rows cannot be read back
   // (see above); `out` is then left as it was.
   status append_pretty(std::string& out) const;
-  // The same text in pieces: whenever `out` holds at least `piece_bytes`, sink(out) takes it
-  // and `out` is cleared; what is left at the end (at least the closing "\n}") stays in `out`
-  // for the caller. The text is never whole in memory (a run of spilled rows is read a piece
-  // at a time). A sink's error is returned as it is; a row that cannot be read back fails as
-  // in append_pretty, with what went to the sink already gone.
-  using text_sink = std::function<status(std::string_view)>;
-  status write_pretty(std::string& out, std::size_t piece_bytes, const text_sink& sink) const;
+  // The same text followed by `trailer`, handed to sink.write in batches of views, each batch
+  // at least `piece_bytes` long except the last (the rows' own texts, not copied: a write
+  // gathers them, fs::write_gather); sink.size_hint (if set) first learns the whole length.
+  // `scratch` holds only rows read back from the backing file, a run at a time, so the text is
+  // never whole in memory. A sink's error is returned as it is; a row that cannot be read back
+  // fails as in append_pretty, with what went to the sink already gone.
+  struct text_sink {
+    std::function<status(std::span<const std::string_view>)> write;
+    std::function<void(std::uint64_t)> size_hint;
+  };
+  status write_pretty(std::string& scratch, std::size_t piece_bytes, std::string_view trailer,
+                      const text_sink& sink) const;
   // append_pretty into a new string; throws std::runtime_error where append_pretty fails.
   std::string to_pretty() const;
   // Brings the per-row text up to date and returns a number that changes whenever the store's

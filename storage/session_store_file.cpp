@@ -183,17 +183,15 @@ status session_store_file::write(const std::string& bytes, bool durable, int* ke
 }
 
 status session_store_file::write_streamed(bool durable, int* keep_fd) {
-  // The text goes to the file a piece at a time from one small buffer kept between saves: a
-  // large store's text is never whole in memory (nor faulted into fresh pages at every save),
-  // and each piece is copied on while it is still in the cache.
-  std::string& piece = write_buffer_;
-  piece.clear();
+  // The rows' texts go to the file a piece's worth at a time, gathered where they are (one
+  // copy, into the file); only rows read back from the old file pass through a small buffer
+  // kept between saves. A large store's text is never whole in memory.
   return write(
       [&](const piece_writer& w) -> status {
-        SRT_RETURN_IF_ERROR(store_.write_pretty(piece, kSavePieceBytes, w));
-        if (trailing_newline_) piece += '\n';
-        status st = w(piece);
-        piece.clear();
+        const session_store::text_sink sink{[&](std::span<const std::string_view> views) { return w(views); },
+                                            [&](std::uint64_t bytes) { w.size_hint(bytes); }};
+        status st = store_.write_pretty(write_buffer_, kSavePieceBytes, trailing_newline_ ? "\n" : "", sink);
+        write_buffer_.clear();
         return st;
       },
       durable, keep_fd);

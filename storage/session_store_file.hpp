@@ -165,7 +165,8 @@ class session_store_file {
   // The file replaced atomically (replace_file_atomic) by what `produce` writes, or by `bytes`.
   status write(const std::function<status(const piece_writer&)>& produce, bool durable, int* keep_fd);
   status write(const std::string& bytes, bool durable, int* keep_fd = nullptr);
-  // write() of the store's text, produced a piece of kSavePieceBytes at a time into write_buffer_.
+  // write() of the store's text, handed on kSavePieceBytes at a time as gathered views of the
+  // rows (write_buffer_ holds only rows read back from the old file).
   status write_streamed(bool durable, int* keep_fd);
   static constexpr std::size_t kSavePieceBytes = std::size_t(256) << 10;
   result<store_load_report> quarantine_and_rebuild(std::string corrupt_text, const status& cause);

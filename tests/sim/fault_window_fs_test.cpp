@@ -9,10 +9,12 @@
 #include <fcntl.h>
 
 #include <string>
+#include <vector>
 
 #include "messages/clock.hpp"
 #include "sim/fault_window_fs.hpp"
 #include "storage/durable_file.hpp"
+#include "storage/memory_fs.hpp"
 #include "storage/session_store_file.hpp"
 #include "tests/test_support.hpp"
 
@@ -72,4 +74,34 @@ TEST_CASE("fault_window_fs: the store's own saves are not taken for hand edits i
     REQUIRE(seen.ok());
     CHECK_FALSE(seen->has_value());
   }
+}
+
+TEST_CASE("fault_window_fs: a gathered write meets the windows as one write() of the joined pieces") {
+  manual_clock clk(kT0);
+  storage::memory_fs mem(clk);
+  sim::fault_window_fs f(mem, clk, /*stamp_mtimes=*/false);
+  const std::vector<std::string> texts{"{", "\"a\": 1", ",", "\"b\": 2", "", "}\n"};
+  const std::vector<std::string_view> pieces(texts.begin(), texts.end());
+  auto write_file = [&](const std::string& path) {
+    auto fd = f.open(path, O_WRONLY | O_TRUNC | (path == "/before" ? 0 : O_CREAT), 0600);
+    REQUIRE(fd.ok());
+    status st = f.write_gather(*fd, pieces);
+    REQUIRE(f.close(*fd).ok());
+    return st;
+  };
+  auto made = mem.open("/before", O_WRONLY | O_CREAT, 0600);
+  REQUIRE(made.ok());
+  REQUIRE(mem.close(*made).ok());
+  REQUIRE(write_file("/before").ok());  // no window: straight through
+  CHECK(*storage::read_file(mem, "/before", 1024) == "{\"a\": 1,\"b\": 2}\n");
+
+  const std::size_t halving = f.add_window({sim::fault_kind::short_write, sim::fault_target::any, 60000}, kT0);
+  REQUIRE(write_file("/short").ok());  // each write() halved, write_all loops: all of it lands
+  CHECK(*storage::read_file(mem, "/short", 1024) == "{\"a\": 1,\"b\": 2}\n");
+  CHECK(f.injected(halving) == 5);  // 16 bytes in five write() calls (8, 4, 2, 1, 1), each met
+
+  clk.advance(60000);
+  const std::size_t full = f.add_window({sim::fault_kind::enospc, sim::fault_target::any, 60000}, kT0 + 60000);
+  CHECK(write_file("/before").code() == errc::no_space);  // an existing file: the open is no create
+  CHECK(f.injected(full) == 1);
 }

@@ -87,9 +87,27 @@ class differ {
         if (a_.fds.empty()) return;
         const std::size_t k = pick(a_.fds.size());
         const std::string text(1 + pick(40), static_cast<char>('a' + pick(26)));
-        what = "write " + std::to_string(text.size());
-        x = of(storage::write_all(a_.f, a_.fds[k], text.data(), text.size()));
-        y = of(storage::write_all(b_.f, b_.fds[k], text.data(), text.size()));
+        if (pick(2)) {
+          what = "write " + std::to_string(text.size());
+          x = of(storage::write_all(a_.f, a_.fds[k], text.data(), text.size()));
+          y = of(storage::write_all(b_.f, b_.fds[k], text.data(), text.size()));
+          break;
+        }
+        // The same bytes gathered from pieces (some empty), after a size hint now and then
+        // (which changes nothing visible): posix_fs's writev against memory_fs's own.
+        std::vector<std::string_view> pieces;
+        for (std::size_t at = 0; at < text.size();) {
+          const std::size_t n = std::min(text.size() - at, pick(8));
+          pieces.push_back(std::string_view(text).substr(at, n));
+          at += n;
+        }
+        if (pick(3) == 0) {
+          a_.f.size_hint(a_.fds[k], pick(1 << 21));
+          b_.f.size_hint(b_.fds[k], pick(1 << 21));
+        }
+        what = "write_gather " + std::to_string(text.size()) + " in " + std::to_string(pieces.size());
+        x = of(a_.f.write_gather(a_.fds[k], pieces));
+        y = of(b_.f.write_gather(b_.fds[k], pieces));
         break;
       }
       case 2: {  // pread

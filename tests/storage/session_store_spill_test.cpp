@@ -235,32 +235,39 @@ TEST_CASE("spilled rows: the text written in pieces is the text whole, for any p
   const std::string whole = file.store().to_pretty();
   for (std::size_t piece : {std::size_t(1), std::size_t(7), std::size_t(150), std::size_t(1000), whole.size(),
                             whole.size() * 2}) {
-    std::string out = "prefix";  // what the buffer held before stays in front
+    std::string scratch = "left from before";  // only a buffer: none of it is written
     std::string written;
-    std::size_t pieces = 0;
-    REQUIRE(file.store()
-                .write_pretty(out, piece,
-                              [&](std::string_view p) {
-                                CHECK(p.size() >= piece);  // a piece goes only once it is whole
-                                // and holds at most two pieces' worth and a row: the text is
-                                // never whole in memory (a run of spilled rows is read piece-wise)
-                                CHECK(p.size() < 2 * piece + 1024);
-                                written += p;
-                                ++pieces;
-                                return status();
-                              })
-                .ok());
-    written += out;
-    CHECK(written == "prefix" + whole);
-    if (piece >= whole.size() + 6) CHECK(pieces == 0);
+    std::vector<std::size_t> batches;
+    std::uint64_t hinted = 0;
+    session_store::text_sink sink{[&](std::span<const std::string_view> views) {
+                                    std::size_t n = 0;
+                                    for (std::string_view v : views) n += v.size(), written += v;
+                                    batches.push_back(n);
+                                    return status();
+                                  },
+                                  [&](std::uint64_t bytes) { hinted = bytes; }};
+    REQUIRE(file.store().write_pretty(scratch, piece, "\n", sink).ok());
+    CHECK(written == whole + "\n");
+    CHECK(hinted == written.size());  // the length, told before the first batch
+    REQUIRE(!batches.empty());
+    for (std::size_t i = 0; i + 1 < batches.size(); ++i) {
+      CHECK(batches[i] >= piece);  // a batch goes only once it is a piece's worth
+      // and holds at most two pieces' worth and a row: the text is never whole in memory (a
+      // run of spilled rows is read piece-wise)
+      CHECK(batches[i] < 2 * piece + 1024);
+    }
+    CHECK(scratch.size() < 2 * piece + 1024);
+    if (piece > whole.size() + 1) CHECK(batches.size() == 1);
   }
   // The sink's error ends the text there and is returned as it is.
-  std::string out;
+  std::string scratch;
   int calls = 0;
-  status st = file.store().write_pretty(out, 100, [&](std::string_view) {
-    ++calls;
-    return status(errc::no_space, "disk full");
-  });
+  session_store::text_sink failing{[&](std::span<const std::string_view>) {
+                                     ++calls;
+                                     return status(errc::no_space, "disk full");
+                                   },
+                                   {}};
+  status st = file.store().write_pretty(scratch, 100, "", failing);
   CHECK(st.code() == errc::no_space);
   CHECK(calls == 1);
   CHECK(file.store().spill_error().ok());  // not a read-back failure
