@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "storage/fs.hpp"
+#include "storage/gather_cursor.hpp"
 
 namespace sessionrt::storage {
 namespace {
@@ -49,28 +50,19 @@ class posix_fs_impl final : public fs {
   }
   // writev, IOV_MAX pieces at a time, resumed where a short write stopped.
   status write_gather(int fd, std::span<const std::string_view> pieces) override {
-    std::size_t next = 0, skip = 0;  // the first piece not wholly written, and its bytes written
+    gather_cursor at;
     struct ::iovec iov[IOV_MAX];
-    while (next < pieces.size()) {
+    while (!at.done(pieces)) {
       int n = 0;
-      for (std::size_t i = next; i < pieces.size() && n < IOV_MAX; ++i) {
-        const std::string_view p = i == next ? pieces[i].substr(skip) : pieces[i];
+      for (std::size_t i = at.next; i < pieces.size() && n < IOV_MAX; ++i) {
+        const std::string_view p = i == at.next ? at.rest(pieces) : pieces[i];
         iov[n++] = {const_cast<char*>(p.data()), p.size()};
       }
       ssize_t w;
       do w = ::writev(fd, iov, n);
       while (w < 0 && errno == EINTR);
       if (w < 0) return errno_status(errno, "write", "");
-      auto left = static_cast<std::size_t>(w);
-      bool progressed = left > 0;
-      while (next < pieces.size() && left >= pieces[next].size() - skip) {
-        left -= pieces[next].size() - skip;
-        skip = 0;
-        ++next;
-        progressed = true;
-      }
-      skip += left;
-      if (!progressed) return status(errc::io_error, "write: wrote 0 bytes");
+      if (!at.advance(pieces, static_cast<std::size_t>(w))) return status(errc::io_error, "write: wrote 0 bytes");
     }
     return {};
   }

@@ -13,6 +13,7 @@
 #include "messages/clock.hpp"
 #include "storage/forwarding_fs.hpp"
 #include "storage/fs.hpp"
+#include "storage/gather_cursor.hpp"
 #include "storage/memory_fs.hpp"
 #include "storage/power_loss_fs.hpp"
 #include "tests/test_support.hpp"
@@ -146,5 +147,33 @@ TEST_CASE("write_gather: power_loss_fs counts gathered bytes as unsynced, and a 
     CHECK(left.size() < 6 + d.joined.size());  // the unsynced write never survives whole
     CHECK(left == ("synced" + d.joined).substr(0, left.size()));
     CHECK(rep->bytes_dropped == 6 + d.joined.size() - left.size());
+  }
+}
+
+TEST_CASE("gather_cursor: a write that stops anywhere resumes at the next byte of the joined text") {
+  const drawn d = draw(300, 3);
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    storage::gather_cursor at;
+    std::string rebuilt;
+    while (!at.done(d.pieces)) {
+      // What a short writev of the rest could take: 0 up to all of it.
+      std::size_t left = 0;
+      for (std::size_t i = at.next; i < d.pieces.size(); ++i) left += i == at.next ? at.rest(d.pieces).size() : d.pieces[i].size();
+      const std::size_t w = left == 0 ? 0 : rng() % (left + 1);
+      const std::size_t before = rebuilt.size();
+      for (std::size_t i = at.next, taken = 0; i < d.pieces.size() && taken < w; ++i) {
+        const std::string_view p = i == at.next ? at.rest(d.pieces) : d.pieces[i];
+        const std::size_t k = std::min(p.size(), w - taken);
+        rebuilt.append(p.substr(0, k));
+        taken += k;
+      }
+      const bool moved = at.advance(d.pieces, w);
+      REQUIRE(rebuilt.size() == before + w);
+      // No byte and no empty piece passed over: the caller's "wrote 0 bytes".
+      if (!moved) REQUIRE(w == 0);
+      if (!at.done(d.pieces)) CHECK(at.skip < d.pieces[at.next].size() + (d.pieces[at.next].empty() ? 1 : 0));
+    }
+    CHECK(rebuilt == d.joined);
   }
 }
