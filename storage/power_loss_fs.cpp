@@ -66,46 +66,32 @@ status power_loss_fs::close(int fd) {
 result<std::size_t> power_loss_fs::write(int fd, const char* data, std::size_t n) {
   if (dead()) return refused("write");
   auto r = inner_.write(fd, data, n);
-  if (!r.ok()) return r;
-  bytes_written_.fetch_add(*r);
-  std::lock_guard<std::mutex> g(mu_);
-  auto it = fds_.find(fd);
-  if (it != fds_.end()) {
-    auto f = files_.find(it->second.node);
-    if (f != files_.end()) {
-      f->second.size += *r;
-      written_.insert(f->first);
-    }
-  }
+  if (r.ok()) appended(fd, *r);
   return r;
 }
 
 status power_loss_fs::write_gather(int fd, std::span<const std::string_view> pieces) {
   if (dead()) return refused("write");
   status st = inner_.write_gather(fd, pieces);
-  std::uint64_t n = 0;
   if (st.ok()) {
+    std::uint64_t n = 0;
     for (std::string_view p : pieces) n += p.size();
-  } else if (auto pos = inner_.fstat(fd); pos.ok()) {
-    // Failed part way: what reached the file counts, as a short write's bytes do. The file
-    // is written from its end (storage/ only appends), so its growth is what was written.
-    std::lock_guard<std::mutex> g(mu_);
-    auto it = fds_.find(fd);
-    auto f = it == fds_.end() ? files_.end() : files_.find(it->second.node);
-    if (f != files_.end() && pos->size > f->second.size) n = pos->size - f->second.size;
+    appended(fd, n);
+  } else if (auto info = inner_.fstat(fd); info.ok()) {
+    grew_to(fd, info->size);  // failed part way: what reached the file is unsynced like the rest
   }
-  if (n == 0) return st;
+  return st;
+}
+
+void power_loss_fs::appended(int fd, std::uint64_t n) {
   bytes_written_.fetch_add(n);
   std::lock_guard<std::mutex> g(mu_);
   auto it = fds_.find(fd);
-  if (it != fds_.end()) {
-    auto f = files_.find(it->second.node);
-    if (f != files_.end()) {
-      f->second.size += n;
-      written_.insert(f->first);
-    }
-  }
-  return st;
+  if (it == fds_.end()) return;
+  auto f = files_.find(it->second.node);
+  if (f == files_.end()) return;
+  f->second.size += n;
+  written_.insert(f->first);
 }
 
 void power_loss_fs::grew_to(int fd, std::uint64_t end) {

@@ -84,6 +84,7 @@ class power_loss_fs final : public killable_fs {
   void name_created(const std::string& path);  // under mu_
   void name_gone(const std::string& path);     // under mu_
   void grew_to(int fd, std::uint64_t end);     // a write or an allocation reached `end`; takes mu_
+  void appended(int fd, std::uint64_t n);      // n bytes written at the end through fd; takes mu_
   std::uint64_t draw(std::uint64_t bound);     // [0, bound), under mu_
 
   std::atomic<std::uint64_t> bytes_written_{0};
