@@ -93,10 +93,7 @@ result<std::size_t> fault_window_fs::faulted_write(int fd, std::size_t n, Inner&
     }
   }
   auto r = inner(n);
-  if (r.ok() && stamp_) {
-    std::lock_guard<std::mutex> g(mu_);
-    if (auto it = fds_.find(fd); it != fds_.end()) touch(it->second);
-  }
+  if (r.ok()) stamp_fd(fd);
   return r;
 }
 
@@ -107,10 +104,7 @@ result<std::size_t> fault_window_fs::write(int fd, const char* data, std::size_t
 status fault_window_fs::write_gather(int fd, std::span<const std::string_view> pieces) {
   if (any_.load()) return fs::write_gather(fd, pieces);
   status st = inner_.write_gather(fd, pieces);
-  if (st.ok() && stamp_) {
-    std::lock_guard<std::mutex> g(mu_);
-    if (auto it = fds_.find(fd); it != fds_.end()) touch(it->second);
-  }
+  if (st.ok()) stamp_fd(fd);
   return st;
 }
 
@@ -193,10 +187,14 @@ status fault_window_fs::unlink(const std::string& path) {
 
 status fault_window_fs::ftruncate(int fd, std::uint64_t length) {
   SRT_RETURN_IF_ERROR(inner_.ftruncate(fd, length));
-  if (!stamp_) return {};
+  stamp_fd(fd);
+  return {};
+}
+
+void fault_window_fs::stamp_fd(int fd) {
+  if (!stamp_) return;
   std::lock_guard<std::mutex> g(mu_);
   if (auto it = fds_.find(fd); it != fds_.end()) touch(it->second);
-  return {};
 }
 
 void fault_window_fs::touch(const std::string& path) {

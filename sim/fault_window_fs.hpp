@@ -71,6 +71,7 @@ class fault_window_fs final : public storage::forwarding_fs {
   };
   void touch(const std::string& path);  // under mu_
   void touch(open_fd& fd);              // under mu_
+  void stamp_fd(int fd);                // with stamp_: touch(fd's file) now; takes mu_
   static result<storage::file_info> with_mtime(result<storage::file_info> info, const mtime_cell& mtime);
   struct window {
     fault_spec spec;

@@ -207,14 +207,22 @@ memory_fs::buffer_counts memory_fs::large_buffers() const {
   return large_buffers_;
 }
 
-// write and pwrite: a gap past the end reads as zeros, as on a real file.
-void memory_fs::write_at(node& file, std::uint64_t offset, const char* data, std::size_t n) {
+// write, pwrite and write_gather: the file grows once for all the pieces; a gap past the end
+// reads as zeros, as on a real file.
+std::uint64_t memory_fs::write_at(node& file, std::uint64_t offset, std::span<const std::string_view> pieces) {
+  std::size_t total = 0;
+  for (std::string_view p : pieces) total += p.size();
+  if (total == 0) return offset;
   std::string& bytes = file.data;
-  make_room(bytes, offset + n);
+  make_room(bytes, offset + total);
   if (offset > bytes.size()) bytes.resize(offset, '\0');
-  const std::size_t overlap = std::min<std::size_t>(n, bytes.size() - offset);
-  bytes.replace(offset, overlap, data, n);
-  if (n > 0) touch(file);
+  for (std::string_view p : pieces) {
+    const std::size_t overlap = std::min<std::size_t>(p.size(), bytes.size() - offset);
+    bytes.replace(offset, overlap, p.data(), p.size());
+    offset += p.size();
+  }
+  touch(file);
+  return offset;
 }
 
 result<memory_fs::open_file*> memory_fs::writable_descriptor(int fd) {
@@ -230,8 +238,8 @@ result<std::size_t> memory_fs::write(int fd, const char* data, std::size_t n) {
   if (!f.ok()) return f.error();
   open_file& of = **f;
   if (of.flags & O_APPEND) of.offset = of.file->data.size();
-  write_at(*of.file, of.offset, data, n);
-  of.offset += n;
+  const std::string_view piece(data, n);
+  of.offset = write_at(*of.file, of.offset, {&piece, 1});
   return n;
 }
 
@@ -241,18 +249,7 @@ status memory_fs::write_gather(int fd, std::span<const std::string_view> pieces)
   if (!f.ok()) return f.error();
   open_file& of = **f;
   if (of.flags & O_APPEND) of.offset = of.file->data.size();
-  std::size_t total = 0;
-  for (std::string_view p : pieces) total += p.size();
-  if (total == 0) return {};
-  std::string& bytes = of.file->data;
-  make_room(bytes, of.offset + total);
-  if (of.offset > bytes.size()) bytes.resize(of.offset, '\0');
-  for (std::string_view p : pieces) {
-    const std::size_t overlap = std::min<std::size_t>(p.size(), bytes.size() - of.offset);
-    bytes.replace(of.offset, overlap, p.data(), p.size());
-    of.offset += p.size();
-  }
-  touch(*of.file);
+  of.offset = write_at(*of.file, of.offset, pieces);
   return {};
 }
 
@@ -266,7 +263,8 @@ result<std::size_t> memory_fs::pwrite(int fd, const char* data, std::size_t n, s
   std::lock_guard<std::mutex> g(mu_);
   auto f = writable_descriptor(fd);
   if (!f.ok()) return f.error();
-  write_at(*(*f)->file, offset, data, n);
+  const std::string_view piece(data, n);
+  (void)write_at(*(*f)->file, offset, {&piece, 1});
   return n;
 }
 

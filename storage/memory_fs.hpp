@@ -89,7 +89,8 @@ class memory_fs final : public fs {
   result<lookup> existing(const std::string& path, const char* op) const;  // find(), ENOENT if absent; under mu_
   node_ptr make_node(bool dir, mode_t mode);                           // under mu_
   void touch(node& n);                                                 // mtime + ctime; under mu_
-  void write_at(node& file, std::uint64_t offset, const char* data, std::size_t n);  // under mu_
+  // Writes `pieces` at `offset`; returns the offset past them. Under mu_.
+  std::uint64_t write_at(node& file, std::uint64_t offset, std::span<const std::string_view> pieces);
   void make_room(std::string& bytes, std::uint64_t size);  // capacity for `size` bytes; under mu_
   void recycle(std::string&& bytes);                       // a gone file's buffer; under mu_
   std::int64_t now_ns() const;                                         // the clock's time, in ns

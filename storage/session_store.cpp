@@ -367,17 +367,22 @@ std::uint64_t session_store::text_version() const {
   return version_;
 }
 
-status session_store::append_pretty(std::string& out) const { return write_pretty(out, 0, {}, {}); }
+status session_store::append_pretty(std::string& out) const { return pretty(out, 0, {}, nullptr); }
+
+status session_store::write_pretty(std::string& scratch, std::size_t piece_bytes, std::string_view trailer,
+                                   const piece_writer& to) const {
+  return pretty(scratch, piece_bytes, trailer, &to);
+}
 
 namespace {
-// write_pretty's text on its way out. Whole: appended to `out`. Streamed: a list of pieces,
-// handed to the sink as views once they hold a piece's worth; a piece is a row's own text (it
+// pretty()'s text on its way out. Whole: appended to `out`. Streamed: a list of pieces,
+// written gathered once they hold a piece's worth; a piece is a row's own text (it
 // stays put while the store is not changed) or a range of `out` (rows read back from the
 // backing file), resolved only when handed on, as `out` may grow meanwhile.
 class pretty_text {
  public:
-  pretty_text(std::string& out, std::size_t piece_bytes, const session_store::text_sink& sink)
-      : out_(out), piece_bytes_(piece_bytes), sink_(sink), streaming_(sink.write && piece_bytes > 0) {
+  pretty_text(std::string& out, std::size_t piece_bytes, const piece_writer* to)
+      : out_(out), piece_bytes_(piece_bytes), to_(to), streaming_(to && piece_bytes > 0) {
     if (streaming_) out_.clear();
   }
   bool streaming() const { return streaming_; }
@@ -398,7 +403,7 @@ class pretty_text {
     if (pieces_.empty()) return {};
     views_.clear();
     for (const piece& p : pieces_) views_.emplace_back(p.ext ? p.ext : out_.data() + p.at, p.len);
-    status st = sink_.write(views_);
+    status st = (*to_)(std::span<const std::string_view>(views_));
     pieces_.clear();
     pending_ = 0;
     out_.clear();
@@ -412,7 +417,7 @@ class pretty_text {
   };
   std::string& out_;
   const std::size_t piece_bytes_;
-  const session_store::text_sink& sink_;
+  const piece_writer* to_;
   const bool streaming_;
   std::vector<piece> pieces_;
   std::vector<std::string_view> views_;
@@ -420,17 +425,17 @@ class pretty_text {
 };
 }  // namespace
 
-status session_store::write_pretty(std::string& out, std::size_t piece_bytes, std::string_view trailer,
-                                   const text_sink& sink) const {
+status session_store::pretty(std::string& out, std::size_t piece_bytes, std::string_view trailer,
+                             const piece_writer* to) const {
   refresh();
   if (!spill_error_.ok()) return spill_error_;
-  pretty_text text(out, piece_bytes, sink);
+  pretty_text text(out, piece_bytes, to);
   const std::size_t start = out.size();
   // "{", the rows with a ',' between, "\n}" ("{}" when empty), the trailer.
   std::size_t total = 2 + index_.size() + trailer.size();
   for (const slot& s : slots_) total += s.live ? text_size(s) : 0;
   if (text.streaming()) {
-    if (sink.size_hint) sink.size_hint(total);
+    to->size_hint(total);
     out.reserve(piece_bytes + piece_bytes / 4);
   } else {
     out.reserve(out.size() + total);

@@ -27,7 +27,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <deque>
@@ -37,6 +36,7 @@
 
 #include "messages/session_entry.hpp"
 #include "messages/status.hpp"
+#include "storage/durable_file.hpp"
 #include "storage/store_backing.hpp"
 
 namespace sessionrt::storage {
@@ -123,18 +123,14 @@ class session_store {
   // changed since the last serialization. Fails only when spilled rows cannot be read back
   // (see above); `out` is then left as it was.
   status append_pretty(std::string& out) const;
-  // The same text followed by `trailer`, handed to sink.write in batches of views, each batch
-  // at least `piece_bytes` long except the last (the rows' own texts, not copied: a write
-  // gathers them, fs::write_gather); sink.size_hint (if set) first learns the whole length.
-  // `scratch` holds only rows read back from the backing file, a run at a time, so the text is
-  // never whole in memory. A sink's error is returned as it is; a row that cannot be read back
-  // fails as in append_pretty, with what went to the sink already gone.
-  struct text_sink {
-    std::function<status(std::span<const std::string_view>)> write;
-    std::function<void(std::uint64_t)> size_hint;
-  };
+  // The same text followed by `trailer`, written with `to` in gathered batches (the rows'
+  // own texts, not copied: fs::write_gather), each batch at least `piece_bytes` long except
+  // the last, after a size hint of the whole length. `scratch` holds only rows read back from
+  // the backing file, a run at a time, so the text is never whole in memory. A write's error
+  // is returned as it is; a row that cannot be read back fails as in append_pretty, with what
+  // was written already gone.
   status write_pretty(std::string& scratch, std::size_t piece_bytes, std::string_view trailer,
-                      const text_sink& sink) const;
+                      const piece_writer& to) const;
   // append_pretty into a new string; throws std::runtime_error where append_pretty fails.
   std::string to_pretty() const;
   // Brings the per-row text up to date and returns a number that changes whenever the store's
@@ -155,6 +151,8 @@ class session_store {
   const status& spill_error() const { return spill_error_; }
 
  private:
+  // append_pretty (to null: the whole text into `out`) and write_pretty (written with *to).
+  status pretty(std::string& out, std::size_t piece_bytes, std::string_view trailer, const piece_writer* to) const;
   // A row in memory: parsed, or only its text (released).
   struct row_mem {
     session_entry entry;  // the row; empty while released

@@ -188,9 +188,7 @@ status session_store_file::write_streamed(bool durable, int* keep_fd) {
   // kept between saves. A large store's text is never whole in memory.
   return write(
       [&](const piece_writer& w) -> status {
-        const session_store::text_sink sink{[&](std::span<const std::string_view> views) { return w(views); },
-                                            [&](std::uint64_t bytes) { w.size_hint(bytes); }};
-        status st = store_.write_pretty(write_buffer_, kSavePieceBytes, trailing_newline_ ? "\n" : "", sink);
+        status st = store_.write_pretty(write_buffer_, kSavePieceBytes, trailing_newline_ ? "\n" : "", w);
         write_buffer_.clear();
         return st;
       },

@@ -197,7 +197,7 @@ class scan_handler {
     if (value_blank_) value_.append(s);
     else if (value_.size() < kKeep) value_.append(s.substr(0, kKeep - value_.size()));
   }
-  bool blank_value() const { return value_blank_ && js_trim(value_).empty(); }
+  bool blank_value() const { return value_blank_ && is_js_blank(value_); }
   void string_done() {
     if (depth_ == 1) {
       if (current_key_ == "type") {

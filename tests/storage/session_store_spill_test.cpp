@@ -11,11 +11,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "messages/json_writer.hpp"
+#include "storage/durable_file.hpp"
+#include "storage/forwarding_fs.hpp"
+#include "storage/memory_fs.hpp"
 #include "storage/session_store_file.hpp"
 #include "tests/test_support.hpp"
 
@@ -25,6 +29,31 @@ using sessionrt::testing::read_text;
 using sessionrt::testing::temp_dir;
 
 namespace {
+
+// Records what is written through it: each write() call is one batch (a gathered write comes
+// as one call: fs's default joins it), and the size hints; with `full`, every write fails
+// with ENOSPC.
+class batch_recorder final : public forwarding_fs {
+ public:
+  using forwarding_fs::forwarding_fs;
+  result<std::size_t> write(int fd, const char* data, std::size_t n) override {
+    batches.push_back(n);
+    if (on_batch) on_batch();
+    if (full) return errno_status(ENOSPC, "write", "");
+    written.append(data, n);
+    return inner_.write(fd, data, n);
+  }
+  void size_hint(int fd, std::uint64_t bytes) override {
+    hinted = bytes;
+    inner_.size_hint(fd, bytes);
+  }
+  void clear() { batches.clear(), written.clear(), hinted = 0; }
+  std::vector<std::size_t> batches;
+  std::string written;
+  std::uint64_t hinted = 0;
+  std::function<void()> on_batch;
+  bool full = false;
+};
 
 session_entry row_for(int i, int version) {
   session_entry e;
@@ -234,24 +263,22 @@ TEST_CASE("spilled rows: the text written in pieces is the text whole, for any p
   for (int i : {3, 4, 17, 40, 59}) file.store().upsert(fmt::format("agent:main:telegram:direct:{}", i), row_for(i, 1));
   REQUIRE(file.store().find(fmt::format("agent:main:telegram:direct:{}", 30)) != nullptr);
   const std::string whole = file.store().to_pretty();
+  manual_clock mem_clk(0);
+  memory_fs mem(mem_clk);
+  batch_recorder out(mem);
   for (std::size_t piece : {std::size_t(1), std::size_t(7), std::size_t(150), std::size_t(1000), whole.size(),
                             whole.size() * 2}) {
     std::string scratch = "left from before";  // only a buffer: none of it is written
-    std::string written;
-    std::vector<std::size_t> batches;
-    std::uint64_t hinted = 0;
+    out.clear();
     std::size_t scratch_peak = 0;
-    session_store::text_sink sink{[&](std::span<const std::string_view> views) {
-                                    scratch_peak = std::max(scratch_peak, scratch.size());
-                                    std::size_t n = 0;
-                                    for (std::string_view v : views) n += v.size(), written += v;
-                                    batches.push_back(n);
-                                    return status();
-                                  },
-                                  [&](std::uint64_t bytes) { hinted = bytes; }};
-    REQUIRE(file.store().write_pretty(scratch, piece, "\n", sink).ok());
-    CHECK(written == whole + "\n");
-    CHECK(hinted == written.size());  // the length, told before the first batch
+    out.on_batch = [&] { scratch_peak = std::max(scratch_peak, scratch.size()); };
+    auto fd = out.open("/p" + std::to_string(piece), O_WRONLY | O_CREAT, 0600);
+    REQUIRE(fd.ok());
+    REQUIRE(file.store().write_pretty(scratch, piece, "\n", piece_writer(out, *fd)).ok());
+    REQUIRE(out.close(*fd).ok());
+    CHECK(out.written == whole + "\n");
+    CHECK(out.hinted == out.written.size());  // the length, told before the first batch
+    const auto& batches = out.batches;
     REQUIRE(!batches.empty());
     for (std::size_t i = 0; i + 1 < batches.size(); ++i) {
       CHECK(batches[i] >= piece);  // a batch goes only once it is a piece's worth
@@ -264,17 +291,17 @@ TEST_CASE("spilled rows: the text written in pieces is the text whole, for any p
     if (piece == 1000) CHECK(scratch_peak > 0);  // some batch did hold rows read back
     if (piece > whole.size() + 1) CHECK(batches.size() == 1);
   }
-  // The sink's error ends the text there and is returned as it is.
+  // A write's error ends the text there and is returned as it is.
   std::string scratch;
-  int calls = 0;
-  session_store::text_sink failing{[&](std::span<const std::string_view>) {
-                                     ++calls;
-                                     return status(errc::no_space, "disk full");
-                                   },
-                                   {}};
-  status st = file.store().write_pretty(scratch, 100, "", failing);
+  out.clear();
+  out.on_batch = nullptr;
+  out.full = true;
+  auto fd = out.open("/full", O_WRONLY | O_CREAT, 0600);
+  REQUIRE(fd.ok());
+  status st = file.store().write_pretty(scratch, 100, "", piece_writer(out, *fd));
+  REQUIRE(out.close(*fd).ok());
   CHECK(st.code() == errc::no_space);
-  CHECK(calls == 1);
+  CHECK(out.batches.size() == 1);  // the one refused
   CHECK(file.store().spill_error().ok());  // not a read-back failure
   // And a save in pieces writes the same file.
   REQUIRE(file.save().ok());
