@@ -58,7 +58,7 @@ class session_slots {
     std::vector<Event> waiting;  // events that arrived while not live, in order
     std::int64_t last_active_ms = 0;
     bool trimmed = false;                    // asked to trim since its last event
-    std::list<std::string>::iterator lru{};  // position in lru_ while live
+    std::list<std::string>::iterator lru{};  // position in lru_ (trimmed_ when trimmed) while live
     std::vector<std::string> routes;         // route memo keys that resolved to this key
     // The settle memo (settled_idle()): what the router sent the actor that may give it work
     // (events, a trim) since the slot was made, and that count when the actor last answered a
@@ -77,8 +77,8 @@ class session_slots {
     auto [it, fresh] = slots_.try_emplace(key);
     slot& s = it->second;
     if (!fresh && s.state == slot_phase::live) {
+      lru_.splice(lru_.begin(), list_of(s), s.lru);
       touch(s, now);
-      lru_.splice(lru_.begin(), lru_, s.lru);
       return &s.actor;
     }
     s.waiting.push_back(std::move(ev));
@@ -132,14 +132,14 @@ class session_slots {
   }
 
   // Asks a live key's actor to passivate (no effect in any other phase). `key` may be an
-  // element of lru(): it is copied before its node goes.
+  // element of lru_ or trimmed_: it is copied before its node goes.
   void passivate(const std::string& key, const std::string& why, slot_plan& out, bool only_if_idle = false) {
     auto it = slots_.find(key);
     if (it == slots_.end() || it->second.state != slot_phase::live) return;
     it->second.state = slot_phase::passivating;
     ++passivating_;
     out.passivate.push_back({key, why, only_if_idle});
-    lru_.erase(it->second.lru);
+    list_of(it->second).erase(it->second.lru);
   }
 
   // The key's actor declined a passivation it was asked for only if idle (it is running a
@@ -190,20 +190,21 @@ class session_slots {
   // trim_idle_ms are trimmed once per idle spell (their routes dropped). 0 disables either.
   void sweep(std::int64_t now, std::int64_t passivate_idle_ms, std::int64_t trim_idle_ms, slot_plan& out) {
     if (passivate_idle_ms > 0)
-      while (!lru_.empty()) {
-        const std::string key = lru_.back();
+      while (const std::string* oldest = least_recent()) {
+        const std::string key = *oldest;
         if (now - slots_.at(key).last_active_ms < passivate_idle_ms) break;
         passivate(key, "idle", out, true);
       }
+    // Only untrimmed keys are looked at: the trimmed ones wait in trimmed_ (see there).
     if (trim_idle_ms > 0)
-      for (auto it = lru_.rbegin(); it != lru_.rend(); ++it) {
-        slot& s = slots_.at(*it);
+      while (!lru_.empty()) {
+        slot& s = slots_.at(lru_.back());
         if (now - s.last_active_ms < trim_idle_ms) break;
-        if (s.trimmed) continue;
+        out.trim.push_back(lru_.back());
+        trimmed_.splice(trimmed_.begin(), lru_, s.lru);
         s.trimmed = true;
         ++s.sends;
         drop_routes(s, out);
-        out.trim.push_back(*it);
       }
   }
 
@@ -309,8 +310,6 @@ class session_slots {
   bool empty() const { return slots_.empty(); }
   // No passivation is in flight.
   bool quiet() const { return passivating_ == 0; }
-  // Live keys, most recently used first.
-  const std::list<std::string>& lru() const { return lru_; }
   slot_counts counts() const {
     slot_counts c;
     c.slots = slots_.size();
@@ -375,12 +374,27 @@ class session_slots {
       it->second.state = slot_phase::activating;
       out.activate.push_back(key);
     }
-    while (passivating_ < admission_.size() && !lru_.empty()) passivate(lru_.back(), "lru", out);
+    while (passivating_ < admission_.size())
+      if (const std::string* oldest = least_recent())
+        passivate(*oldest, "lru", out);
+      else
+        break;
+  }
+
+  // The live keys in order of their last event are lru_ followed by trimmed_: a key is trimmed
+  // only once idle for trim_idle_ms, and every event makes it untrimmed and the most recent.
+  std::list<std::string>& list_of(const slot& s) { return s.trimmed ? trimmed_ : lru_; }
+  const std::string* least_recent() const {
+    if (!trimmed_.empty()) return &trimmed_.back();
+    return lru_.empty() ? nullptr : &lru_.back();
   }
 
   std::size_t cap_;
   std::unordered_map<std::string, slot> slots_;
-  std::list<std::string> lru_;          // live keys, most recently active first
+  // Live keys, most recently active first, split at the trim: a sweep walks only the untrimmed
+  // (lru_) to find what to trim, not the thousands a long passivate_idle_ms keeps trimmed.
+  std::list<std::string> lru_;
+  std::list<std::string> trimmed_;
   std::deque<std::string> admission_;   // queued keys, in arrival order
   std::unordered_map<std::string, int> holds_;  // held keys -> number of holds
   std::size_t open_ = 0;                // activating, live or passivating

@@ -4,6 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -311,4 +315,104 @@ TEST_CASE("session_slots: the settle memo holds an idle answer until the router 
   // The no-ticket answer (~0) is never recorded.
   s.settled_idle("a", ~std::uint64_t(0));
   CHECK_FALSE(slots_t::known_idle(*s.find("a")));
+}
+
+// The sweep and the LRU choice against a plain model of the live keys (last event time, order
+// of events, trimmed or not) over random events, sweeps and passivations: the sweep trims the
+// live untrimmed keys idle for the trim time, oldest first; it passivates the live keys idle
+// for the passivation time (trimmed or not), oldest first; past the cap the least recently
+// used live key makes room.
+TEST_CASE("session_slots: sweeps and the LRU choice agree with a model of the live keys over random events") {
+  struct model_key {
+    std::int64_t last = 0;
+    std::uint64_t order = 0;  // when it last got an event (ties of `last` go by this)
+    bool trimmed = false;
+  };
+  for (std::uint32_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937 rng(seed);
+    const std::size_t cap = 4 + seed % 5;
+    slots_t s(cap);
+    std::map<std::string, model_key> live;  // the model: live keys only
+    std::set<std::string> activating, passivating;
+    std::uint64_t order = 0;
+    std::int64_t now = 0;
+    int actor = 1;
+    auto oldest_first = [&](auto keep) {
+      std::vector<std::pair<std::uint64_t, std::string>> v;
+      for (const auto& [k, m] : live)
+        if (keep(m)) v.emplace_back(m.order, k);
+      std::sort(v.begin(), v.end());
+      std::vector<std::string> keys;
+      for (auto& [o, k] : v) keys.push_back(k);
+      return keys;
+    };
+    auto apply = [&](const slot_plan& p) {
+      for (const auto& k : p.activate) activating.insert(k);
+      for (const auto& q : p.passivate) {
+        live.erase(q.key);
+        passivating.insert(q.key);
+      }
+    };
+    for (int step = 0; step < 3000; ++step) {
+      now += static_cast<std::int64_t>(rng() % 20);
+      const unsigned what = rng() % 10;
+      slot_plan p;
+      if (what < 5) {  // an event for one of 24 keys
+        const std::string key = "k" + std::to_string(rng() % 24);
+        const bool was_live = live.count(key) > 0;
+        const std::size_t passivating_before = passivating.size();
+        std::string ev = "e";
+        const int* a = s.arrive(key, "main", ev, now, p);
+        CHECK((a != nullptr) == was_live);
+        if (was_live) live[key] = {now, ++order, false};
+        // Room made for a queued key: the least recently used live key(s), in that order.
+        std::vector<std::string> expected = oldest_first([](const model_key&) { return true; });
+        expected.resize(std::min(expected.size(), p.passivate.size()));
+        std::vector<std::string> got;
+        for (const auto& q : p.passivate) got.push_back(q.key);
+        CHECK(got == expected);
+        apply(p);
+        CHECK(passivating.size() >= passivating_before);
+      } else if (what < 7 && !activating.empty()) {  // an activation completes
+        auto it = std::next(activating.begin(), static_cast<long>(rng() % activating.size()));
+        const std::string key = *it;
+        activating.erase(it);
+        s.activated(key, actor++, now, p);
+        live[key] = {now, ++order, false};
+        apply(p);
+      } else if (what < 8 && !passivating.empty()) {  // a passivation completes
+        auto it = std::next(passivating.begin(), static_cast<long>(rng() % passivating.size()));
+        const std::string key = *it;
+        passivating.erase(it);
+        s.passivated(key, p);
+        apply(p);
+      } else {  // a sweep
+        const std::int64_t passivate_idle = (rng() % 4 == 0) ? 0 : 100 + static_cast<std::int64_t>(rng() % 200);
+        const std::int64_t trim_idle = (rng() % 4 == 0) ? 0 : 20 + static_cast<std::int64_t>(rng() % 100);
+        std::vector<std::string> to_passivate, to_trim;
+        if (passivate_idle > 0)
+          to_passivate = oldest_first([&](const model_key& m) { return now - m.last >= passivate_idle; });
+        if (trim_idle > 0)
+          to_trim = oldest_first([&](const model_key& m) {
+            return !m.trimmed && now - m.last >= trim_idle && (passivate_idle == 0 || now - m.last < passivate_idle);
+          });
+        s.sweep(now, passivate_idle, trim_idle, p);
+        std::vector<std::string> got;
+        for (const auto& q : p.passivate) {
+          got.push_back(q.key);
+          CHECK(q.why == "idle");
+          CHECK(q.only_if_idle);
+        }
+        CHECK(got == to_passivate);
+        CHECK(p.trim == to_trim);
+        for (const auto& k : to_trim) live[k].trimmed = true;
+        apply(p);
+      }
+      std::size_t trimmed = 0;
+      for (const auto& [k, m] : live) trimmed += m.trimmed;
+      INFO("seed " << seed << " step " << step);
+      REQUIRE(s.counts().live == live.size() + passivating.size());  // live_ counts a passivation until it ends
+      REQUIRE(s.counts().trimmed == trimmed);
+    }
+  }
 }
