@@ -16,8 +16,9 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "messages/lifecycle_event.hpp"
@@ -68,9 +69,11 @@ class report_figures {
   std::map<std::string, std::int64_t> totals_;
   std::map<std::int64_t, std::vector<std::int64_t>> latency_;
   std::map<std::int64_t, std::int64_t> store_rows_, disk_;
-  std::map<std::string, std::map<std::int64_t, std::int64_t>> context_;  // key -> bucket -> tokens
-  std::map<std::string, std::int64_t> context_peak_;
-  std::set<std::string> sessions_;
+  // Looked up by session key or id at every turn (hundreds of thousands of them in a month);
+  // the report sorts what it takes from them.
+  std::unordered_map<std::string, std::map<std::int64_t, std::int64_t>> context_;  // key -> bucket -> tokens
+  std::unordered_map<std::string, std::int64_t> context_peak_;
+  std::unordered_set<std::string> sessions_;
   std::int64_t disk_budget_ = 0;
   std::vector<fault_record> faults_;
   struct mark {

@@ -209,6 +209,7 @@ class planner {
     std::unordered_set<std::string_view> preserve(in.preserve_keys.begin(), in.preserve_keys.end());
     if (!in.active_key.empty()) preserve.insert(in.active_key);
     std::uint64_t text_sum = 0;
+    refs_.reserve(rows_.size() * 2);  // built whole each pass; unreserved it rehashed as it filled
     for (std::size_t i = 0; i < rows_.size(); ++i) {
       const auto& r = rows_[i];
       const bool recent = in.settings.preserve_recent_ms && !r.synthetic && r.activity_at > 0 &&
