@@ -42,7 +42,10 @@ result<std::unique_ptr<transcript_file>> transcript_file::create(fs& f, clock& c
   ro.durable = opt.mode == durability::sync;
   SRT_RETURN_IF_ERROR(create_file_exclusive(f, path, line, ro));
   auto t = open(f, c, path, opt);
-  if (t.ok() && opt.mode == durability::batch) (*t)->dir_unsynced_ = true;
+  if (t.ok() && opt.mode == durability::batch) {
+    (*t)->dir_unsynced_ = true;
+    (*t)->keep_written(0, line);
+  }
   return t;
 }
 
@@ -296,11 +299,39 @@ status transcript_file::flush() {
   stats_.bytes_written += pending_.size();
   unsynced_bytes_ += pending_.size();
   reader_->note_appended(end + pending_.size());
+  if (opt_.mode == durability::batch) keep_written(end, pending_);
   pending_.clear();
   pending_entries_ = 0;
   written_seq_ = appended_seq_;
   if (opt_.mode == durability::none) durable_seq_ = written_seq_;
   return {};
+}
+
+// Takes `bytes` (left empty or as they were) when they continue what is kept, else starts
+// again from them.
+void transcript_file::keep_written(std::uint64_t at, std::string& bytes) {
+  if (written_.empty() || written_start_ + written_.size() != at) {
+    written_.clear();
+    written_start_ = at;
+  }
+  if (written_.size() + bytes.size() > kMaxWrittenBytes) {
+    std::string().swap(written_);
+    written_start_ = at + bytes.size();  // nothing before this is kept
+    return;
+  }
+  if (written_.empty())
+    written_.swap(bytes);  // the buffer itself: no copy
+  else
+    written_ += bytes;
+}
+
+std::optional<std::string> transcript_file::take_written(std::uint64_t from) {
+  std::string kept;
+  kept.swap(written_);
+  const std::uint64_t end = reader_->data_end();
+  if (from < written_start_ || written_start_ + kept.size() != end || from > end) return std::nullopt;
+  if (from == written_start_) return kept;
+  return kept.substr(static_cast<std::size_t>(from - written_start_));
 }
 
 std::optional<file_info> transcript_file::clean_stamp() {

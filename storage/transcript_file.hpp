@@ -110,6 +110,14 @@ class transcript_file {
   int fd() const { return reader_->fd(); }
   const shared_fd_ptr& shared_fd() const { return reader_->shared(); }
   std::size_t pending_bytes() const { return pending_.size(); }
+  // Durability batch: the bytes at the file's offsets [from, data_end) as this writer wrote
+  // them, taken out of the writer (the commit log's record of a turn carries them, so it need
+  // not read them back). The writer keeps what it wrote (the header it created, each flush)
+  // until a take, at most kMaxWrittenBytes; nullopt when it does not hold all of the range (an
+  // earlier take, a record carried over, more than the bound): the caller reads the file.
+  // Either way it holds nothing after the call.
+  std::optional<std::string> take_written(std::uint64_t from);
+  static constexpr std::size_t kMaxWrittenBytes = 4u << 20;
 
   // The file's fstat when it ends at this writer's last complete line, nothing is buffered,
   // and every line this writer appended passes the damage scan's rules (judged at the append
@@ -138,6 +146,10 @@ class transcript_file {
   std::unique_ptr<transcript_reader> reader_;
   std::optional<std::string> leaf_;
   std::string pending_;
+  // What take_written() hands out: the bytes written from written_start_ on (durability batch).
+  std::string written_;
+  std::uint64_t written_start_ = 0;
+  void keep_written(std::uint64_t at, std::string& bytes);
   std::size_t pending_entries_ = 0;
   std::optional<std::string> leaf_before_pending_;
   std::uint64_t appended_seq_ = 0, written_seq_ = 0, durable_seq_ = 0;

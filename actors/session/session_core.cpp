@@ -445,7 +445,9 @@ status session_core::log_record(core_effects& fx) {
   rec.seq = transcript_->written_seq();
   rec.new_file = log_->new_file;
   rec.sync_file = log_->opened;
-  if (end > log_->acked_end) {
+  if (auto kept = transcript_->take_written(log_->acked_end)) {
+    rec.bytes = std::move(*kept);
+  } else if (end > log_->acked_end) {
     auto bytes = storage::pread_all(*deps_->files, handle->fd(), end - log_->acked_end, log_->acked_end);
     if (!bytes.ok()) return bytes.error().with_context("making " + transcript_->path() + " durable");
     rec.bytes = std::move(*bytes);

@@ -392,3 +392,78 @@ TEST_CASE("tail reads at most the bytes asked for and returns the last entries i
   CHECK((*rd)->stats().bytes_read - before_small <= 1000);  // the byte bound holds for this call alone
   CHECK(small->back().at("message").as_object().at("content").as_string() == "m499");
 }
+
+TEST_CASE("take_written hands out the bytes the file holds past an offset, as written, once") {
+  testing::temp_dir dir;
+  manual_clock clk(1796000000000);
+  faulty_fs f(posix_fs());
+  const auto path = dir.file("w.jsonl");
+  auto t = make(f, clk, path, durability::batch);
+  auto file_from = [&](std::uint64_t from) { return testing::read_text(path).substr(static_cast<std::size_t>(from)); };
+  // The created file's header and two flushes: all of it from 0.
+  REQUIRE(t->append_message(user_message("one", 1)).ok());
+  REQUIRE(t->flush().ok());
+  REQUIRE(t->append_message(assistant("two")).ok());
+  REQUIRE(t->flush().ok());
+  auto all = t->take_written(0);
+  REQUIRE(all.has_value());
+  CHECK(*all == file_from(0));
+  CHECK_FALSE(t->take_written(0).has_value());  // taken: the caller reads the file
+  // After a take, a flush starts again; a take from inside it gets the rest.
+  const std::uint64_t before = testing::read_text(path).size();
+  REQUIRE(t->append_message(user_message("three", 1)).ok());
+  REQUIRE(t->flush().ok());
+  auto tail = t->take_written(before + 5);
+  REQUIRE(tail.has_value());
+  CHECK(*tail == file_from(before + 5));
+  // A range that starts before what is kept is not handed out (and the take drops it).
+  const std::uint64_t mid = testing::read_text(path).size();
+  REQUIRE(t->append_message(user_message("four", 1)).ok());
+  REQUIRE(t->flush().ok());
+  CHECK_FALSE(t->take_written(before).has_value());
+  // A failed write (ENOSPC) is rolled back: what was kept before it still matches the file.
+  const std::uint64_t five_at = testing::read_text(path).size();
+  REQUIRE(t->append_message(user_message("five", 1)).ok());
+  REQUIRE(t->flush().ok());
+  const std::uint64_t good_end = testing::read_text(path).size();
+  f.fail_nth(fs_op::write, 1, ENOSPC);
+  REQUIRE(t->append_message(user_message("six", 1)).ok());
+  CHECK_FALSE(t->flush().ok());
+  CHECK(testing::read_text(path).size() == good_end);
+  CHECK(five_at > mid);
+  auto kept = t->take_written(five_at + 1);
+  REQUIRE(kept.has_value());
+  CHECK(*kept == file_from(five_at + 1));
+}
+
+TEST_CASE("take_written keeps nothing past its bound or outside durability batch") {
+  testing::temp_dir dir;
+  manual_clock clk(1796000000000);
+  SECTION("none") {
+    auto t = make(posix_fs(), clk, dir.file("n.jsonl"), durability::none);
+    REQUIRE(t->append_message(user_message("a", 1)).ok());
+    REQUIRE(t->flush().ok());
+    CHECK_FALSE(t->take_written(0).has_value());
+  }
+  SECTION("past the bound: nothing before the flush that crossed it is kept") {
+    const auto path = dir.file("big.jsonl");
+    auto t = make(posix_fs(), clk, path, durability::batch);
+    const std::string chunk(200'000, 'x');
+    std::uint64_t crossed_at = 0;
+    for (std::size_t written = 0; written <= transcript_file::kMaxWrittenBytes + chunk.size();) {
+      REQUIRE(t->append_message(user_message(chunk, 1)).ok());
+      crossed_at = testing::read_text(path).size();
+      REQUIRE(t->flush().ok());
+      written = testing::read_text(path).size();
+    }
+    CHECK_FALSE(t->take_written(0).has_value());
+    // After the drop, the next flush starts what is kept again.
+    const std::uint64_t end = testing::read_text(path).size();
+    REQUIRE(t->append_message(user_message("small", 1)).ok());
+    REQUIRE(t->flush().ok());
+    auto kept = t->take_written(end);
+    REQUIRE(kept.has_value());
+    CHECK(*kept == testing::read_text(path).substr(end));
+    CHECK(crossed_at > 0);
+  }
+}
