@@ -8,7 +8,7 @@
 // - js_trim removes them from both ends (String.prototype.trim), js_trim_start / js_trim_end
 //   from one (trimStart / trimEnd); each returns a view into the argument; js_trimmed is
 //   trim() as an owned string and js_lower_trimmed trim().toLowerCase(), the two forms the
-//   session-key rules use;
+//   session-key rules use; is_js_blank is trim() === "";
 // - js_lowercase is toLowerCase(): ICU's full lowercase mapping in the root locale, as V8 does
 //   it (U+0130 -> "i" + U+0307, a final capital sigma -> U+03C2); code points the linked ICU's
 //   Unicode version does not know pass through unchanged. Bytes that are not well-formed UTF-8
@@ -30,5 +30,6 @@ std::string_view js_trim_end(std::string_view s);
 std::string js_lowercase(std::string_view s);
 std::string js_trimmed(std::string_view s);
 std::string js_lower_trimmed(std::string_view s);
+inline bool is_js_blank(std::string_view s) { return js_trim(s).empty(); }
 
 }  // namespace sessionrt

@@ -40,8 +40,6 @@ result<tail_state> check_transcript_tail(fs& f, const std::string& path, std::si
 
 namespace {
 
-bool is_js_blank(std::string_view s) { return js_trim(s).empty(); }
-
 // A media type the image rule reads as an image ("image/...", any case, trimmed).
 bool is_image_mime(std::string_view v) {
   v = js_trim(v);

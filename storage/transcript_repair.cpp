@@ -25,8 +25,6 @@ constexpr std::string_view kCorruptedImageText = "[image omitted: corrupted base
 constexpr std::string_view kBlankUserText = "(continue)";
 constexpr std::string_view kMissingToolResultText = "aborted";
 
-bool is_js_blank(std::string_view s) { return js_trim(s).empty(); }
-
 boost::json::array single_text_block(std::string_view text) {
   boost::json::array a;
   a.push_back(text_block(text));

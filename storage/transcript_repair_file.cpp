@@ -20,8 +20,6 @@
 namespace sessionrt::storage {
 namespace {
 
-bool is_js_blank(std::string_view s) { return js_trim(s).empty(); }
-
 // Writes the backup with the original's mode. The caller unlinks it on every later failure.
 status write_backup(fs& f, const std::string& backup, std::string_view data, mode_t mode) {
   auto fd = f.open(backup, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);

@@ -41,6 +41,7 @@
 #include <string>
 
 #include "messages/json_access.hpp"
+#include "messages/js_text.hpp"
 #include "messages/json_reader.hpp"
 #include "messages/json_writer.hpp"
 #include "runtime/providers/wire_common.hpp"
@@ -165,7 +166,7 @@ bj::array convert_messages(const provider_call& call) {
       const auto* content_value = json::find(msg, "content");
       if (content_value && content_value->is_string()) {
         // The API refuses empty text.
-        if (!wire::is_blank(content_value->get_string()))
+        if (!is_js_blank(content_value->get_string()))
           params.push_back(bj::object{{"role", "user"}, {"content", content_value->get_string()}});
         continue;
       }
@@ -175,7 +176,7 @@ bj::array convert_messages(const provider_call& call) {
           const auto* b = v.if_object();
           if (!b) continue;
           if (str(*b, "type") == "text") {
-            if (!wire::is_blank(str(*b, "text"))) blocks.push_back(bj::object{{"type", "text"}, {"text", str(*b, "text")}});
+            if (!is_js_blank(str(*b, "text"))) blocks.push_back(bj::object{{"type", "text"}, {"text", str(*b, "text")}});
           } else if (str(*b, "type") == "image") {
             blocks.push_back(image_block(*b));
           }
@@ -191,16 +192,16 @@ bj::array convert_messages(const provider_call& call) {
           if (!b) continue;
           const std::string_view type = str(*b, "type");
           if (type == "text") {
-            if (wire::is_blank(str(*b, "text"))) continue;
+            if (is_js_blank(str(*b, "text"))) continue;
             blocks.push_back(bj::object{{"type", "text"}, {"text", str(*b, "text")}});
           } else if (type == "thinking") {
             if (wire::truthy(json::find(*b, "redacted"))) {
               blocks.push_back(bj::object{{"type", "redacted_thinking"}, {"data", str(*b, "thinkingSignature")}});
               continue;
             }
-            if (wire::is_blank(str(*b, "thinking"))) continue;
+            if (is_js_blank(str(*b, "thinking"))) continue;
             // Thinking without a signature (an aborted stream) would be refused: send it as text.
-            if (wire::is_blank(str(*b, "thinkingSignature"))) {
+            if (is_js_blank(str(*b, "thinkingSignature"))) {
               blocks.push_back(bj::object{{"type", "text"}, {"text", str(*b, "thinking")}});
             } else {
               bj::object t;

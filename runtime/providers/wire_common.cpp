@@ -266,7 +266,7 @@ std::optional<bj::value> partial_parse(std::string_view text) {
 }  // namespace
 
 bj::value parse_streaming_json(std::string_view text) {
-  if (is_blank(text)) return bj::object();
+  if (is_js_blank(text)) return bj::object();
   if (auto whole = parse_json_with_repair(text)) return std::move(whole).value();
   auto partial = partial_parse(text);
   if (!partial) partial = partial_parse(repair_json(text));
@@ -290,7 +290,6 @@ bool truthy(const bj::value* v) {
   return true;
 }
 
-bool is_blank(std::string_view s) { return js_trim(s).empty(); }
 
 std::string utf16_prefix(std::string_view s, std::size_t units) {
   std::size_t used = 0, i = 0;
@@ -445,7 +444,7 @@ std::vector<bj::object> transform_messages(const provider_call& call, const id_n
               continue;
             }
             const std::string_view thinking = str(*block, "thinking");
-            if (is_blank(thinking)) continue;
+            if (is_js_blank(thinking)) continue;
             if (same) content.push_back(bv);
             else content.push_back(bj::object{{"type", "text"}, {"text", thinking}});
           } else if (type == "text") {

@@ -39,7 +39,6 @@ boost::json::value parse_streaming_json(std::string_view text);
 
 std::string_view str(const boost::json::object& o, std::string_view key);  // "" unless a string
 bool truthy(const boost::json::value* v);                                   // JS Boolean(v)
-bool is_blank(std::string_view s);                                          // s.trim().length === 0
 // s.slice(0, units) counted in UTF-16 code units; a surrogate pair straddling the cut is dropped
 // whole (JavaScript would keep half of it, which no API accepts).
 std::string utf16_prefix(std::string_view s, std::size_t units);

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "messages/js_regex.hpp"
+#include "messages/js_text.hpp"
 #include "messages/json_access.hpp"
 #include "messages/json_reader.hpp"
 #include "messages/json_writer.hpp"
@@ -152,13 +153,13 @@ bj::array convert_contents(const provider_call& call) {
           const std::string_view type = wire::str(*b, "type");
           if (type == "text") {
             const std::string_view text = wire::str(*b, "text");
-            if (wire::is_blank(text)) continue;
+            if (is_js_blank(text)) continue;
             bj::object part{{"text", text}};
             if (auto sig = signature(*b, "textSignature"); !sig.empty()) part["thoughtSignature"] = sig;
             parts.push_back(std::move(part));
           } else if (type == "thinking") {
             const std::string_view thinking = wire::str(*b, "thinking");
-            if (wire::is_blank(thinking)) continue;
+            if (is_js_blank(thinking)) continue;
             if (same) {
               bj::object part{{"thought", true}, {"text", thinking}};
               if (auto sig = signature(*b, "thinkingSignature"); !sig.empty()) part["thoughtSignature"] = sig;

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "messages/json_access.hpp"
+#include "messages/js_text.hpp"
 #include "messages/json_reader.hpp"
 #include "messages/json_writer.hpp"
 #include "runtime/providers/wire_common.hpp"
@@ -135,9 +136,9 @@ bj::object assistant_message(const bj::object& msg, const provider_call& call, c
       const auto* b = v.if_object();
       if (!b) continue;
       const std::string_view type = str(*b, "type");
-      if (type == "text" && !wire::is_blank(str(*b, "text"))) {
+      if (type == "text" && !is_js_blank(str(*b, "text"))) {
         text += str(*b, "text");
-      } else if (type == "thinking" && !wire::is_blank(str(*b, "thinking"))) {
+      } else if (type == "thinking" && !is_js_blank(str(*b, "thinking"))) {
         thinking.push_back(b);
       } else if (type == "toolCall") {
         const auto* args = json::find(*b, "arguments");

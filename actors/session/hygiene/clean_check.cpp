@@ -18,7 +18,6 @@ bool has_only(const boost::json::object& o, std::initializer_list<std::string_vi
   return true;
 }
 
-bool blank(std::string_view s) { return js_trim(s).empty(); }
 
 // Text blocks only, none blank; `joined` gets their text.
 bool plain_text_blocks(const boost::json::value& content, std::string* joined) {
@@ -29,7 +28,7 @@ bool plain_text_blocks(const boost::json::value& content, std::string* joined) {
     if (!has_only(o, {"type", "text"})) return false;
     if (json::get_string(o, "type") != std::optional<std::string_view>("text")) return false;
     auto t = json::get_string(o, "text");
-    if (!t || blank(*t)) return false;
+    if (!t || is_js_blank(*t)) return false;
     if (joined) joined->append(*t);
   }
   return true;
@@ -39,7 +38,7 @@ bool plain_user(const boost::json::object& m) {
   if (!has_only(m, {"role", "content", "timestamp"})) return false;
   const auto* c = m.if_contains("content");
   if (!c) return false;
-  if (c->is_string()) return !blank(c->get_string());
+  if (c->is_string()) return !is_js_blank(c->get_string());
   return plain_text_blocks(*c, nullptr);
 }
 

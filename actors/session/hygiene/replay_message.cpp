@@ -73,19 +73,18 @@ void set_tool_result_id(boost::json::object& message, std::string_view id) {
   if (!any) json::set(message, "toolCallId", boost::json::string(id));
 }
 
-bool is_blank(std::string_view text) { return js_trim(text).empty(); }
 
 bool is_blank_text_block(const boost::json::value& block) {
   if (block_type(block) != "text") return false;
   const auto* t = block.get_object().if_contains("text");
-  return !t || !t->is_string() || is_blank(t->get_string());
+  return !t || !t->is_string() || is_js_blank(t->get_string());
 }
 
 bool has_no_content(const boost::json::value& message) {
   if (!message.is_object()) return true;
   const auto* c = message.get_object().if_contains("content");
   if (!c || c->is_null()) return true;
-  if (c->is_string()) return is_blank(c->get_string());
+  if (c->is_string()) return is_js_blank(c->get_string());
   if (!c->is_array()) return true;
   for (const auto& b : c->get_array())
     if (!is_blank_text_block(b)) return false;

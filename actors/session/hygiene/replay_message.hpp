@@ -35,9 +35,7 @@ std::optional<std::string> tool_result_id(const boost::json::value& message);
 // Sets every id field present on the toolResult to `id`; toolCallId when none is present.
 void set_tool_result_id(boost::json::object& message, std::string_view id);
 
-// JavaScript trim() leaves nothing.
-bool is_blank(std::string_view text);
-// {type:"text", text:<blank or non-string>}.
+// {type:"text", text:<blank or non-string>} (blank: is_js_blank, messages/js_text.hpp).
 bool is_blank_text_block(const boost::json::value& block);
 // A message whose content is absent, a blank string, an empty array, only blank text blocks, or
 // neither a string nor an array (a number or object: no provider takes it, and merging two such

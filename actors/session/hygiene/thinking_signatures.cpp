@@ -2,6 +2,7 @@
 
 #include "actors/session/hygiene/image_sanitizer.hpp"
 #include "actors/session/hygiene/replay_message.hpp"
+#include "messages/js_text.hpp"
 #include "messages/json_access.hpp"
 #include "messages/transcript_entry.hpp"
 
@@ -11,7 +12,7 @@ namespace {
 bool has_valid_signature(const boost::json::object& b) {
   for (const char* key : {"thinkingSignature", "signature"}) {
     const auto* v = b.if_contains(key);
-    if (v && v->is_string() && !is_blank(v->get_string())) return true;
+    if (v && v->is_string() && !is_js_blank(v->get_string())) return true;
   }
   return false;
 }
