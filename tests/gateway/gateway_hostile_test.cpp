@@ -250,38 +250,42 @@ TEST_CASE("gateway: sockets within gateway.fdReserve of RLIMIT_NOFILE are closed
   running_gateway g([](gateway_options& o) {
     o.runtime.settings.gateway.max_unauthenticated = 1000;
     o.runtime.settings.gateway.request_timeout_ms = 60000;
+    o.handshake_timeout_ms = 60000;
   });
   rlimit saved{};
   REQUIRE(::getrlimit(RLIMIT_NOFILE, &saved) == 0);
-  // Room for 40 more descriptors beyond the reserve of 64. Each socket costs two in this
-  // process (the client's and the one the server accepted), and the 30 clients may all exist
-  // before the server accepts the first: between 10 and 20 are admitted, whatever the order.
+  // Room for 40 more descriptors beyond the reserve of 64. Each socket is upgraded (admitted:
+  // the server answers 101 and holds it open) or closed (refused) before the next one is made,
+  // so the server decides with the sockets so far and nothing else open: an admitted socket
+  // costs two descriptors in this process (the client's and the server's), a refused one the
+  // client's. That admits 20, then refuses the rest; a descriptor some thread of the runtime
+  // holds for a moment at an accept may cost one or two of the 20.
+  // (Made all at once, the 30 could be accepted after the files below were opened, and then all
+  // be refused, rightly: CI saw it on a busy machine.)
   const std::size_t base = open_fds();
   rlimit lowered = saved;
   lowered.rlim_cur = base + 64 + 40;
   REQUIRE(::setrlimit(RLIMIT_NOFILE, &lowered) == 0);
   std::vector<std::unique_ptr<raw_socket>> sockets;
-  for (int i = 0; i < 30; ++i) sockets.push_back(std::make_unique<raw_socket>(g.server->port()));
-  // The reserve is still there for the process's own files.
+  int admitted = 0, closed = 0;
+  for (int i = 0; i < 30; ++i) {
+    sockets.push_back(std::make_unique<raw_socket>(g.server->port()));
+    raw_socket& s = *sockets.back();
+    if (s.upgrade(10s)) ++admitted;
+    else if (s.wait_closed(10s) && s.received().empty()) ++closed;
+  }
+  // The reserve is still there for the process's own files, with every admitted socket open.
   std::vector<int> files;
   for (int i = 0; i < 32; ++i) files.push_back(::open("/dev/null", O_RDONLY));
   const bool files_opened = std::all_of(files.begin(), files.end(), [](int fd) { return fd >= 0; });
   for (int fd : files)
     if (fd >= 0) ::close(fd);
-  // Admitted sockets answer /healthz; refused ones were closed without a word.
-  int served = 0, closed = 0;
-  for (auto& s : sockets) {
-    REQUIRE((s->send_all("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") || true));
-    s->wait_closed(10s);
-    if (s->received().rfind("HTTP/1.1 200", 0) == 0) ++served;
-    else if (s->received().empty()) ++closed;
-  }
   sockets.clear();
   REQUIRE(::setrlimit(RLIMIT_NOFILE, &saved) == 0);
   CHECK(files_opened);
-  CHECK(served >= 1);
-  CHECK(closed >= 1);
-  CHECK(served + closed == 30);
+  CHECK(admitted <= 20);
+  CHECK(admitted >= 17);
+  CHECK(admitted + closed == 30);
   const auto m = metrics_of(g);
   CHECK(refused(m, "fd_reserve") == closed);
 }
