@@ -10,6 +10,7 @@
 #include "actors/commit_log/commit_log_actor.hpp"
 #include "actors/events/event_bus.hpp"
 #include "actors/maintenance/maintenance_actor.hpp"
+#include "actors/router/host_steps.hpp"
 #include "actors/router/outcome_relay.hpp"
 #include "actors/router/router_actor.hpp"
 #include "actors/store/store_actor.hpp"
@@ -27,6 +28,7 @@ struct actor_handles {
   actors::router_actor_type router;              // (chat, chat_event) -> turn_outcome, and the rest
   actors::subagent_actor_type subagents;         // (spawn, parent_key, subagent_spec) -> turn_outcome
   actors::outcome_relay_type relay;              // the host callbacks' side (runtime::send(ev, done))
+  actors::host_steps_type steps;                 // settle() and advance_clock() in one request each
 };
 
 }  // namespace sessionrt::runtime

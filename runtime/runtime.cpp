@@ -227,31 +227,29 @@ runtime_stats runtime::stats() {
 
 actors::settle_report runtime::settle() {
   if (impl_->stopped) return {};
-  host_self self{*impl_->sys};
-  // The router, then every session it has, handled what was sent before; then the bus
-  // published the events that produced.
-  auto warn = [&](const char* what) {
-    return [&, what](caf::error& e) { spdlog::warn("settle: {} did not answer: {}", what, self->system().render(e)); };
-  };
-  // Through the relay: behind the turns sent before (which wait there for the router). A key
-  // held for an administration call gets the settle after the hold, which waits for its turn.
+  auto lease = impl_->step.take(*impl_->sys, impl_->opt.virtual_time);
+  caf::scoped_actor& self = lease.self();
+  // The router, then every session it has, handled what was sent before (through the relay:
+  // behind the turns sent before, which wait there for the router; a key held for an
+  // administration call gets the settle after the hold, which waits for its turn); the records
+  // those sessions sent (a turn's, or the user's line of a model call that waits) are answered
+  // and no log sync runs: a power cut now finds what a later one would; then the bus published
+  // the events that produced. One request: host_steps asks each in turn.
   actors::settle_report waits;
-  self->request(impl_->actors.relay, turn_wait(impl_->settings), settle_atom::value)
-      .receive([&](actors::settle_report& r) { waits = r; }, warn("the router"));
-  // The records those sessions sent (a turn's, or the user's line of a model call that waits)
-  // are answered and no log sync runs: a power cut now finds what a later one would. No
-  // timeout, here nor for the bus: the log answers once its syncs in flight returned, the bus
-  // once it delivered what came before.
-  if (impl_->actors.commit_log)
-    self->request(impl_->actors.commit_log, caf::infinite, settle_atom::value)
-        .receive([](bool) {}, warn("the commit log"));
-  self->request(impl_->actors.bus, caf::infinite, settle_atom::value).receive([] {}, warn("the event bus"));
+  self->request(impl_->actors.steps, caf::infinite, settle_atom::value)
+      .receive(
+          [&](actors::settle_report& r, std::vector<std::string>& failures) {
+            waits = std::move(r);
+            for (const auto& f : failures) spdlog::warn("settle: did not answer: {}", f);
+          },
+          [&](caf::error& e) { spdlog::warn("settle: host_steps did not answer: {}", self->system().render(e)); });
   return waits;
 }
 
 status runtime::flush() {
   if (impl_->stopped) return status(errc::invalid_argument, "the runtime is stopped");
-  host_self self{*impl_->sys};
+  auto lease = impl_->step.take(*impl_->sys, impl_->opt.virtual_time);
+  caf::scoped_actor& self = lease.self();
   status out = write_stores(self, impl_->actors.stores, caf::infinite);  // a store answers every write, well or not
   if (status shards = write_stores(self, shard_store_actors(*impl_), caf::infinite); out.ok()) out = shards;
   return out;
@@ -278,24 +276,27 @@ status runtime::advance_clock(std::int64_t ms) {
   auto* manual = dynamic_cast<manual_clock*>(impl_->time);
   if (!manual) return status(errc::invalid_argument, "virtual time needs a manual_clock");
   manual->advance(ms);  // fires the alarms that became due (model answers, timeouts)
-  host_self self{*impl_->sys};
-  status failed;
+  auto lease = impl_->step.take(*impl_->sys, impl_->opt.virtual_time);
+  caf::scoped_actor& self = lease.self();
   // The timers fire what became due (their passivation requests reach the router before the
-  // sweep below, being sent earlier to the same router). No timeout for them nor the bus:
-  // they answer from their mailbox.
-  self->request(impl_->actors.timers, caf::infinite, tick_atom::value).receive([] {}, step_failure(self, failed, "the timers"));
-  // The router sweeps, and answers once every passivation it started (or the timers asked
-  // for) is done, after their running turns; then the bus has every event those passivations
-  // published.
-  self->request(impl_->actors.relay, turn_wait(impl_->settings), tick_atom::value, settle_atom::value)
-      .receive([](bool) {}, step_failure(self, failed, "the router"));
-  self->request(impl_->actors.bus, caf::infinite, settle_atom::value).receive([] {}, step_failure(self, failed, "the event bus"));
+  // sweep, being sent earlier to the same router); the router sweeps, and answers once every
+  // passivation it started (or the timers asked for) is done, after their running turns; then
+  // the bus has every event those passivations published. One request: host_steps asks each
+  // in turn.
+  status failed;
+  self->request(impl_->actors.steps, caf::infinite, tick_atom::value)
+      .receive(
+          [&](std::string& failure) {
+            if (!failure.empty()) failed = status(errc::io_error, "advance: " + failure);
+          },
+          step_failure(self, failed, "host_steps"));
   return failed;
 }
 
 result<bool> runtime::run_due_maintenance() {
   if (!impl_->opt.virtual_time) return status(errc::unsupported, "run_due_maintenance() needs virtual time");
-  host_self self{*impl_->sys};
+  auto lease = impl_->step.take(*impl_->sys, impl_->opt.virtual_time);
+  caf::scoped_actor& self = lease.self();
   status failed;
   bool ran = false;
   // Each store answers a read first: a put it took before has then told the maintenance actor
@@ -343,9 +344,10 @@ status runtime::stop(std::chrono::milliseconds deadline) {
                    [&](caf::error& e) { spdlog::warn("stopping: the commit log's checkpoint: {}", self->system().render(e)); });
     const auto& a = impl_->actors;
     auto exit = [&](const auto& handle) { self->send_exit(handle, caf::exit_reason::user_shutdown); };
-    exit(a.subagents), exit(a.relay), exit(a.router), exit(a.timers), exit(a.bus), exit(a.commit_log);
+    exit(a.subagents), exit(a.steps), exit(a.relay), exit(a.router), exit(a.timers), exit(a.bus), exit(a.commit_log);
     for (auto& [agent, store] : a.stores) exit(store);
   }
+  impl_->step.reset();
   impl_->actors = actor_handles{};
   impl_->sys.reset();  // waits for every actor to finish
   // Every send is answered: what no session answered (it raced the stop) is cancelled.

@@ -24,6 +24,7 @@
 #include "runtime/actor_handles.hpp"
 #include "runtime/blocking_pool.hpp"
 #include "runtime/commit_log_setup.hpp"
+#include "runtime/host_self.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/sync_runner_adapter.hpp"
 #include "storage/change_feed_fs.hpp"
@@ -63,6 +64,7 @@ struct runtime_impl {
   std::optional<commit_log_setup> log;  // the commit log replayed (and its new file, until its actor takes it)
   std::unique_ptr<caf::actor_system_config> cfg;
   std::unique_ptr<caf::actor_system> sys;
+  step_host step;  // after sys: ended before it (stop() resets it first)
   actor_handles actors;  // every handle, built by start(); empty after stop()
   // The host callbacks of send(ev, done), answered by the outcome relay (ids in messages).
   std::shared_ptr<actors::pending_outcomes> pending = std::make_shared<actors::pending_outcomes>();
@@ -111,19 +113,6 @@ std::map<std::string, actors::store_actor_type> shard_store_actors(const runtime
 // Sessions per shard: the sub-agent actor's place_of and shard_of (the child in its parent's
 // shard); nothing changed without runtime_options::shard_of.
 void place_subagents_by_shard(runtime_impl& st, actors::subagent_actor_config& sc);
-
-// The blocking actor a host thread's synchronous call uses. CAF 0.17's scoped_actor parks a
-// reference to the system's logger in the calling thread's thread_local, and ~actor_system
-// waits until the logger is gone: a thread that ever called the runtime (a host's main thread,
-// a pooled worker) kept the system from finishing when another thread stopped it, forever.
-// The runtime logs through spdlog, never CAF's logger, so the reference is dropped at once.
-class host_self : public caf::scoped_actor {
- public:
-  explicit host_self(caf::actor_system& sys) : caf::scoped_actor(sys) {}
-  ~host_self() { caf::logger::set_current_actor_system(nullptr); }
-  host_self(const host_self&) = delete;
-  host_self& operator=(const host_self&) = delete;
-};
 
 // Puts `entry` as `key`'s row in the agent's store and waits until it is durable: in
 // sessions.json, or with durability batch in the commit log (the file follows lazily).

@@ -1,0 +1,46 @@
+// host_steps: what a host thread asks of several actors in turn, asked of this one actor in
+// one request. Each request a host thread makes is two hand-offs between its thread and the
+// actors' (and two wake-ups where either sleeps); the simulator settles about three times a
+// virtual-time step and advances the clock once, each of them three actors in turn.
+//   (settle)  -> settle_report, failures
+//       the relay's (settle): the router and every live session handled what was sent to
+//       them before, and say what they wait on (the report); then the commit log's (settle,
+//       durability batch only): every record they sent answered and no sync running; then the
+//       bus's: their lifecycle events delivered. Each one asked after the one before answered
+//       or failed. `failures`: "the router: <error>" for each that did not answer; the others
+//       are still asked.
+//   (tick)    -> failure
+//       the timers' (tick): what is due by the clock fired; the relay's (tick, settle): the
+//       router swept and every passivation it started is done; the bus's (settle). Each
+//       asked after the one before answered; the first that did not: "the timers: <error>",
+//       and the rest are not asked; "" when all answered.
+// The relay gets its requests behind whatever the host sent it before asking here (the host's
+// sends are in its mailbox when this request is made), so the order of the host's calls holds.
+// Waits: the relay's answer within `relay_wait` (turn_wait.hpp), the others' without bound
+// (they answer from their mailboxes).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "actors/commit_log/commit_log_actor.hpp"
+#include "actors/events/event_bus.hpp"
+#include "actors/router/outcome_relay.hpp"
+#include "actors/timers/timer_actor.hpp"
+
+namespace sessionrt::actors {
+
+using host_steps_type = caf::typed_actor<
+    caf::replies_to<settle_atom>::with<settle_report, std::vector<std::string>>,
+    caf::replies_to<tick_atom>::with<std::string>>;
+
+struct host_steps_links {
+  outcome_relay_type relay;
+  commit_log_actor commit_log;  // empty: durability none (nothing to ask)
+  event_bus_actor bus;
+  timer_actor_type timers;
+  caf::duration relay_wait;
+};
+
+host_steps_type::behavior_type host_steps(host_steps_type::pointer self, host_steps_links links);
+
+}  // namespace sessionrt::actors
