@@ -297,19 +297,20 @@ result<bool> runtime::run_due_maintenance() {
   if (!impl_->opt.virtual_time) return status(errc::unsupported, "run_due_maintenance() needs virtual time");
   auto lease = impl_->step.take(*impl_->sys, impl_->opt.virtual_time);
   caf::scoped_actor& self = lease.self();
+  // Each store answers a read first: a put it took before has then told the maintenance actor
+  // of high water (sent while taking the put, so ahead of the tick in that mailbox); otherwise
+  // whether this tick sees it would be thread timing. Then the pass, and the bus has its
+  // events. One request: host_steps asks each in turn. No timeout: the stores answer from
+  // their mailbox, and a pass always ends (its waits on sessions are bounded, turn_wait.hpp).
   status failed;
   bool ran = false;
-  // Each store answers a read first: a put it took before has then told the maintenance actor
-  // of high water (sent while taking the put, so ahead of the tick below in that mailbox);
-  // otherwise whether this tick sees it would be thread timing. No timeouts: the stores answer
-  // from their mailbox, and a pass always ends (its waits on sessions are bounded, turn_wait.hpp).
-  for (const auto& [agent_id, store] : impl_->actors.stores)
-    self->request(store, caf::infinite, actors::get_atom::value, std::string())
-        .receive([](const entry_reply&) {}, step_failure(self, failed, "a store"));
-  self->request(impl_->actors.maintenance, caf::infinite, tick_atom::value, settle_atom::value)
-      .receive([&](bool pass) { ran = pass; }, step_failure(self, failed, "the maintenance actor"));
-  // The bus then has the events of the pass.
-  if (ran) self->request(impl_->actors.bus, caf::infinite, settle_atom::value).receive([] {}, step_failure(self, failed, "the event bus"));
+  self->request(impl_->actors.steps, caf::infinite, actors::maintain_atom::value)
+      .receive(
+          [&](bool pass, std::string& failure) {
+            if (!failure.empty()) failed = status(errc::io_error, "advance: " + failure);
+            ran = pass;
+          },
+          step_failure(self, failed, "host_steps"));
   if (!failed.ok()) return failed;
   return ran;
 }

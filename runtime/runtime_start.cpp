@@ -287,8 +287,9 @@ void spawn_subagents_and_relay(runtime_impl& st, const runtime_options& options,
   place_subagents_by_shard(st, sc);
   st.actors.subagents = spawn_io(*st.sys, options.files_block, subagent_actor, std::move(sc));  // a fork reads and fsyncs files
   st.actors.relay = st.sys->spawn(outcome_relay, st.actors.router, st.actors.subagents, st.pending);
-  st.actors.steps = st.sys->spawn(
-      host_steps, host_steps_links{st.actors.relay, st.actors.commit_log, st.actors.bus, st.actors.timers, turn_wait(st.settings)});
+  host_steps_links steps{st.actors.relay, st.actors.commit_log, st.actors.bus, st.actors.timers, st.actors.stores,
+                         st.actors.maintenance, turn_wait(st.settings)};
+  st.actors.steps = st.sys->spawn(host_steps, std::move(steps));
 }
 
 // The links made by message: the timers learn the router, the maintenance actor the stores and

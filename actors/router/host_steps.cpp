@@ -7,22 +7,23 @@ namespace sessionrt::actors {
 
 namespace {
 
-using settle_promise = caf::typed_response_promise<settle_report, std::vector<std::string>>;
-using tick_promise = caf::typed_response_promise<std::string>;
-
-struct settling {
-  settle_promise promise;
-  settle_report report;
-  std::vector<std::string> failures;
-};
+// The links, shared by the continuations of every request in flight.
+using links_ptr = std::shared_ptr<const host_steps_links>;
 
 std::string failure(host_steps_type::pointer self, const char* who, const caf::error& e) {
   return std::string(who) + ": " + self->system().render(e);
 }
 
-// The settle's last two asks, each after the one before; the answer once the bus answered.
-void settle_bus(host_steps_type::pointer self, const host_steps_links& l, std::shared_ptr<settling> s) {
-  self->request(l.bus, caf::infinite, settle_atom::value)
+// ---- (settle): relay, commit log, bus ---------------------------------------------------------
+struct settling {
+  caf::typed_response_promise<settle_report, std::vector<std::string>> promise;
+  settle_report report;
+  std::vector<std::string> failures;
+};
+using settling_ptr = std::shared_ptr<settling>;
+
+void settle_bus(host_steps_type::pointer self, const links_ptr& l, settling_ptr s) {
+  self->request(l->bus, caf::infinite, settle_atom::value)
       .then([s]() { s->promise.deliver(std::move(s->report), std::move(s->failures)); },
             [self, s](caf::error& e) {
               s->failures.push_back(failure(self, "the event bus", e));
@@ -30,9 +31,9 @@ void settle_bus(host_steps_type::pointer self, const host_steps_links& l, std::s
             });
 }
 
-void settle_log(host_steps_type::pointer self, const host_steps_links& l, std::shared_ptr<settling> s) {
-  if (!l.commit_log) return settle_bus(self, l, std::move(s));
-  self->request(l.commit_log, caf::infinite, settle_atom::value)
+void settle_log(host_steps_type::pointer self, const links_ptr& l, settling_ptr s) {
+  if (!l->commit_log) return settle_bus(self, l, std::move(s));
+  self->request(l->commit_log, caf::infinite, settle_atom::value)
       .then([self, l, s](bool) { settle_bus(self, l, s); },
             [self, l, s](caf::error& e) {
               s->failures.push_back(failure(self, "the commit log", e));
@@ -40,8 +41,8 @@ void settle_log(host_steps_type::pointer self, const host_steps_links& l, std::s
             });
 }
 
-void settle_all(host_steps_type::pointer self, const host_steps_links& l, std::shared_ptr<settling> s) {
-  self->request(l.relay, l.relay_wait, settle_atom::value)
+void settle_relay(host_steps_type::pointer self, const links_ptr& l, settling_ptr s) {
+  self->request(l->relay, l->relay_wait, settle_atom::value)
       .then(
           [self, l, s](settle_report& r) {
             s->report = std::move(r);
@@ -53,38 +54,96 @@ void settle_all(host_steps_type::pointer self, const host_steps_links& l, std::s
           });
 }
 
-void tick_all(host_steps_type::pointer self, const host_steps_links& l, tick_promise rp) {
-  auto fail = [self, rp](const char* who) mutable {
-    return [self, rp, who](caf::error& e) mutable { rp.deliver(failure(self, who, e)); };
-  };
-  self->request(l.timers, caf::infinite, tick_atom::value)
+// ---- (tick): timers, relay, bus; stops at the first failure ------------------------------------
+using tick_promise = caf::typed_response_promise<std::string>;
+
+auto tick_failed(host_steps_type::pointer self, tick_promise rp, const char* who) {
+  return [self, rp, who](caf::error& e) mutable { rp.deliver(failure(self, who, e)); };
+}
+
+void tick_bus(host_steps_type::pointer self, const links_ptr& l, tick_promise rp) {
+  self->request(l->bus, caf::infinite, settle_atom::value)
+      .then([rp]() mutable { rp.deliver(std::string()); }, tick_failed(self, rp, "the event bus"));
+}
+
+void tick_relay(host_steps_type::pointer self, const links_ptr& l, tick_promise rp) {
+  self->request(l->relay, l->relay_wait, tick_atom::value, settle_atom::value)
+      .then([self, l, rp](bool) { tick_bus(self, l, rp); }, tick_failed(self, rp, "the router"));
+}
+
+void tick_timers(host_steps_type::pointer self, const links_ptr& l, tick_promise rp) {
+  self->request(l->timers, caf::infinite, tick_atom::value)
+      .then([self, l, rp]() { tick_relay(self, l, rp); }, tick_failed(self, rp, "the timers"));
+}
+
+// ---- (maintain): each store, the maintenance actor, the bus if a pass ran ----------------------
+struct maintaining {
+  caf::typed_response_promise<bool, std::string> promise;
+  std::map<std::string, store_actor_type>::const_iterator next_store;  // into the shared links
+  bool ran = false;
+  std::string failure;  // the first
+  void failed(host_steps_type::pointer self, const char* who, const caf::error& e) {
+    if (failure.empty()) failure = actors::failure(self, who, e);
+  }
+};
+using maintaining_ptr = std::shared_ptr<maintaining>;
+
+void maintain_end(host_steps_type::pointer self, const links_ptr& l, maintaining_ptr m) {
+  if (!m->ran) return (void)m->promise.deliver(false, std::move(m->failure));
+  self->request(l->bus, caf::infinite, settle_atom::value)
+      .then([m]() { m->promise.deliver(true, std::move(m->failure)); },
+            [self, m](caf::error& e) {
+              m->failed(self, "the event bus", e);
+              m->promise.deliver(true, std::move(m->failure));
+            });
+}
+
+void maintain_pass(host_steps_type::pointer self, const links_ptr& l, maintaining_ptr m) {
+  self->request(l->maintenance, caf::infinite, tick_atom::value, settle_atom::value)
       .then(
-          [self, l, rp, fail]() mutable {
-            self->request(l.relay, l.relay_wait, tick_atom::value, settle_atom::value)
-                .then(
-                    [self, l, rp, fail](bool) mutable {
-                      self->request(l.bus, caf::infinite, settle_atom::value)
-                          .then([rp]() mutable { rp.deliver(std::string()); }, fail("the event bus"));
-                    },
-                    fail("the router"));
+          [self, l, m](bool pass) {
+            m->ran = pass;
+            maintain_end(self, l, m);
           },
-          fail("the timers"));
+          [self, l, m](caf::error& e) {
+            m->failed(self, "the maintenance actor", e);
+            maintain_end(self, l, m);
+          });
+}
+
+void maintain_stores(host_steps_type::pointer self, const links_ptr& l, maintaining_ptr m) {
+  if (m->next_store == l->stores.end()) return maintain_pass(self, l, std::move(m));
+  const store_actor_type& store = (m->next_store++)->second;
+  self->request(store, caf::infinite, get_atom::value, std::string())
+      .then([self, l, m](const entry_reply&) { maintain_stores(self, l, m); },
+            [self, l, m](caf::error& e) {
+              m->failed(self, "a store", e);
+              maintain_stores(self, l, m);
+            });
 }
 
 }  // namespace
 
 host_steps_type::behavior_type host_steps(host_steps_type::pointer self, host_steps_links links) {
+  auto l = std::make_shared<const host_steps_links>(std::move(links));
   return {
-      [self, links](settle_atom) {
+      [self, l](settle_atom) {
         auto s = std::make_shared<settling>();
         s->promise = self->make_response_promise<settle_report, std::vector<std::string>>();
-        settle_all(self, links, s);
+        settle_relay(self, l, s);
         return s->promise;
       },
-      [self, links](tick_atom) {
+      [self, l](tick_atom) {
         auto rp = self->make_response_promise<std::string>();
-        tick_all(self, links, rp);
+        tick_timers(self, l, rp);
         return rp;
+      },
+      [self, l](maintain_atom) {
+        auto m = std::make_shared<maintaining>();
+        m->promise = self->make_response_promise<bool, std::string>();
+        m->next_store = l->stores.begin();
+        maintain_stores(self, l, m);
+        return m->promise;
       },
   };
 }
