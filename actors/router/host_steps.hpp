@@ -1,7 +1,8 @@
 // host_steps: what a host thread asks of several actors in turn, asked of this one actor in
 // one request. Each request a host thread makes is two hand-offs between its thread and the
 // actors' (and two wake-ups where either sleeps); the simulator settles about three times a
-// virtual-time step and advances the clock once, each of them three actors in turn.
+// virtual-time step, advances the clock once and checks for a maintenance pass once, each of
+// them two to four actors in turn.
 //   (settle)  -> settle_report, failures
 //       the relay's (settle): the router and every live session handled what was sent to
 //       them before, and say what they wait on (the report); then the commit log's (settle,
