@@ -28,7 +28,7 @@ struct actor_handles {
   actors::router_actor_type router;              // (chat, chat_event) -> turn_outcome, and the rest
   actors::subagent_actor_type subagents;         // (spawn, parent_key, subagent_spec) -> turn_outcome
   actors::outcome_relay_type relay;              // the host callbacks' side (runtime::send(ev, done))
-  actors::host_steps_type steps;                 // settle() and advance_clock() in one request each
+  actors::host_steps_type steps;                 // settle(), advance_clock(), run_due_maintenance(): one request each
 };
 
 }  // namespace sessionrt::runtime

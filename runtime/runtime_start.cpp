@@ -272,8 +272,9 @@ void spawn_timers_and_router(runtime_impl& st, const runtime_options& options, c
   st.actors.router = actors::spawn_router(*st.sys, rc);
 }
 
-// The sub-agent spawner and the relay the host callbacks are answered through.
-void spawn_subagents_and_relay(runtime_impl& st, const runtime_options& options, const loaded_stores& loaded) {
+// The sub-agent spawner, the relay the host callbacks are answered through, and host_steps
+// (the relay's and the others' asks of settle(), advance_clock() and run_due_maintenance()).
+void spawn_host_side(runtime_impl& st, const runtime_options& options, const loaded_stores& loaded) {
   subagent_actor_config sc;
   sc.settings = &st.settings;
   sc.files = st.files;
@@ -372,7 +373,7 @@ result<std::unique_ptr<runtime>> runtime::start(runtime_options options) {
   spawn_maintenance(*st, options, *loaded);
   spawn_stores(*st, *loaded);
   spawn_timers_and_router(*st, options, *loaded);
-  spawn_subagents_and_relay(*st, options, *loaded);
+  spawn_host_side(*st, options, *loaded);
   link_and_schedule(*st, *loaded);
   return std::unique_ptr<runtime>(new runtime(std::move(st)));
 }
