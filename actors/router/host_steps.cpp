@@ -54,26 +54,41 @@ void settle_relay(host_steps_type::pointer self, const links_ptr& l, settling_pt
           });
 }
 
-// ---- (tick): timers, relay, bus; stops at the first failure ------------------------------------
-using tick_promise = caf::typed_response_promise<std::string>;
+// ---- (tick): timers, relay, bus; every one asked, the first failure kept -------------------------
+struct ticking {
+  caf::typed_response_promise<std::string> promise;
+  std::string failure;  // the first
+  void failed(host_steps_type::pointer self, const char* who, const caf::error& e) {
+    if (failure.empty()) failure = actors::failure(self, who, e);
+  }
+};
+using ticking_ptr = std::shared_ptr<ticking>;
 
-auto tick_failed(host_steps_type::pointer self, tick_promise rp, const char* who) {
-  return [self, rp, who](caf::error& e) mutable { rp.deliver(failure(self, who, e)); };
-}
-
-void tick_bus(host_steps_type::pointer self, const links_ptr& l, tick_promise rp) {
+void tick_bus(host_steps_type::pointer self, const links_ptr& l, ticking_ptr t) {
   self->request(l->bus, caf::infinite, settle_atom::value)
-      .then([rp]() mutable { rp.deliver(std::string()); }, tick_failed(self, rp, "the event bus"));
+      .then([t]() { t->promise.deliver(std::move(t->failure)); },
+            [self, t](caf::error& e) {
+              t->failed(self, "the event bus", e);
+              t->promise.deliver(std::move(t->failure));
+            });
 }
 
-void tick_relay(host_steps_type::pointer self, const links_ptr& l, tick_promise rp) {
+void tick_relay(host_steps_type::pointer self, const links_ptr& l, ticking_ptr t) {
   self->request(l->relay, l->relay_wait, tick_atom::value, settle_atom::value)
-      .then([self, l, rp](bool) { tick_bus(self, l, rp); }, tick_failed(self, rp, "the router"));
+      .then([self, l, t](bool) { tick_bus(self, l, t); },
+            [self, l, t](caf::error& e) {
+              t->failed(self, "the router", e);
+              tick_bus(self, l, t);
+            });
 }
 
-void tick_timers(host_steps_type::pointer self, const links_ptr& l, tick_promise rp) {
+void tick_timers(host_steps_type::pointer self, const links_ptr& l, ticking_ptr t) {
   self->request(l->timers, caf::infinite, tick_atom::value)
-      .then([self, l, rp]() { tick_relay(self, l, rp); }, tick_failed(self, rp, "the timers"));
+      .then([self, l, t]() { tick_relay(self, l, t); },
+            [self, l, t](caf::error& e) {
+              t->failed(self, "the timers", e);
+              tick_relay(self, l, t);
+            });
 }
 
 // ---- (maintain): each store, the maintenance actor, the bus if a pass ran ----------------------
@@ -134,9 +149,10 @@ host_steps_type::behavior_type host_steps(host_steps_type::pointer self, host_st
         return s->promise;
       },
       [self, l](tick_atom) {
-        auto rp = self->make_response_promise<std::string>();
-        tick_timers(self, l, rp);
-        return rp;
+        auto t = std::make_shared<ticking>();
+        t->promise = self->make_response_promise<std::string>();
+        tick_timers(self, l, t);
+        return t->promise;
       },
       [self, l](maintain_atom) {
         auto m = std::make_shared<maintaining>();

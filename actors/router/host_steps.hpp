@@ -13,8 +13,8 @@
 //   (tick)    -> failure
 //       the timers' (tick): what is due by the clock fired; the relay's (tick, settle): the
 //       router swept and every passivation it started is done; the bus's (settle). Each
-//       asked after the one before answered; the first that did not: "the timers: <error>",
-//       and the rest are not asked; "" when all answered.
+//       asked after the one before answered or failed; `failure`: the first that did not
+//       answer ("the timers: <error>"), else "".
 //   (maintain) -> ran, failure
 //       each store's (get, ""), in turn: a put it took before has then told the maintenance
 //       actor of high water; the maintenance actor's (tick, settle): the pass that is due, run
