@@ -10,9 +10,17 @@ namespace {
 // The links, shared by the continuations of every request in flight.
 using links_ptr = std::shared_ptr<const host_steps_links>;
 
-std::string failure(host_steps_type::pointer self, const char* who, const caf::error& e) {
+std::string named_error(host_steps_type::pointer self, const char* who, const caf::error& e) {
   return std::string(who) + ": " + self->system().render(e);
 }
+
+// The tick's and the maintenance check's answer: the first actor that did not answer, or "".
+struct first_failure {
+  std::string text;
+  void note(host_steps_type::pointer self, const char* who, const caf::error& e) {
+    if (text.empty()) text = named_error(self, who, e);
+  }
+};
 
 // ---- (settle): relay, commit log, bus ---------------------------------------------------------
 struct settling {
@@ -26,7 +34,7 @@ void settle_bus(host_steps_type::pointer self, const links_ptr& l, settling_ptr 
   self->request(l->bus, caf::infinite, settle_atom::value)
       .then([s]() { s->promise.deliver(std::move(s->report), std::move(s->failures)); },
             [self, s](caf::error& e) {
-              s->failures.push_back(failure(self, "the event bus", e));
+              s->failures.push_back(named_error(self, "the event bus", e));
               s->promise.deliver(std::move(s->report), std::move(s->failures));
             });
 }
@@ -36,7 +44,7 @@ void settle_log(host_steps_type::pointer self, const links_ptr& l, settling_ptr 
   self->request(l->commit_log, caf::infinite, settle_atom::value)
       .then([self, l, s](bool) { settle_bus(self, l, s); },
             [self, l, s](caf::error& e) {
-              s->failures.push_back(failure(self, "the commit log", e));
+              s->failures.push_back(named_error(self, "the commit log", e));
               settle_bus(self, l, s);
             });
 }
@@ -49,7 +57,7 @@ void settle_relay(host_steps_type::pointer self, const links_ptr& l, settling_pt
             settle_log(self, l, s);
           },
           [self, l, s](caf::error& e) {
-            s->failures.push_back(failure(self, "the router", e));
+            s->failures.push_back(named_error(self, "the router", e));
             settle_log(self, l, s);
           });
 }
@@ -57,19 +65,16 @@ void settle_relay(host_steps_type::pointer self, const links_ptr& l, settling_pt
 // ---- (tick): timers, relay, bus; every one asked, the first failure kept -------------------------
 struct ticking {
   caf::typed_response_promise<std::string> promise;
-  std::string failure;  // the first
-  void failed(host_steps_type::pointer self, const char* who, const caf::error& e) {
-    if (failure.empty()) failure = actors::failure(self, who, e);
-  }
+  first_failure failure;
 };
 using ticking_ptr = std::shared_ptr<ticking>;
 
 void tick_bus(host_steps_type::pointer self, const links_ptr& l, ticking_ptr t) {
   self->request(l->bus, caf::infinite, settle_atom::value)
-      .then([t]() { t->promise.deliver(std::move(t->failure)); },
+      .then([t]() { t->promise.deliver(std::move(t->failure.text)); },
             [self, t](caf::error& e) {
-              t->failed(self, "the event bus", e);
-              t->promise.deliver(std::move(t->failure));
+              t->failure.note(self, "the event bus", e);
+              t->promise.deliver(std::move(t->failure.text));
             });
 }
 
@@ -77,7 +82,7 @@ void tick_relay(host_steps_type::pointer self, const links_ptr& l, ticking_ptr t
   self->request(l->relay, l->relay_wait, tick_atom::value, settle_atom::value)
       .then([self, l, t](bool) { tick_bus(self, l, t); },
             [self, l, t](caf::error& e) {
-              t->failed(self, "the router", e);
+              t->failure.note(self, "the router", e);
               tick_bus(self, l, t);
             });
 }
@@ -86,7 +91,7 @@ void tick_timers(host_steps_type::pointer self, const links_ptr& l, ticking_ptr 
   self->request(l->timers, caf::infinite, tick_atom::value)
       .then([self, l, t]() { tick_relay(self, l, t); },
             [self, l, t](caf::error& e) {
-              t->failed(self, "the timers", e);
+              t->failure.note(self, "the timers", e);
               tick_relay(self, l, t);
             });
 }
@@ -96,20 +101,17 @@ struct maintaining {
   caf::typed_response_promise<bool, std::string> promise;
   std::map<std::string, store_actor_type>::const_iterator next_store;  // into the shared links
   bool ran = false;
-  std::string failure;  // the first
-  void failed(host_steps_type::pointer self, const char* who, const caf::error& e) {
-    if (failure.empty()) failure = actors::failure(self, who, e);
-  }
+  first_failure failure;
 };
 using maintaining_ptr = std::shared_ptr<maintaining>;
 
 void maintain_end(host_steps_type::pointer self, const links_ptr& l, maintaining_ptr m) {
-  if (!m->ran) return (void)m->promise.deliver(false, std::move(m->failure));
+  if (!m->ran) return (void)m->promise.deliver(false, std::move(m->failure.text));
   self->request(l->bus, caf::infinite, settle_atom::value)
-      .then([m]() { m->promise.deliver(true, std::move(m->failure)); },
+      .then([m]() { m->promise.deliver(true, std::move(m->failure.text)); },
             [self, m](caf::error& e) {
-              m->failed(self, "the event bus", e);
-              m->promise.deliver(true, std::move(m->failure));
+              m->failure.note(self, "the event bus", e);
+              m->promise.deliver(true, std::move(m->failure.text));
             });
 }
 
@@ -121,7 +123,7 @@ void maintain_pass(host_steps_type::pointer self, const links_ptr& l, maintainin
             maintain_end(self, l, m);
           },
           [self, l, m](caf::error& e) {
-            m->failed(self, "the maintenance actor", e);
+            m->failure.note(self, "the maintenance actor", e);
             maintain_end(self, l, m);
           });
 }
@@ -132,7 +134,7 @@ void maintain_stores(host_steps_type::pointer self, const links_ptr& l, maintain
   self->request(store, caf::infinite, get_atom::value, std::string())
       .then([self, l, m](const entry_reply&) { maintain_stores(self, l, m); },
             [self, l, m](caf::error& e) {
-              m->failed(self, "a store", e);
+              m->failure.note(self, "a store", e);
               maintain_stores(self, l, m);
             });
 }
